@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
 // and some of them measure timing (failover, lease expiry) that parallel CPU load would distort.
 export default defineConfig({
   test: {
+    reporters: ['default', './test/support/summary-reporter.ts'],
     projects: [
       {
         test: {

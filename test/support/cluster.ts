@@ -1,0 +1,84 @@
+// What integration tests use to reach the shared control plane: an admin client, a fresh namespace
+// per test, clients authenticated as a ServiceAccount (to prove RBAC), and the project's CRDs.
+import {
+  ApiextensionsV1Api,
+  CoreV1Api,
+  KubeConfig,
+  KubernetesObjectApi,
+  PatchStrategy,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { inject } from 'vitest';
+import type { ControlPlaneInfo } from '../env/controlplane.js';
+
+export function controlPlane(): ControlPlaneInfo {
+  const info = inject('controlPlane');
+  if (!info) throw new Error('no control plane: run integration tests through `npm test` / vitest --project integration');
+  return info;
+}
+
+export function adminKubeConfig(): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromFile(controlPlane().kubeconfigPath);
+  return kc;
+}
+
+/** A new namespace with a unique name; the control plane's data dir (and it) go at the end of the run. */
+export async function createNamespace(prefix: string): Promise<string> {
+  const name = `${prefix.toLowerCase().replace(/[^a-z0-9-]/g, '-').slice(0, 40)}-${randomBytes(3).toString('hex')}`;
+  await adminKubeConfig().makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name } } });
+  return name;
+}
+
+/** A client config that authenticates with a fresh token of `namespace/serviceAccount` (created if missing). */
+export async function kubeConfigFor(namespace: string, serviceAccount: string, expirationSeconds = 3600): Promise<KubeConfig> {
+  const core = adminKubeConfig().makeApiClient(CoreV1Api);
+  await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: serviceAccount } } }).catch((err: { code?: number }) => {
+    if (err.code !== 409) throw err;
+  });
+  const tr = await core.createNamespacedServiceAccountToken({
+    name: serviceAccount,
+    namespace,
+    body: { spec: { audiences: [], expirationSeconds } },
+  });
+  const token = tr.status?.token;
+  if (!token) throw new Error(`TokenRequest for ${namespace}/${serviceAccount} returned no token`);
+  const info = controlPlane();
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'test', server: info.server, caFile: join(info.pkiDir, 'ca.crt'), skipTLSVerify: false }],
+    users: [{ name: `${namespace}:${serviceAccount}`, token }],
+    contexts: [{ name: 'sa', cluster: 'test', user: `${namespace}:${serviceAccount}` }],
+    currentContext: 'sa',
+  });
+  return kc;
+}
+
+const repoRoot = join(import.meta.dirname, '..', '..');
+
+/** Server-side applies every crds/*.yaml and waits until each CRD is Established. */
+export async function installCrds(): Promise<void> {
+  const kc = adminKubeConfig();
+  const objects = KubernetesObjectApi.makeApiClient(kc);
+  const ext = kc.makeApiClient(ApiextensionsV1Api);
+  const dir = join(repoRoot, 'crds');
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml'))) {
+    for (const doc of parseAllDocuments(readFileSync(join(dir, file), 'utf8'))) {
+      const crd = doc.toJS() as KubernetesObject | null;
+      if (!crd) continue;
+      await objects.patch(crd, undefined, undefined, 'glooha-tests', true, PatchStrategy.ServerSideApply);
+      const name = crd.metadata?.name ?? '';
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const got = await ext.readCustomResourceDefinition({ name });
+        if (got.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
+        if (Date.now() > deadline) throw new Error(`CRD ${name} not Established after 30s`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  }
+}
