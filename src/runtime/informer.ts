@@ -1,0 +1,673 @@
+// An informer in the style of client-go's reflector + shared informer (kube-rs calls it a watcher
+// feeding a reflector store): list a resource once, then watch it from the list's resourceVersion,
+// keep the last state of every object in a Store, and hand add/update/delete deltas to handlers.
+//
+// Why not client-node 1.4's `makeInformer`/`ListWatch` (read node_modules/@kubernetes/client-node/
+// dist/cache.js): it does resume a closed watch from its last resourceVersion and re-lists on 410,
+// but
+//   - on any other error (HTTP 500/403, a dropped connection reported as an error, a failed list) it
+//     calls the `error` callbacks and stops for good — restarting it is the caller's job, with no
+//     backoff;
+//   - its `update` callback receives only the new object, so handlers cannot tell a real change from a
+//     resourceVersion/managedFields bump or a Lease renewal, which is the filtering we need;
+//   - it cannot ask for bookmarks (`allowWatchBookmarks`) or a server-side `timeoutSeconds` (its query
+//     is fixed to resourceVersion + selectors), and the list is one unpaginated call of the caller's
+//     choice;
+//   - there is one ListWatch per path: several namespaces would need several caches anyway.
+// So this builds on client-node's `Watch` directly (it still does the HTTP, TLS/auth from the
+// KubeConfig and line parsing) and owns the loop: list (paginated) → watch from the list's
+// resourceVersion with bookmarks → on a clean close resume from the last resourceVersion seen (no
+// re-list, no duplicate adds) → on 410 Gone re-list and diff against the store (only real changes are
+// emitted) → on any other error retry with capped, jittered exponential backoff, forever. It never
+// exits the process.
+//
+// Two traps in client-node 1.4's `Watch` this works around: it throws away its 30 s timeout signal
+// (no client-side timeout at all, so a silently dead connection hangs forever) — hence a server-side
+// `timeoutSeconds` plus a stall timer that aborts a watch that has been silent for longer than that;
+// and it swallows exceptions thrown by the event callback (they are caught as "parse errors") — hence
+// every handler call here is wrapped and logged.
+import { Watch, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { realClock, sleep, type Clock } from './clock.js';
+import type { EventFilter } from './filters.js';
+import { backoffDelay } from './ratelimit.js';
+import { errorStatus, kubeRequest, resourcePath, type ResourceRef } from './rest.js';
+import { Store, type Cache, type Delta, type IndexFunc } from './store.js';
+import { silentLogger, type Logger } from '../log.js';
+
+// ---------------------------------------------------------------------------------------------------
+// Transport: how a reflector lists and watches. The default talks to the API server; unit tests fake it.
+
+export interface ListRequest {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+  signal: AbortSignal;
+}
+
+export interface ListPage<T> {
+  items: T[];
+  resourceVersion: string;
+  continue?: string;
+}
+
+export interface WatchRequest {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  resourceVersion: string;
+  timeoutSeconds: number;
+}
+
+export interface WatchHandle {
+  abort(): void;
+}
+
+export interface Transport<T> {
+  list(req: ListRequest): Promise<ListPage<T>>;
+  /** Starts a watch; `onDone` is called once when it ends (with the error, if any). */
+  watch(
+    req: WatchRequest,
+    onEvent: (type: string, obj: unknown) => void,
+    onDone: (err: unknown) => void,
+  ): Promise<WatchHandle>;
+}
+
+interface RawList<T> {
+  apiVersion?: string;
+  kind?: string;
+  metadata?: { resourceVersion?: string; continue?: string };
+  items?: T[];
+}
+
+/** Lists and watches `ref` on the API server of `kc`. */
+export function kubeTransport<T extends KubernetesObject>(kc: KubeConfig, ref: ResourceRef): Transport<T> {
+  const watcher = new Watch(kc);
+  return {
+    async list(req) {
+      const list = await kubeRequest<RawList<T>>(kc, 'GET', resourcePath(ref, req.namespace), {
+        query: {
+          labelSelector: req.labelSelector,
+          fieldSelector: req.fieldSelector,
+          limit: req.limit,
+          continue: req.continue,
+        },
+        signal: req.signal,
+      });
+      // Items of a list carry no apiVersion/kind (built-in kinds); watch events do. Fill them in so
+      // the cache holds one shape whichever way an object arrived.
+      const apiVersion = list.apiVersion;
+      const kind = list.kind?.endsWith('List') ? list.kind.slice(0, -'List'.length) : undefined;
+      const items = (list.items ?? []).map((item) => ({
+        ...item,
+        apiVersion: item.apiVersion ?? apiVersion,
+        kind: item.kind ?? kind,
+      }));
+      return {
+        items,
+        resourceVersion: list.metadata?.resourceVersion ?? '',
+        continue: list.metadata?.continue || undefined,
+      };
+    },
+    async watch(req, onEvent, onDone) {
+      return watcher.watch(
+        resourcePath(ref, req.namespace),
+        {
+          allowWatchBookmarks: true,
+          resourceVersion: req.resourceVersion,
+          timeoutSeconds: req.timeoutSeconds,
+          labelSelector: req.labelSelector,
+          fieldSelector: req.fieldSelector,
+        },
+        (type: string, obj: unknown) => onEvent(type, obj),
+        (err: unknown) => onDone(err),
+      );
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Reflector: one list+watch loop (one namespace, or the whole cluster) writing into a shared store.
+
+export interface ReflectorStats {
+  /** Full lists done (the first one plus every re-list after 410 Gone). */
+  lists: number;
+  /** Watch requests started. */
+  watches: number;
+  /** Of those, resumed from a resourceVersion seen on a previous watch (not straight after a list). */
+  resumes: number;
+  /** 410 Gone seen (watch or list): each leads to a re-list. */
+  expired: number;
+  /** Errors retried with backoff. */
+  errors: number;
+  /** Watch events received (bookmarks included). */
+  events: number;
+}
+
+class WatchError extends Error {
+  constructor(
+    message: string,
+    readonly code: number | undefined,
+  ) {
+    super(message);
+  }
+}
+
+type WatchOutcome = 'closed' | 'expired' | 'stalled' | 'restart' | 'stopped';
+
+interface ReflectorConfig<T extends KubernetesObject> {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  pageSize: number;
+  watchTimeoutSeconds: () => number;
+  stallTimeoutMs?: number;
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  transform?: (obj: T) => T;
+  clock: Clock;
+  log: Logger;
+  transport: Transport<T>;
+  store: Store<T>;
+  emit: (delta: Delta<T>) => void;
+  onError: (err: unknown) => void;
+}
+
+class Reflector<T extends KubernetesObject> {
+  resourceVersion = '';
+  synced = false;
+  /** Test hook: the next watch starts from this resourceVersion instead. */
+  watchFromOverride?: string;
+  /** Ends the current watch so the loop starts the next one right away (set while a watch runs). */
+  restartWatch?: () => void;
+  readonly stats: ReflectorStats = { lists: 0, watches: 0, resumes: 0, expired: 0, errors: 0, events: 0 };
+  private readonly cfg: ReflectorConfig<T>;
+
+  constructor(cfg: ReflectorConfig<T>) {
+    this.cfg = cfg;
+  }
+
+  get namespace(): string | undefined {
+    return this.cfg.namespace;
+  }
+
+  async run(signal: AbortSignal, onSynced: () => void): Promise<void> {
+    let failures = 0;
+    let listedJustNow = false;
+    let lastWasGone = false;
+    while (!signal.aborted) {
+      try {
+        if (!this.resourceVersion) {
+          await this.listAndReplace(signal);
+          listedJustNow = true;
+          if (!this.synced) {
+            this.synced = true;
+            onSynced();
+          }
+          failures = 0;
+          lastWasGone = false;
+        }
+        if (!listedJustNow) this.stats.resumes++;
+        listedJustNow = false;
+        const started = this.cfg.clock.now();
+        const eventsBefore = this.stats.events;
+        const outcome = await this.watchOnce(signal);
+        if (outcome === 'stopped') break;
+        if (outcome === 'expired') {
+          // The resourceVersion we hold is older than the server's watch window: start over from a list.
+          this.stats.expired++;
+          this.cfg.log.info('watch expired (410 Gone), re-listing', {
+            resourceVersion: this.resourceVersion,
+          });
+          this.resourceVersion = '';
+          continue;
+        }
+        if (outcome === 'stalled') {
+          this.cfg.log.warn('watch silent for too long, reconnecting', {
+            resourceVersion: this.resourceVersion,
+          });
+          continue;
+        }
+        if (outcome === 'restart') continue;
+        // A clean close (server-side timeout, apiserver restart): resume right away from the last
+        // resourceVersion, unless the watch ended immediately with nothing — then back off like an error.
+        if (this.stats.events === eventsBefore && this.cfg.clock.now() - started < 1000) {
+          throw new Error('watch closed immediately without events');
+        }
+        failures = 0;
+      } catch (err) {
+        if (signal.aborted) break;
+        if (errorStatus(err) === 410) {
+          // HTTP 410 on the watch request (or an expired list continue token): re-list right away,
+          // unless the previous attempt ended the same way (then back off like any error).
+          this.stats.expired++;
+          this.resourceVersion = '';
+          if (!lastWasGone) {
+            lastWasGone = true;
+            this.cfg.log.info('resourceVersion expired (410 Gone), re-listing');
+            continue;
+          }
+        }
+        lastWasGone = false;
+        this.stats.errors++;
+        const delay = backoffDelay(failures, this.cfg.backoffBaseMs, this.cfg.backoffMaxMs, 0.5);
+        failures++;
+        this.cfg.log.warn('list/watch failed, retrying', {
+          err: err instanceof Error ? err.message : String(err),
+          code: errorStatus(err),
+          retryInMs: Math.round(delay),
+          failures,
+        });
+        this.cfg.onError(err);
+        try {
+          await sleep(delay, signal, this.cfg.clock);
+        } catch {
+          break; // stopped
+        }
+      }
+    }
+  }
+
+  private async listAndReplace(signal: AbortSignal): Promise<void> {
+    const items: T[] = [];
+    let cont: string | undefined;
+    let rv: string;
+    do {
+      const page = await abortable(
+        this.cfg.transport.list({
+          namespace: this.cfg.namespace,
+          labelSelector: this.cfg.labelSelector,
+          fieldSelector: this.cfg.fieldSelector,
+          limit: this.cfg.pageSize,
+          continue: cont,
+          signal,
+        }),
+        signal,
+      );
+      for (const item of page.items) items.push(this.cfg.transform ? this.cfg.transform(item) : item);
+      cont = page.continue;
+      rv = page.resourceVersion;
+    } while (cont && !signal.aborted);
+    if (signal.aborted) throw signal.reason;
+    this.stats.lists++;
+    for (const d of this.cfg.store.replace(items, this.cfg.namespace)) this.cfg.emit(d);
+    this.resourceVersion = rv;
+    this.cfg.log.debug('listed', { count: items.length, resourceVersion: rv });
+  }
+
+  private watchOnce(signal: AbortSignal): Promise<WatchOutcome> {
+    this.stats.watches++;
+    const timeoutSeconds = Math.max(1, Math.round(this.cfg.watchTimeoutSeconds()));
+    const stallMs = this.cfg.stallTimeoutMs ?? (timeoutSeconds + 60) * 1000;
+    const clock = this.cfg.clock;
+    return new Promise<WatchOutcome>((resolve, reject) => {
+      let finished = false;
+      let handle: WatchHandle | undefined;
+      let stallTimer: unknown;
+      const finish = (outcome: WatchOutcome | Error) => {
+        if (finished) return;
+        finished = true;
+        this.restartWatch = undefined;
+        clock.clearTimeout(stallTimer);
+        signal.removeEventListener('abort', onAbort);
+        handle?.abort();
+        if (outcome instanceof Error) reject(outcome);
+        else resolve(outcome);
+      };
+      const armStall = () => {
+        clock.clearTimeout(stallTimer);
+        stallTimer = clock.setTimeout(() => finish('stalled'), stallMs);
+      };
+      const onAbort = () => finish('stopped');
+      this.restartWatch = () => finish('restart');
+      if (signal.aborted) {
+        finished = true;
+        resolve('stopped');
+        return;
+      }
+      signal.addEventListener('abort', onAbort, { once: true });
+      armStall();
+
+      const onEvent = (type: string, raw: unknown) => {
+        if (finished) return;
+        this.stats.events++;
+        armStall();
+        try {
+          const outcome = this.applyEvent(type, raw);
+          if (outcome) finish(outcome);
+        } catch (err) {
+          this.cfg.log.error('failed to apply watch event', { type, err });
+        }
+      };
+      const onDone = (err: unknown) => {
+        if (finished) return;
+        if (signal.aborted) finish('stopped');
+        else if (err) finish(err instanceof Error ? err : new Error(String(err)));
+        else finish('closed');
+      };
+      this.cfg.transport
+        .watch(
+          {
+            namespace: this.cfg.namespace,
+            labelSelector: this.cfg.labelSelector,
+            fieldSelector: this.cfg.fieldSelector,
+            resourceVersion: this.takeWatchFrom(),
+            timeoutSeconds,
+          },
+          onEvent,
+          onDone,
+        )
+        .then(
+          (h) => {
+            handle = h;
+            if (finished) h.abort();
+          },
+          (err: unknown) => onDone(err ?? new Error('watch failed to start')),
+        );
+    });
+  }
+
+  private takeWatchFrom(): string {
+    const rv = this.watchFromOverride ?? this.resourceVersion;
+    this.watchFromOverride = undefined;
+    return rv;
+  }
+
+  /** Applies one watch event; returns how the watch should end, if it should. */
+  private applyEvent(type: string, raw: unknown): WatchOutcome | Error | undefined {
+    if (type === 'ERROR') {
+      const status = (raw ?? {}) as { code?: number; reason?: string; message?: string };
+      if (status.code === 410) return 'expired';
+      return new WatchError(
+        `watch error event: ${status.code ?? '?'} ${status.reason ?? ''} ${status.message ?? ''}`.trim(),
+        status.code,
+      );
+    }
+    const obj = raw as T;
+    const rv = obj?.metadata?.resourceVersion;
+    switch (type) {
+      case 'ADDED':
+      case 'MODIFIED': {
+        const d = this.cfg.store.upsert(this.cfg.transform ? this.cfg.transform(obj) : obj);
+        if (rv) this.resourceVersion = rv;
+        if (d) this.cfg.emit(d);
+        break;
+      }
+      case 'DELETED': {
+        const d = this.cfg.store.remove(this.cfg.transform ? this.cfg.transform(obj) : obj);
+        if (rv) this.resourceVersion = rv;
+        if (d) this.cfg.emit(d);
+        break;
+      }
+      case 'BOOKMARK':
+        if (rv) this.resourceVersion = rv;
+        break;
+      default:
+        this.cfg.log.debug('ignoring unknown watch event type', { type });
+    }
+    return undefined;
+  }
+}
+
+/** `promise`, or a rejection as soon as `signal` aborts (for transports that ignore the signal). */
+function abortable<R>(promise: Promise<R>, signal: AbortSignal): Promise<R> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<R>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Informer: one or more reflectors (one per namespace, or one cluster-wide) behind one store and one
+// set of handlers.
+
+export interface EventHandler<T> {
+  /** Events the filter rejects are not delivered to this handler (e.g. `ignoreNoopUpdates`). */
+  filter?: EventFilter<T>;
+  add?(obj: T): void;
+  update?(old: T, obj: T): void;
+  /** `finalStateUnknown`: the delete was inferred from a re-list, `obj` is the last state seen. */
+  delete?(obj: T, finalStateUnknown: boolean): void;
+}
+
+export interface InformerOptions<T> extends ResourceRef {
+  /** Watch these namespaces, one watch each; omit or leave empty for all namespaces (or cluster-scoped). */
+  namespaces?: readonly string[];
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Items per list page (default 500). */
+  pageSize?: number;
+  /**
+   * Server-side timeout of each watch request; default random in [300, 600) s like client-go. The
+   * watch is then resumed from the last resourceVersion, so a short value only costs requests.
+   */
+  watchTimeoutSeconds?: number;
+  /** Abort and resume a watch that sent nothing (not even a bookmark) for this long; default timeout + 60 s. */
+  stallTimeoutMs?: number;
+  /** Retry backoff after errors: 800 ms doubling to 30 s by default (client-go's reflector), jittered. */
+  backoff?: { baseDelayMs?: number; maxDelayMs?: number };
+  /** Applied to every object before it is stored (e.g. drop fields you never read, to save memory). */
+  transform?: (obj: T) => T;
+  /** For log lines; default `plural.group`. */
+  name?: string;
+  logger?: Logger;
+  clock?: Clock;
+  /** Replaces the API server (unit tests). */
+  transport?: Transport<T>;
+}
+
+export type InformerStats = ReflectorStats;
+
+type HandlerFn<T> = {
+  add: (obj: T) => void;
+  update: (old: T, obj: T) => void;
+  delete: (obj: T, finalStateUnknown: boolean) => void;
+};
+
+export class Informer<T extends KubernetesObject = KubernetesObject> {
+  readonly name: string;
+  readonly ref: ResourceRef;
+  private readonly _store = new Store<T>();
+  private readonly reflectors: Reflector<T>[] = [];
+  private readonly handlers = new Set<EventHandler<T>>();
+  private readonly errorListeners = new Set<(err: unknown) => void>();
+  private readonly log: Logger;
+  private abort?: AbortController;
+  private runs: Promise<void>[] = [];
+  private syncWaiters: Array<() => void> = [];
+  private stopped = false;
+
+  constructor(kc: KubeConfig | undefined, opts: InformerOptions<T>) {
+    this.ref = { group: opts.group, version: opts.version, plural: opts.plural };
+    this.name = opts.name ?? (opts.group ? `${opts.plural}.${opts.group}` : opts.plural);
+    this.log = (opts.logger ?? silentLogger).child({ informer: this.name });
+    const transport = opts.transport ?? (kc ? kubeTransport<T>(kc, this.ref) : undefined);
+    if (!transport) throw new Error('Informer needs a KubeConfig or a transport');
+    const fixedTimeout = opts.watchTimeoutSeconds;
+    const namespaces =
+      opts.namespaces && opts.namespaces.length > 0 ? [...new Set(opts.namespaces)] : [undefined];
+    for (const namespace of namespaces) {
+      this.reflectors.push(
+        new Reflector<T>({
+          namespace,
+          labelSelector: opts.labelSelector,
+          fieldSelector: opts.fieldSelector,
+          pageSize: opts.pageSize ?? 500,
+          watchTimeoutSeconds: () => fixedTimeout ?? 300 + Math.random() * 300,
+          stallTimeoutMs: opts.stallTimeoutMs,
+          backoffBaseMs: opts.backoff?.baseDelayMs ?? 800,
+          backoffMaxMs: opts.backoff?.maxDelayMs ?? 30_000,
+          transform: opts.transform,
+          clock: opts.clock ?? realClock,
+          log: namespace ? this.log.child({ namespace }) : this.log,
+          transport,
+          store: this._store,
+          emit: (d) => this.dispatch(d),
+          onError: (err) => this.emitError(err),
+        }),
+      );
+    }
+  }
+
+  /** The cache (read-only view). */
+  get store(): Cache<T> {
+    return this._store;
+  }
+
+  /** Adds a secondary index to the cache (see `Cache.byIndex`). */
+  addIndex(name: string, fn: IndexFunc<T>): void {
+    this._store.addIndex(name, fn);
+  }
+
+  /**
+   * Registers a handler. Objects already in the cache are replayed to it as adds (through its filter),
+   * like client-go's shared informers do for late handlers. Returns a function that unregisters it.
+   */
+  addEventHandler(handler: EventHandler<T>): () => void {
+    this.handlers.add(handler);
+    for (const obj of this._store.list()) this.deliver(handler, { type: 'add', obj });
+    return () => {
+      this.handlers.delete(handler);
+    };
+  }
+
+  on<E extends keyof HandlerFn<T>>(event: E, fn: HandlerFn<T>[E], filter?: EventFilter<T>): () => void {
+    return this.addEventHandler({ filter, [event]: fn } as EventHandler<T>);
+  }
+
+  /** Called for every list/watch error (they are retried regardless). */
+  onError(fn: (err: unknown) => void): () => void {
+    this.errorListeners.add(fn);
+    return () => {
+      this.errorListeners.delete(fn);
+    };
+  }
+
+  /** Starts listing and watching. Idempotent; an informer cannot be restarted after `stop`. */
+  start(): void {
+    if (this.stopped) throw new Error(`informer ${this.name} was stopped; create a new one`);
+    if (this.abort) return;
+    this.abort = new AbortController();
+    const signal = this.abort.signal;
+    this.runs = this.reflectors.map((r) =>
+      r
+        .run(signal, () => this.checkSynced())
+        .catch((err: unknown) => {
+          // run() handles its own errors; this is a bug guard so a rejection is never unhandled.
+          this.log.error('reflector loop crashed', { err });
+        }),
+    );
+  }
+
+  /** Aborts the watches and waits for the loops to end. Handlers get no more events. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.abort?.abort(new Error(`informer ${this.name} stopped`));
+    await Promise.all(this.runs);
+    this.handlers.clear();
+    const waiters = this.syncWaiters;
+    this.syncWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  isRunning(): boolean {
+    return Boolean(this.abort) && !this.stopped;
+  }
+
+  /** True once every namespace's first list is in the cache. */
+  hasSynced(): boolean {
+    return this.reflectors.every((r) => r.synced);
+  }
+
+  /** Resolves once synced; rejects when `signal` aborts or the informer is stopped before that. */
+  waitForSync(signal?: AbortSignal): Promise<void> {
+    if (this.hasSynced()) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const onAbort = () => reject(signal?.reason ?? new Error('aborted'));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.syncWaiters.push(() => {
+        signal?.removeEventListener('abort', onAbort);
+        if (this.hasSynced()) resolve();
+        else reject(new Error(`informer ${this.name} stopped before it synced`));
+      });
+    });
+  }
+
+  /** The resourceVersion each watch would resume from (namespace '' = cluster-wide). */
+  resourceVersions(): Record<string, string> {
+    return Object.fromEntries(this.reflectors.map((r) => [r.namespace ?? '', r.resourceVersion]));
+  }
+
+  /** Counters summed over all namespaces (tests use them to prove a watch resumed instead of re-listing). */
+  stats(): InformerStats {
+    const sum: InformerStats = { lists: 0, watches: 0, resumes: 0, expired: 0, errors: 0, events: 0 };
+    for (const r of this.reflectors) {
+      for (const k of Object.keys(sum) as (keyof InformerStats)[]) sum[k] += r.stats[k];
+    }
+    return sum;
+  }
+
+  /**
+   * Test hook: end the current watches and start the next ones from `rv` (e.g. an expired one, to
+   * provoke 410 Gone).
+   */
+  rewatchFromForTest(rv: string): void {
+    for (const r of this.reflectors) {
+      r.watchFromOverride = rv;
+      r.restartWatch?.();
+    }
+  }
+
+  private checkSynced(): void {
+    if (!this.hasSynced()) return;
+    this.log.debug('synced', { objects: this._store.size });
+    const waiters = this.syncWaiters;
+    this.syncWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  private dispatch(delta: Delta<T>): void {
+    for (const h of this.handlers) this.deliver(h, delta);
+  }
+
+  private deliver(h: EventHandler<T>, delta: Delta<T>): void {
+    try {
+      if (h.filter && !h.filter(delta)) return;
+      switch (delta.type) {
+        case 'add':
+          h.add?.(delta.obj);
+          break;
+        case 'update':
+          h.update?.(delta.old, delta.obj);
+          break;
+        case 'delete':
+          h.delete?.(delta.obj, Boolean(delta.finalStateUnknown));
+          break;
+      }
+    } catch (err) {
+      this.log.error('event handler threw', { event: delta.type, err });
+    }
+  }
+
+  private emitError(err: unknown): void {
+    for (const fn of this.errorListeners) {
+      try {
+        fn(err);
+      } catch {
+        // listeners must not break the loop
+      }
+    }
+  }
+}

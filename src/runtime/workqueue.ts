@@ -1,0 +1,284 @@
+// A rate-limiting work queue with the semantics of client-go's workqueue (which controller-runtime
+// builds on), driving a handler with bounded concurrency:
+//
+// - Keys are strings (`namespace/name`). Adding a key that is already waiting is a no-op, so a burst
+//   of events for one object collapses into one run of the handler (coalescing).
+// - A key is never handled by two workers at once: a key re-added while it is being handled is marked
+//   dirty and queued again once the running handler finishes, so the change is not lost.
+// - Different keys run concurrently, up to `concurrency` at a time.
+// - `addRateLimited` retries a key after a per-key exponential backoff with jitter; `forget` resets
+//   it. `addAfter` schedules a key (requeue-after, periodic resync); of two pending delays for one
+//   key the earlier wins.
+// - The handler gets an AbortSignal that `shutDown({ abort: true })` fires, so a replica that loses
+//   its leader lease can cancel in-flight reconciles instead of writing as a non-leader.
+//
+// The handler's outcome drives retries the way controller-runtime's reconcile result does: a throw
+// retries with backoff, `{ requeueAfterMs }` forgets the failures and schedules the key, `{ requeue:
+// true }` retries with backoff, anything else forgets the failures.
+import { realClock, type Clock } from './clock.js';
+import { defaultControllerRateLimiter, type RateLimiter } from './ratelimit.js';
+import { noWorkqueueMetrics, type WorkqueueMetrics } from './workqueue-metrics.js';
+import { silentLogger, type Logger } from '../log.js';
+
+export interface WorkContext {
+  /** Fires when the queue is shut down with `abort` (e.g. the leader lease was lost). */
+  signal: AbortSignal;
+  /** How many times this key has been retried with backoff since it last succeeded. */
+  retries: number;
+}
+
+export interface WorkResult {
+  /** Retry the key with the rate limiter's backoff (as if the handler had failed, but without logging). */
+  requeue?: boolean;
+  /** Handle the key again after this many milliseconds (resets its backoff). */
+  requeueAfterMs?: number;
+}
+
+export type WorkHandler = (key: string, ctx: WorkContext) => Promise<WorkResult | void> | WorkResult | void;
+
+export interface WorkqueueOptions {
+  /** For log lines. */
+  name?: string;
+  /** Keys handled at the same time (default 1). */
+  concurrency?: number;
+  /** Default: controller-runtime's (5ms..1000s per key with jitter, max with 10 qps / burst 100 overall). */
+  rateLimiter?: RateLimiter;
+  metrics?: WorkqueueMetrics;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+export interface ShutDownOptions {
+  /** Fire the handlers' AbortSignal so in-flight work stops early (its errors are not retried). */
+  abort?: boolean;
+  /** Handle every key already queued (not the delayed ones) before resolving, instead of dropping them. */
+  drain?: boolean;
+}
+
+interface Delayed {
+  readyAt: number;
+  handle: unknown;
+}
+
+export class Workqueue {
+  readonly name: string;
+  private readonly handler: WorkHandler;
+  private readonly concurrency: number;
+  private readonly rateLimiter: RateLimiter;
+  private readonly metrics: WorkqueueMetrics;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+
+  /** Keys ready to be handled, in FIFO order (a Set keeps insertion order and deletes in O(1)). */
+  private readonly ready = new Set<string>();
+  /** Keys that need handling: ready ones plus those re-added while being handled. */
+  private readonly dirty = new Set<string>();
+  private readonly processing = new Set<string>();
+  private readonly addedAt = new Map<string, number>();
+  private readonly delayed = new Map<string, Delayed>();
+  private readonly abortController = new AbortController();
+  private idleWaiters: Array<() => void> = [];
+  private running = false;
+  private shuttingDown = false;
+  private draining = false;
+
+  constructor(handler: WorkHandler, opts: WorkqueueOptions = {}) {
+    this.handler = handler;
+    this.name = opts.name ?? 'workqueue';
+    this.concurrency = Math.max(1, Math.floor(opts.concurrency ?? 1));
+    this.clock = opts.clock ?? realClock;
+    this.rateLimiter = opts.rateLimiter ?? defaultControllerRateLimiter({ bucket: { clock: this.clock } });
+    this.metrics = opts.metrics ?? noWorkqueueMetrics;
+    this.log = (opts.logger ?? silentLogger).child({ workqueue: this.name });
+  }
+
+  /** Start handing keys to the handler. Keys added before `start` wait (coalesced) until then. */
+  start(): void {
+    if (this.shuttingDown) throw new Error(`workqueue ${this.name} is shut down`);
+    this.running = true;
+    this.pump();
+  }
+
+  /** Queue `key` now. No-op when it is already waiting or the queue is shutting down. */
+  add(key: string): void {
+    if (this.shuttingDown) return;
+    if (this.dirty.has(key)) return;
+    this.dirty.add(key);
+    this.addedAt.set(key, this.clock.now());
+    this.metrics.added(this.dirty.size);
+    if (this.processing.has(key)) return; // queued again by done() when the running handler ends
+    this.ready.add(key);
+    this.pump();
+  }
+
+  /** Queue `key` after `ms` milliseconds; an earlier pending delay for the same key wins. */
+  addAfter(key: string, ms: number): void {
+    if (this.shuttingDown) return;
+    if (!(ms > 0)) {
+      this.add(key);
+      return;
+    }
+    const readyAt = this.clock.now() + ms;
+    const existing = this.delayed.get(key);
+    if (existing) {
+      if (existing.readyAt <= readyAt) return;
+      this.clock.clearTimeout(existing.handle);
+    }
+    const handle = this.clock.setTimeout(() => {
+      if (this.delayed.get(key)?.handle !== handle) return;
+      this.delayed.delete(key);
+      this.add(key);
+    }, ms);
+    this.delayed.set(key, { readyAt, handle });
+  }
+
+  /** Queue `key` after its rate-limited backoff (counts a failure for it). */
+  addRateLimited(key: string): void {
+    if (this.shuttingDown) return;
+    this.metrics.retried();
+    this.addAfter(key, this.rateLimiter.when(key));
+  }
+
+  /** Reset `key`'s backoff (call on success; the default outcome handling does). */
+  forget(key: string): void {
+    this.rateLimiter.forget(key);
+  }
+
+  numRequeues(key: string): number {
+    return this.rateLimiter.numRequeues(key);
+  }
+
+  /** Keys waiting to be handled (including ones re-added while being handled). */
+  get depth(): number {
+    return this.dirty.size;
+  }
+
+  /** Keys being handled right now. */
+  get inFlight(): number {
+    return this.processing.size;
+  }
+
+  /** Keys scheduled with a delay (requeue-after, backoff) that have not come due yet. */
+  get pendingDelayed(): number {
+    return this.delayed.size;
+  }
+
+  isShuttingDown(): boolean {
+    return this.shuttingDown;
+  }
+
+  /** Resolves once nothing is queued or in flight (delayed keys are not waited for). */
+  whenIdle(): Promise<void> {
+    if (this.isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /**
+   * Stop accepting keys, cancel delayed ones and wait for in-flight handlers to finish. Queued keys
+   * are dropped unless `drain` (whoever starts next re-lists and re-queues everything anyway);
+   * `abort` fires the handlers' signal first. The queue cannot be restarted: make a new one.
+   */
+  async shutDown(opts: ShutDownOptions = {}): Promise<void> {
+    if (!this.shuttingDown) {
+      this.shuttingDown = true;
+      for (const d of this.delayed.values()) this.clock.clearTimeout(d.handle);
+      this.delayed.clear();
+    }
+    if (opts.abort && !this.abortController.signal.aborted) {
+      this.abortController.abort(new Error(`workqueue ${this.name} shut down`));
+    }
+    this.draining = Boolean(opts.drain) && this.running && !opts.abort;
+    if (!this.draining) this.dropQueued();
+    this.pump();
+    await this.whenIdle();
+  }
+
+  private dropQueued(): void {
+    for (const key of this.ready) {
+      this.dirty.delete(key);
+      this.addedAt.delete(key);
+    }
+    this.ready.clear();
+    // Keys parked behind a running handler would be queued again by done(): drop them too.
+    for (const key of this.dirty) this.addedAt.delete(key);
+    this.dirty.clear();
+    this.checkIdle();
+  }
+
+  private isIdle(): boolean {
+    return this.ready.size === 0 && this.processing.size === 0;
+  }
+
+  private checkIdle(): void {
+    if (!this.isIdle() || this.idleWaiters.length === 0) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  private pump(): void {
+    if (!this.running) return;
+    while (this.processing.size < this.concurrency && this.ready.size > 0) {
+      const key = this.ready.values().next().value as string;
+      this.ready.delete(key);
+      this.dirty.delete(key);
+      this.processing.add(key);
+      const addedAt = this.addedAt.get(key) ?? this.clock.now();
+      this.addedAt.delete(key);
+      this.metrics.started(this.dirty.size, Math.max(0, this.clock.now() - addedAt) / 1000);
+      void this.process(key);
+    }
+    this.checkIdle();
+  }
+
+  private async process(key: string): Promise<void> {
+    const started = this.clock.now();
+    const signal = this.abortController.signal;
+    let result: WorkResult | void = undefined;
+    let failed = false;
+    let error: unknown;
+    try {
+      result = await this.handler(key, { signal, retries: this.rateLimiter.numRequeues(key) });
+    } catch (err) {
+      failed = true;
+      error = err;
+    }
+    this.metrics.finished(Math.max(0, this.clock.now() - started) / 1000);
+    try {
+      if (failed) {
+        if (signal.aborted) {
+          this.log.debug('handler ended after abort', { key, err: error });
+        } else {
+          this.log.warn('handler failed, retrying with backoff', {
+            key,
+            err: error,
+            retries: this.rateLimiter.numRequeues(key),
+          });
+          this.addRateLimited(key);
+        }
+      } else if (result && typeof result.requeueAfterMs === 'number' && result.requeueAfterMs > 0) {
+        this.forget(key);
+        this.addAfter(key, result.requeueAfterMs);
+      } else if (result && result.requeue) {
+        this.addRateLimited(key);
+      } else {
+        this.forget(key);
+      }
+    } finally {
+      this.done(key);
+    }
+  }
+
+  private done(key: string): void {
+    this.processing.delete(key);
+    if (this.dirty.has(key)) {
+      if (this.shuttingDown && !this.draining) {
+        this.dirty.delete(key);
+        this.addedAt.delete(key);
+      } else {
+        this.ready.add(key);
+      }
+    }
+    this.pump();
+  }
+}

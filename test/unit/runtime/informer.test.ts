@@ -1,0 +1,342 @@
+import { describe, expect, it } from 'vitest';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { ApiException } from '@kubernetes/client-node';
+import { Controller } from '../../../src/runtime/controller.js';
+import { ignoreLeaseRenewals } from '../../../src/runtime/filters.js';
+import { Informer } from '../../../src/runtime/informer.js';
+import { FakeClock, FakeTransport, flush, obj } from './helpers.js';
+
+type Obj = KubernetesObject & Record<string, unknown>;
+
+function setup(
+  items: Obj[] = [],
+  opts: { namespaces?: string[]; rv?: string; watchTimeoutSeconds?: number; stallTimeoutMs?: number } = {},
+) {
+  const clock = new FakeClock();
+  const transport = new FakeTransport<Obj>((req) => ({
+    items: items.filter((i) => !req.namespace || i.metadata?.namespace === req.namespace),
+    resourceVersion: opts.rv ?? '100',
+  }));
+  const informer = new Informer<Obj>(undefined, {
+    group: '',
+    version: 'v1',
+    plural: 'configmaps',
+    namespaces: opts.namespaces,
+    watchTimeoutSeconds: opts.watchTimeoutSeconds ?? 300,
+    stallTimeoutMs: opts.stallTimeoutMs,
+    transport,
+    clock,
+  });
+  const events: string[] = [];
+  informer.addEventHandler({
+    add: (o) => events.push(`add ${o.metadata?.name}@${o.metadata?.resourceVersion}`),
+    update: (old, o) =>
+      events.push(
+        `update ${o.metadata?.name}@${old.metadata?.resourceVersion}->${o.metadata?.resourceVersion}`,
+      ),
+    delete: (o, unknown) => events.push(`delete ${o.metadata?.name}${unknown ? ' (inferred)' : ''}`),
+  });
+  return { clock, transport, informer, events };
+}
+
+describe('Informer', () => {
+  it('lists, syncs, then watches from the list resourceVersion with bookmarks and a timeout', async () => {
+    const { transport, informer, events } = setup([obj('a', '10'), obj('b', '11')]);
+    expect(informer.hasSynced()).toBe(false);
+    informer.start();
+    await informer.waitForSync();
+    expect(events).toEqual(['add a@10', 'add b@11']);
+    expect(informer.store.keys()).toEqual(['ns/a', 'ns/b']);
+    await flush();
+    expect(transport.watches).toHaveLength(1);
+    expect(transport.lastWatch.req).toMatchObject({ resourceVersion: '100', timeoutSeconds: 300 });
+    expect(transport.listCalls[0]).toMatchObject({ limit: 500 });
+    await informer.stop();
+    expect(transport.lastWatch.aborted).toBe(true);
+  });
+
+  it('applies watch events to the store and emits add/update/delete', async () => {
+    const { transport, informer, events } = setup([obj('a', '10')]);
+    informer.start();
+    await informer.waitForSync();
+    await flush();
+    const w = transport.lastWatch;
+    w.send('ADDED', obj('b', '101'));
+    w.send('MODIFIED', obj('a', '102', { data: { k: 'v' } }));
+    w.send('DELETED', obj('b', '103'));
+    expect(events).toEqual(['add a@10', 'add b@101', 'update a@10->102', 'delete b']);
+    expect(informer.store.get('ns/a')).toMatchObject({ data: { k: 'v' } });
+    expect(informer.resourceVersions()).toEqual({ '': '103' });
+    await informer.stop();
+  });
+
+  it('resumes a closed watch from the last resourceVersion (bookmarks included) without re-listing or re-adding', async () => {
+    const { clock, transport, informer, events } = setup([obj('a', '10')]);
+    informer.start();
+    await informer.waitForSync();
+    await flush();
+    transport.lastWatch.send('MODIFIED', obj('a', '105', { data: { x: '1' } }));
+    transport.lastWatch.send('BOOKMARK', {
+      kind: 'ConfigMap',
+      apiVersion: 'v1',
+      metadata: { resourceVersion: '150' },
+    });
+    transport.lastWatch.close(); // server-side timeout
+    await flush();
+    expect(transport.watches).toHaveLength(2);
+    expect(transport.lastWatch.req.resourceVersion).toBe('150');
+    await clock.advance(300_000); // a quiet watch that ran its full timeout
+    transport.lastWatch.close();
+    await flush();
+    expect(transport.watches).toHaveLength(3);
+    expect(transport.listCalls).toHaveLength(1);
+    expect(events).toEqual(['add a@10', 'update a@10->105']);
+    expect(informer.stats()).toMatchObject({ lists: 1, watches: 3, resumes: 2, expired: 0 });
+    await informer.stop();
+  });
+
+  it('re-lists on a 410 ERROR event and emits only what changed meanwhile', async () => {
+    const items = [obj('same', '10'), obj('changed', '11'), obj('gone', '12')];
+    const { transport, informer, events } = setup(items);
+    informer.start();
+    await informer.waitForSync();
+    await flush();
+    items.splice(0, items.length, obj('same', '10'), obj('changed', '20'), obj('new', '21'));
+    transport.lastWatch.send('ERROR', { kind: 'Status', code: 410, reason: 'Expired', message: 'too old' });
+    await flush();
+    expect(transport.listCalls).toHaveLength(2);
+    expect(events.slice(3)).toEqual(['update changed@11->20', 'add new@21', 'delete gone (inferred)']);
+    expect(informer.stats()).toMatchObject({ lists: 2, expired: 1 });
+    expect(transport.lastWatch.req.resourceVersion).toBe('100');
+    await informer.stop();
+  });
+
+  it('re-lists when the watch request itself fails with HTTP 410', async () => {
+    const { transport, informer } = setup([obj('a', '1')]);
+    informer.start();
+    await informer.waitForSync();
+    await flush();
+    transport.lastWatch.close(Object.assign(new Error('Gone'), { statusCode: 410 }));
+    await flush();
+    expect(transport.listCalls).toHaveLength(2);
+    await informer.stop();
+  });
+
+  it('retries errors forever with capped exponential backoff, then recovers', async () => {
+    const { clock, transport, informer, events } = setup([obj('a', '1')]);
+    let failing = 8;
+    const base = transport.listResponder;
+    const callTimes: number[] = [];
+    transport.listResponder = (req) => {
+      callTimes.push(clock.now());
+      if (failing-- > 0) throw new ApiException(500, 'boom', {}, {});
+      return base(req);
+    };
+    const errors: unknown[] = [];
+    informer.onError((e) => errors.push(e));
+    informer.start();
+    await flush();
+    expect(transport.listCalls).toHaveLength(1);
+    for (let i = 0; i < 300 && transport.listCalls.length < 9; i++) await clock.advance(1000);
+    expect(transport.listCalls).toHaveLength(9);
+    expect(errors).toHaveLength(8);
+    // backoff 800 ms doubling (jittered down by up to 50%), capped at 30 s
+    const gaps = callTimes.slice(1).map((t, i) => t - (callTimes[i] ?? 0));
+    gaps.forEach((g, i) => {
+      const d = Math.min(30_000, 800 * 2 ** i);
+      expect(g).toBeGreaterThanOrEqual(Math.floor(d / 2));
+      expect(g).toBeLessThanOrEqual(d + 1000);
+    });
+    expect(informer.hasSynced()).toBe(true);
+    expect(events).toEqual(['add a@1']);
+    await informer.stop();
+  });
+
+  it('backs off when watches keep failing (e.g. HTTP 500) and keeps the resourceVersion', async () => {
+    const { clock, transport, informer } = setup([obj('a', '1')]);
+    informer.start();
+    await informer.waitForSync();
+    await flush();
+    transport.watchError = Object.assign(new Error('Internal Server Error'), { statusCode: 500 });
+    transport.lastWatch.close(new Error('socket hang up'));
+    await flush();
+    const n = transport.watches.length;
+    await clock.advance(50);
+    expect(transport.watches.length).toBe(n); // waiting out the backoff, not spinning
+    await clock.advance(120_000);
+    expect(transport.watches.length).toBeGreaterThan(n);
+    expect(transport.watches.length).toBeLessThan(n + 15);
+    expect(transport.watches.every((w) => w.req.resourceVersion === '100')).toBe(true);
+    expect(transport.listCalls).toHaveLength(1);
+    await informer.stop();
+  });
+
+  it('a watch that closes instantly with no events is backed off, not hammered', async () => {
+    const { clock, transport, informer } = setup([]);
+    informer.start();
+    await informer.waitForSync();
+    await flush();
+    for (let i = 0; i < 5; i++) {
+      transport.lastWatch.close();
+      await flush();
+    }
+    const n = transport.watches.length;
+    expect(n).toBeLessThanOrEqual(3);
+    await clock.advance(60_000);
+    await informer.stop();
+  });
+
+  it('aborts a watch that has been silent past the stall timeout and resumes it', async () => {
+    const { clock, transport, informer } = setup([obj('a', '1')], { stallTimeoutMs: 5000 });
+    informer.start();
+    await informer.waitForSync();
+    await flush();
+    await clock.advance(4000);
+    transport.lastWatch.send('BOOKMARK', { metadata: { resourceVersion: '120' } });
+    await clock.advance(4000);
+    expect(transport.watches).toHaveLength(1);
+    await clock.advance(1001);
+    expect(transport.watches[0]?.aborted).toBe(true);
+    expect(transport.watches).toHaveLength(2);
+    expect(transport.lastWatch.req.resourceVersion).toBe('120');
+    await informer.stop();
+  });
+
+  it('one watch per namespace, one store; synced only when every namespace listed', async () => {
+    const { transport, informer } = setup(
+      [obj('a', '1', {}, 'n1'), obj('b', '2', {}, 'n2'), obj('c', '3', {}, 'n3')],
+      {
+        namespaces: ['n1', 'n2'],
+      },
+    );
+    informer.start();
+    await informer.waitForSync();
+    await flush();
+    expect(transport.listCalls.map((c) => c.namespace).sort()).toEqual(['n1', 'n2']);
+    expect(transport.watches.map((w) => w.req.namespace).sort()).toEqual(['n1', 'n2']);
+    expect(informer.store.keys().sort()).toEqual(['n1/a', 'n2/b']);
+    expect(informer.store.list('n2').map((o) => o.metadata?.name)).toEqual(['b']);
+    await informer.stop();
+  });
+
+  it('follows list pagination', async () => {
+    const clock = new FakeClock();
+    const transport = new FakeTransport<Obj>((req) =>
+      req.continue === 'p2'
+        ? { items: [obj('b', '2')], resourceVersion: '50' }
+        : { items: [obj('a', '1')], resourceVersion: '50', continue: 'p2' },
+    );
+    const informer = new Informer<Obj>(undefined, {
+      group: '',
+      version: 'v1',
+      plural: 'configmaps',
+      transport,
+      clock,
+      pageSize: 1,
+    });
+    informer.start();
+    await informer.waitForSync();
+    expect(informer.store.size).toBe(2);
+    expect(transport.listCalls.map((c) => [c.limit, c.continue])).toEqual([
+      [1, undefined],
+      [1, 'p2'],
+    ]);
+    await informer.stop();
+  });
+
+  it('replays the cache to late handlers, applies filters per handler, survives throwing handlers', async () => {
+    const { transport, informer } = setup([obj('a', '1')]);
+    informer.start();
+    await informer.waitForSync();
+    await flush();
+    informer.on('add', () => {
+      throw new Error('bad handler');
+    });
+    const late: string[] = [];
+    informer.on('add', (o) => late.push(`add ${o.metadata?.name}`));
+    informer.on(
+      'update',
+      (_old, o) => late.push(`update ${o.metadata?.resourceVersion}`),
+      ignoreLeaseRenewals,
+    );
+    const l = (rv: string, renew: string, holder = 'h1') =>
+      obj('a', rv, { spec: { holderIdentity: holder, renewTime: renew } } as Record<string, unknown>);
+    transport.lastWatch.send('MODIFIED', l('2', 't1'));
+    transport.lastWatch.send('MODIFIED', l('3', 't2'));
+    transport.lastWatch.send('MODIFIED', l('4', 't3', 'h2'));
+    expect(late).toEqual(['add a', 'update 2', 'update 4']);
+    await informer.stop();
+  });
+
+  it('waitForSync rejects on abort and when stopped before syncing', async () => {
+    const { transport, informer } = setup();
+    transport.listResponder = () => new Promise(() => {});
+    informer.start();
+    const ac = new AbortController();
+    const w1 = informer.waitForSync(ac.signal);
+    ac.abort(new Error('gave up'));
+    await expect(w1).rejects.toThrow('gave up');
+    const w2 = informer.waitForSync().then(
+      () => 'synced',
+      (e: Error) => e.message,
+    );
+    await informer.stop();
+    expect(await w2).toMatch(/stopped before it synced/);
+  });
+});
+
+describe('Controller', () => {
+  it('waits for sync, maps events to keys, filters no-op updates, coalesces, resyncs', async () => {
+    const clock = new FakeClock();
+    const primary = setup([obj('x', '1'), obj('y', '1')]);
+    const secondary = setup([obj('dep', '1', { metadata: { name: 'dep', labels: { owner: 'x' } } })]);
+    const reconciled: string[] = [];
+    const c = new Controller({
+      name: 'test',
+      reconcile: async (key) => {
+        reconciled.push(key);
+      },
+      resyncPeriodMs: 60_000,
+      clock,
+    });
+    c.watch(primary.informer);
+    c.watch(secondary.informer, { mapToKeys: (o) => `ns/${o.metadata?.labels?.owner}` });
+    const started = c.start();
+    await flush();
+    await started;
+    await c.queue.whenIdle();
+    expect(reconciled.sort()).toEqual(['ns/x', 'ns/y']); // dep → ns/x coalesced with x's own add
+    reconciled.length = 0;
+
+    // secondary: a no-op update is filtered, a real one enqueues the owner once
+    const dep = (rv: string, replicas: number) =>
+      obj('dep', rv, { metadata: { name: 'dep', labels: { owner: 'y' } }, spec: { replicas } });
+    secondary.transport.lastWatch.send('MODIFIED', dep('2', 1));
+    await c.queue.whenIdle();
+    expect(reconciled).toEqual(['ns/x', 'ns/y']); // label moved x → y: both owners
+    reconciled.length = 0;
+    secondary.transport.lastWatch.send('MODIFIED', dep('3', 1));
+    await c.queue.whenIdle();
+    expect(reconciled).toEqual([]);
+
+    await clock.advance(70_000); // resync: primary keys only
+    await c.queue.whenIdle();
+    expect(reconciled.sort()).toEqual(['ns/x', 'ns/y']);
+    await c.stop();
+    expect(primary.informer.isRunning()).toBe(false);
+  });
+
+  it('stop before the caches sync rejects start', async () => {
+    const p = setup();
+    p.transport.listResponder = () => new Promise(() => {});
+    const c = new Controller({ name: 't', reconcile: async () => {} });
+    c.watch(p.informer);
+    const started = c.start().then(
+      () => 'started',
+      (e: Error) => e.message,
+    );
+    await flush();
+    await c.stop();
+    expect(await started).toMatch(/stopped/);
+  });
+});
