@@ -6,18 +6,21 @@ import {
   KubeConfig,
   KubernetesObjectApi,
   PatchStrategy,
+  loadAllYaml,
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import { inject } from 'vitest';
 import type { ControlPlaneInfo } from '../env/controlplane.js';
 
 export function controlPlane(): ControlPlaneInfo {
   const info = inject('controlPlane');
-  if (!info) throw new Error('no control plane: run integration tests through `npm test` / vitest --project integration');
+  if (!info)
+    throw new Error(
+      'no control plane: run integration tests through `npm test` / vitest --project integration',
+    );
   return info;
 }
 
@@ -29,17 +32,28 @@ export function adminKubeConfig(): KubeConfig {
 
 /** A new namespace with a unique name; the control plane's data dir (and it) go at the end of the run. */
 export async function createNamespace(prefix: string): Promise<string> {
-  const name = `${prefix.toLowerCase().replace(/[^a-z0-9-]/g, '-').slice(0, 40)}-${randomBytes(3).toString('hex')}`;
-  await adminKubeConfig().makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name } } });
+  const name = `${prefix
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, '-')
+    .slice(0, 40)}-${randomBytes(3).toString('hex')}`;
+  await adminKubeConfig()
+    .makeApiClient(CoreV1Api)
+    .createNamespace({ body: { metadata: { name } } });
   return name;
 }
 
 /** A client config that authenticates with a fresh token of `namespace/serviceAccount` (created if missing). */
-export async function kubeConfigFor(namespace: string, serviceAccount: string, expirationSeconds = 3600): Promise<KubeConfig> {
+export async function kubeConfigFor(
+  namespace: string,
+  serviceAccount: string,
+  expirationSeconds = 3600,
+): Promise<KubeConfig> {
   const core = adminKubeConfig().makeApiClient(CoreV1Api);
-  await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: serviceAccount } } }).catch((err: { code?: number }) => {
-    if (err.code !== 409) throw err;
-  });
+  await core
+    .createNamespacedServiceAccount({ namespace, body: { metadata: { name: serviceAccount } } })
+    .catch((err: { code?: number }) => {
+      if (err.code !== 409) throw err;
+    });
   const tr = await core.createNamespacedServiceAccountToken({
     name: serviceAccount,
     namespace,
@@ -50,7 +64,9 @@ export async function kubeConfigFor(namespace: string, serviceAccount: string, e
   const info = controlPlane();
   const kc = new KubeConfig();
   kc.loadFromOptions({
-    clusters: [{ name: 'test', server: info.server, caFile: join(info.pkiDir, 'ca.crt'), skipTLSVerify: false }],
+    clusters: [
+      { name: 'test', server: info.server, caFile: join(info.pkiDir, 'ca.crt'), skipTLSVerify: false },
+    ],
     users: [{ name: `${namespace}:${serviceAccount}`, token }],
     contexts: [{ name: 'sa', cluster: 'test', user: `${namespace}:${serviceAccount}` }],
     currentContext: 'sa',
@@ -67,8 +83,10 @@ export async function installCrds(): Promise<void> {
   const ext = kc.makeApiClient(ApiextensionsV1Api);
   const dir = join(repoRoot, 'crds');
   for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml'))) {
-    for (const doc of parseAllDocuments(readFileSync(join(dir, file), 'utf8'))) {
-      const crd = doc.toJS() as KubernetesObject | null;
+    // loadAllYaml, not yaml's toJS(): client-node's typed serializer only keeps x-kubernetes-* schema
+    // fields (int-or-string, CEL validations) on objects it deserialized itself; others lose them silently.
+    for (const doc of loadAllYaml(readFileSync(join(dir, file), 'utf8'))) {
+      const crd = doc as KubernetesObject | null;
       if (!crd) continue;
       await objects.patch(crd, undefined, undefined, 'glooha-tests', true, PatchStrategy.ServerSideApply);
       const name = crd.metadata?.name ?? '';

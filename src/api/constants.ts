@@ -1,0 +1,40 @@
+// Names that identify the GlooHA API and the objects glooha owns. Everything that writes or selects
+// by them imports them from here, so a rename cannot leave a stale copy behind.
+
+export const GROUP = 'glooha.io';
+export const VERSION = 'v1alpha1';
+export const API_VERSION = `${GROUP}/${VERSION}`;
+export const KIND = 'GlooHA';
+export const LIST_KIND = 'GlooHAList';
+export const PLURAL = 'gloohas';
+export const SINGULAR = 'glooha';
+export const SHORT_NAMES = ['gha'] as const;
+export const CRD_NAME = `${PLURAL}.${GROUP}`;
+
+/** The field manager glooha uses for server-side apply; also the `managed-by` label value. */
+export const MANAGER = 'glooha-operator';
+
+/** Labels on every object glooha owns: the reconciler lists by them to prune what is no longer desired. */
+export const LABEL_MANAGED_BY = 'app.kubernetes.io/managed-by';
+export const LABEL_OWNER_NAME = 'glooha.io/owner-name';
+export const LABEL_OWNER_NAMESPACE = 'glooha.io/owner-namespace';
+export const LABEL_COMPONENT = 'glooha.io/component';
+
+/** Gloo's Lease: `gloo` in the gloo pod's namespace (projects/gloo/pkg/bootstrap/leaderelector/kube). */
+export const GLOO_LEASE_NAME = 'gloo';
+/** The container in the gloo Deployment that reads the leader-election env vars. */
+export const GLOO_CONTAINER = 'gloo';
+
+/** Env vars Gloo's kube election factory reads; a value that fails time.ParseDuration falls back silently. */
+export const ENV_LEASE_DURATION = 'LEADER_ELECTION_LEASE_DURATION';
+export const ENV_RENEW_PERIOD = 'LEADER_ELECTION_RENEW_PERIOD';
+export const ENV_RETRY_PERIOD = 'LEADER_ELECTION_RETRY_PERIOD';
+/** Set by the chart's `gloo.disableLeaderElection` on the gloo container. */
+export const ENV_DISABLE_LEADER_ELECTION = 'DISABLE_LEADER_ELECTION';
+
+/** Condition types on GlooHA status (metav1.Condition); Reconciling and Stalled follow kstatus. */
+export const CONDITION_TYPES = ['Ready', 'Reconciling', 'Stalled', 'Drifted', 'Degraded'] as const;
+export type ConditionType = (typeof CONDITION_TYPES)[number];
+
+/** Client-go's JitterFactor: renewDeadline must exceed it times retryPeriod. */
+export const JITTER_FACTOR = 1.2;

@@ -1,0 +1,351 @@
+// The validation rules of GlooHA, in one table. Each rule names the schema definition it sits on
+// (see schema.ts), its CEL expression (emitted into the CRD's x-kubernetes-validations, so the API
+// server enforces it at admission) and a TypeScript check with the same meaning (run by `glooha
+// render` and by the reconciler as defence in depth). Both report the same message. The conformance
+// tests feed every rule's good and bad cases to the TypeScript validator and to a real API server, so
+// an expression and its check cannot drift apart unnoticed.
+//
+// Writing a rule: guard every optional field with has() in CEL and `has()` here; keep the same guards
+// on both sides (CEL evaluates after schema defaulting, and so does `validateGlooHA`). Messages name
+// the field and say how to fix it; the API server prefixes them with the field path.
+
+import { DURATION_MAX_LENGTH, DURATION_PATTERN, parseDuration } from './duration.js';
+import { PERCENT_PATTERN, isPercent, percentValue } from './intstr.js';
+import type { CelRule } from './openapi.js';
+
+export type DefName =
+  | 'GlooHA'
+  | 'Gloo'
+  | 'LeaderElection'
+  | 'PodDisruptionBudget'
+  | 'Discovery'
+  | 'GatewayProxies'
+  | 'GatewayProxy'
+  | 'Autoscaling'
+  | 'TopologySpreadConstraint';
+
+export interface Rule extends CelRule {
+  /** Stable identifier, used by tests and in FieldError.ruleId. */
+  id: string;
+  /** The schema definition whose nodes the rule validates (`self` in CEL). */
+  on: DefName;
+  /** The TypeScript twin of `rule`: true when the node is valid. */
+  check: (self: Node) => boolean;
+}
+
+/** A schema node's value as the checks see it: a plain JSON object. */
+type Node = Record<string, unknown>;
+
+const has = (o: Node, key: string): boolean => o[key] !== undefined && o[key] !== null;
+const obj = (v: unknown): Node => (typeof v === 'object' && v !== null ? (v as Node) : {});
+const int = (v: unknown): number => (typeof v === 'number' ? v : Number.NaN);
+
+/** CEL: is `expr` a string in glooha's duration syntax (the size guard keeps duration() from overflowing). */
+const celDurationSyntax = (expr: string) =>
+  `(size(${expr}) <= ${DURATION_MAX_LENGTH} && ${expr}.matches('${DURATION_PATTERN}'))`;
+const celPositiveDuration = (field: string) =>
+  `!has(self.${field}) || (${celDurationSyntax(`self.${field}`)} && duration(self.${field}) > duration('0s'))`;
+/** CEL: `d` repeated n times and summed: durations cannot be multiplied, and 1.2 × would need a double. */
+const celTimes = (n: number, field: string) =>
+  Array.from({ length: n }, () => `duration(self.${field})`).join(' + ');
+
+/**
+ * CEL: a PDB minAvailable (int or percentage, in `m`) leaves at least one of `n` pods evictable.
+ * Kubernetes rounds a minAvailable percentage up, hence (p*n + 99) / 100. A malformed percentage
+ * and 100% pass here: the format and not-all rules report them with a more precise message.
+ */
+const celMinBelow = (m: string, n: string) =>
+  `(type(${m}) == int ? ${m} < ${n} : (${m} == '100%' || !${m}.matches('${PERCENT_PATTERN}') || (int(${m}.replace('%', '')) * ${n} + 99) / 100 < ${n}))`;
+const minBelow = (m: unknown, n: number): boolean => {
+  if (typeof m === 'number') return m < n;
+  if (m === '100%' || !isPercent(m)) return true;
+  return Math.floor((percentValue(m) * n + 99) / 100) < n;
+};
+
+const durationMessage = (field: string, env: string, example: string) =>
+  `${field} must be a positive Go duration with units h, m, s or ms, such as ${example} (it becomes ${env} on the gloo container, and Gloo silently ignores a value it cannot parse)`;
+
+const timingRule =
+  "client-go requires leaseDuration > renewDeadline > 1.2 × retryPeriod; Gloo's defaults are 15s, 10s and 2s";
+
+export const RULES: readonly Rule[] = [
+  // ---- the object --------------------------------------------------------------------------
+  {
+    id: 'name-length',
+    on: 'GlooHA',
+    rule: 'size(self.metadata.name) <= 63',
+    fieldPath: '.metadata.name',
+    message:
+      'metadata.name must be at most 63 characters: glooha writes it as a label value (glooha.io/owner-name) on the objects it owns; choose a shorter name',
+    check: (self) => String(obj(self.metadata).name ?? '').length <= 63,
+  },
+
+  // ---- gloo -----------------------------------------------------------------------------------
+  {
+    id: 'gloo-replicas-min',
+    on: 'Gloo',
+    rule: '!has(self.replicas) || self.replicas >= 1',
+    fieldPath: '.replicas',
+    message:
+      'replicas must be at least 1: glooha never scales the gloo control plane to zero (use 2 or more for high availability)',
+    check: (self) => !has(self, 'replicas') || int(self.replicas) >= 1,
+  },
+  {
+    id: 'gloo-replicas-need-leader-election',
+    on: 'Gloo',
+    rule: '!has(self.replicas) || self.replicas <= 1 || !has(self.leaderElection) || !has(self.leaderElection.enabled) || self.leaderElection.enabled',
+    fieldPath: '.leaderElection.enabled',
+    message:
+      'leaderElection.enabled must be true when replicas is more than 1: without a leader every gloo replica writes statuses and they overwrite each other; enable leader election or set replicas: 1',
+    check: (self) => {
+      const le = obj(self.leaderElection);
+      return !has(self, 'replicas') || int(self.replicas) <= 1 || !has(le, 'enabled') || le.enabled === true;
+    },
+  },
+  {
+    id: 'gloo-pdb-min-available-below-replicas',
+    on: 'Gloo',
+    rule: `!has(self.replicas) || !has(self.podDisruptionBudget) || !has(self.podDisruptionBudget.minAvailable) || ${celMinBelow('self.podDisruptionBudget.minAvailable', 'self.replicas')}`,
+    fieldPath: '.podDisruptionBudget.minAvailable',
+    message:
+      'podDisruptionBudget.minAvailable must be below replicas (a percentage is rounded up): a PDB that needs every replica available blocks every node drain; lower it or use maxUnavailable: 1',
+    check: (self) => {
+      const pdb = obj(self.podDisruptionBudget);
+      return (
+        !has(self, 'replicas') || !has(pdb, 'minAvailable') || minBelow(pdb.minAvailable, int(self.replicas))
+      );
+    },
+  },
+
+  // ---- leader election -------------------------------------------------------------------------
+  {
+    id: 'lease-duration-format',
+    on: 'LeaderElection',
+    rule: celPositiveDuration('leaseDuration'),
+    fieldPath: '.leaseDuration',
+    message: durationMessage('leaseDuration', 'LEADER_ELECTION_LEASE_DURATION', '15s or 1m'),
+    check: (self) => !has(self, 'leaseDuration') || (parseDuration(String(self.leaseDuration)) ?? 0n) > 0n,
+  },
+  {
+    id: 'renew-deadline-format',
+    on: 'LeaderElection',
+    rule: celPositiveDuration('renewDeadline'),
+    fieldPath: '.renewDeadline',
+    message: durationMessage('renewDeadline', 'LEADER_ELECTION_RENEW_PERIOD', '10s or 500ms'),
+    check: (self) => !has(self, 'renewDeadline') || (parseDuration(String(self.renewDeadline)) ?? 0n) > 0n,
+  },
+  {
+    id: 'retry-period-format',
+    on: 'LeaderElection',
+    rule: celPositiveDuration('retryPeriod'),
+    fieldPath: '.retryPeriod',
+    message: durationMessage('retryPeriod', 'LEADER_ELECTION_RETRY_PERIOD', '2s or 500ms'),
+    check: (self) => !has(self, 'retryPeriod') || (parseDuration(String(self.retryPeriod)) ?? 0n) > 0n,
+  },
+  {
+    id: 'lease-duration-exceeds-renew-deadline',
+    on: 'LeaderElection',
+    rule:
+      '!has(self.leaseDuration) || !has(self.renewDeadline) || ' +
+      `!${celDurationSyntax('self.leaseDuration')} || !${celDurationSyntax('self.renewDeadline')} || ` +
+      'duration(self.leaseDuration) > duration(self.renewDeadline)',
+    fieldPath: '.leaseDuration',
+    message: `leaseDuration must be longer than renewDeadline (${timingRule}): raise leaseDuration or lower renewDeadline`,
+    check: (self) => {
+      const lease = has(self, 'leaseDuration') ? parseDuration(String(self.leaseDuration)) : undefined;
+      const renew = has(self, 'renewDeadline') ? parseDuration(String(self.renewDeadline)) : undefined;
+      return lease === undefined || renew === undefined || lease > renew;
+    },
+  },
+  {
+    id: 'renew-deadline-exceeds-jittered-retry-period',
+    on: 'LeaderElection',
+    rule:
+      '!has(self.renewDeadline) || !has(self.retryPeriod) || ' +
+      `!${celDurationSyntax('self.renewDeadline')} || !${celDurationSyntax('self.retryPeriod')} || ` +
+      // 5 × renewDeadline > 6 × retryPeriod is renewDeadline > 1.2 × retryPeriod, exactly.
+      `${celTimes(5, 'renewDeadline')} > ${celTimes(6, 'retryPeriod')}`,
+    fieldPath: '.renewDeadline',
+    message: `renewDeadline must be longer than 1.2 × retryPeriod (${timingRule}): raise renewDeadline or lower retryPeriod`,
+    check: (self) => {
+      const renew = has(self, 'renewDeadline') ? parseDuration(String(self.renewDeadline)) : undefined;
+      const retry = has(self, 'retryPeriod') ? parseDuration(String(self.retryPeriod)) : undefined;
+      return renew === undefined || retry === undefined || 5n * renew > 6n * retry;
+    },
+  },
+
+  // ---- PodDisruptionBudget (gloo and every proxy) -------------------------------------------------
+  {
+    id: 'pdb-exactly-one',
+    on: 'PodDisruptionBudget',
+    rule: 'has(self.minAvailable) != has(self.maxUnavailable)',
+    message:
+      'podDisruptionBudget must set exactly one of minAvailable or maxUnavailable (Kubernetes rejects a PDB with both, and one with neither protects nothing)',
+    check: (self) => has(self, 'minAvailable') !== has(self, 'maxUnavailable'),
+  },
+  {
+    id: 'pdb-min-available-format',
+    on: 'PodDisruptionBudget',
+    rule: `!has(self.minAvailable) || (type(self.minAvailable) == int ? self.minAvailable >= 0 : self.minAvailable.matches('${PERCENT_PATTERN}'))`,
+    fieldPath: '.minAvailable',
+    message: 'minAvailable must be a non-negative integer or a percentage from 0% to 100%, such as 1 or 50%',
+    check: (self) =>
+      !has(self, 'minAvailable') ||
+      (typeof self.minAvailable === 'number' ? self.minAvailable >= 0 : isPercent(self.minAvailable)),
+  },
+  {
+    id: 'pdb-max-unavailable-format',
+    on: 'PodDisruptionBudget',
+    rule: `!has(self.maxUnavailable) || (type(self.maxUnavailable) == int ? self.maxUnavailable >= 0 : self.maxUnavailable.matches('${PERCENT_PATTERN}'))`,
+    fieldPath: '.maxUnavailable',
+    message:
+      'maxUnavailable must be a non-negative integer or a percentage from 0% to 100%, such as 1 or 25%',
+    check: (self) =>
+      !has(self, 'maxUnavailable') ||
+      (typeof self.maxUnavailable === 'number' ? self.maxUnavailable >= 0 : isPercent(self.maxUnavailable)),
+  },
+  {
+    id: 'pdb-min-available-not-all',
+    on: 'PodDisruptionBudget',
+    rule: "!has(self.minAvailable) || type(self.minAvailable) == int || self.minAvailable != '100%'",
+    fieldPath: '.minAvailable',
+    message:
+      'minAvailable must not be 100%: a PDB that needs every pod available blocks every node drain; use maxUnavailable: 1 instead',
+    check: (self) =>
+      !has(self, 'minAvailable') || typeof self.minAvailable === 'number' || self.minAvailable !== '100%',
+  },
+  {
+    id: 'pdb-max-unavailable-not-zero',
+    on: 'PodDisruptionBudget',
+    rule: "!has(self.maxUnavailable) || (type(self.maxUnavailable) == int ? self.maxUnavailable != 0 : self.maxUnavailable != '0%')",
+    fieldPath: '.maxUnavailable',
+    message:
+      'maxUnavailable must not be 0 or 0%: a PDB that allows no disruption blocks every node drain; use 1 (or more)',
+    check: (self) =>
+      !has(self, 'maxUnavailable') ||
+      (typeof self.maxUnavailable === 'number' ? self.maxUnavailable !== 0 : self.maxUnavailable !== '0%'),
+  },
+
+  // ---- discovery --------------------------------------------------------------------------------
+  {
+    id: 'discovery-replicas',
+    on: 'Discovery',
+    rule: '!has(self.replicas) || (self.replicas >= 0 && self.replicas <= 1)',
+    fieldPath: '.replicas',
+    message:
+      'discovery.replicas must be 0 or 1: discovery has no leader election, so two replicas would both write Upstreams; use 1 (or 0 to stop discovery)',
+    check: (self) => !has(self, 'replicas') || (int(self.replicas) >= 0 && int(self.replicas) <= 1),
+  },
+
+  // ---- gateway proxies ----------------------------------------------------------------------------
+  {
+    id: 'gateway-proxy-names',
+    on: 'GatewayProxies',
+    rule: "self.all(k, size(k) <= 63 && k.matches('^[a-z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$'))",
+    message:
+      "gatewayProxies keys must be the proxy's name under gatewayProxies in Gloo's Helm values, such as gatewayProxy: a lowercase letter, then letters, digits or dashes, at most 63 characters",
+    check: (self) =>
+      Object.keys(self).every((k) => k.length <= 63 && /^[a-z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$/.test(k)),
+  },
+  {
+    id: 'proxy-replicas-or-autoscaling',
+    on: 'GatewayProxy',
+    rule: 'has(self.replicas) || has(self.autoscaling)',
+    reason: 'FieldValueRequired',
+    message: 'set replicas or autoscaling for the proxy: glooha needs to know how many replicas to keep',
+    check: (self) => has(self, 'replicas') || has(self, 'autoscaling'),
+  },
+  {
+    id: 'proxy-replicas-xor-autoscaling',
+    on: 'GatewayProxy',
+    rule: '!has(self.replicas) || !has(self.autoscaling)',
+    reason: 'FieldValueForbidden',
+    message:
+      "set replicas or autoscaling for the proxy, not both: with autoscaling the HPA owns the Deployment's replicas",
+    check: (self) => !has(self, 'replicas') || !has(self, 'autoscaling'),
+  },
+  {
+    id: 'proxy-replicas-min',
+    on: 'GatewayProxy',
+    rule: '!has(self.replicas) || self.replicas >= 1',
+    fieldPath: '.replicas',
+    message:
+      'replicas must be at least 1: glooha never scales a gateway proxy to zero (use 2 or more for high availability)',
+    check: (self) => !has(self, 'replicas') || int(self.replicas) >= 1,
+  },
+  {
+    id: 'proxy-pdb-min-available-below-replicas',
+    on: 'GatewayProxy',
+    rule: `!has(self.replicas) || !has(self.podDisruptionBudget) || !has(self.podDisruptionBudget.minAvailable) || ${celMinBelow('self.podDisruptionBudget.minAvailable', 'self.replicas')}`,
+    fieldPath: '.podDisruptionBudget.minAvailable',
+    message:
+      'podDisruptionBudget.minAvailable must be below replicas (a percentage is rounded up): a PDB that needs every replica available blocks every node drain; lower it or use maxUnavailable: 1',
+    check: (self) => {
+      const pdb = obj(self.podDisruptionBudget);
+      return (
+        !has(self, 'replicas') || !has(pdb, 'minAvailable') || minBelow(pdb.minAvailable, int(self.replicas))
+      );
+    },
+  },
+  {
+    id: 'proxy-pdb-min-available-below-min-replicas',
+    on: 'GatewayProxy',
+    rule: `!has(self.autoscaling) || has(self.replicas) || !has(self.autoscaling.minReplicas) || !has(self.podDisruptionBudget) || !has(self.podDisruptionBudget.minAvailable) || ${celMinBelow('self.podDisruptionBudget.minAvailable', 'self.autoscaling.minReplicas')}`,
+    fieldPath: '.podDisruptionBudget.minAvailable',
+    message:
+      'podDisruptionBudget.minAvailable must be below autoscaling.minReplicas (a percentage is rounded up): when the HPA sits at minReplicas the PDB would block every node drain; lower it or use maxUnavailable: 1',
+    check: (self) => {
+      const pdb = obj(self.podDisruptionBudget);
+      const as = obj(self.autoscaling);
+      return (
+        !has(self, 'autoscaling') ||
+        has(self, 'replicas') ||
+        !has(as, 'minReplicas') ||
+        !has(pdb, 'minAvailable') ||
+        minBelow(pdb.minAvailable, int(as.minReplicas))
+      );
+    },
+  },
+  {
+    id: 'autoscaling-min-replicas',
+    on: 'Autoscaling',
+    rule: '!has(self.minReplicas) || self.minReplicas >= 1',
+    fieldPath: '.minReplicas',
+    message:
+      'autoscaling.minReplicas must be at least 1: glooha never lets a gateway proxy scale to zero (use 2 or more for high availability)',
+    check: (self) => !has(self, 'minReplicas') || int(self.minReplicas) >= 1,
+  },
+  {
+    id: 'autoscaling-min-le-max',
+    on: 'Autoscaling',
+    rule: '!has(self.minReplicas) || !has(self.maxReplicas) || self.minReplicas <= self.maxReplicas',
+    fieldPath: '.maxReplicas',
+    message:
+      'autoscaling.maxReplicas must be at least autoscaling.minReplicas: raise maxReplicas or lower minReplicas',
+    check: (self) =>
+      !has(self, 'minReplicas') ||
+      !has(self, 'maxReplicas') ||
+      int(self.minReplicas) <= int(self.maxReplicas),
+  },
+
+  // ---- topology spread -----------------------------------------------------------------------------
+  {
+    id: 'topology-spread-min-domains',
+    on: 'TopologySpreadConstraint',
+    rule: "!has(self.minDomains) || self.whenUnsatisfiable == 'DoNotSchedule'",
+    fieldPath: '.minDomains',
+    message:
+      'minDomains can only be set with whenUnsatisfiable: DoNotSchedule (Kubernetes rejects it otherwise); remove it or change whenUnsatisfiable',
+    check: (self) => !has(self, 'minDomains') || self.whenUnsatisfiable === 'DoNotSchedule',
+  },
+];
+
+/** The CEL rules for a schema definition, in table order, as the CRD carries them. */
+export function celRulesFor(defName: string): CelRule[] {
+  return RULES.filter((r) => r.on === defName).map(({ rule, message, fieldPath, reason }) => ({
+    rule,
+    message,
+    ...(fieldPath ? { fieldPath } : {}),
+    ...(reason ? { reason } : {}),
+  }));
+}

@@ -1,0 +1,391 @@
+// The GlooHA OpenAPI schema: the single definition of field names, types, bounds and defaults. The
+// CRD generator emits it (with the CEL rules from rules.ts attached by definition name) and the
+// TypeScript validator walks the same object, so `glooha render` and the API server agree.
+//
+// Bounds (maxLength, maxItems, maxProperties) are there for the API server's CEL cost estimator as
+// much as for users: without them a rule over a list or string is costed at the request size limit.
+
+import { DURATION_MAX_LENGTH } from './duration.js';
+import {
+  OPEN,
+  array,
+  boolean,
+  def,
+  integer,
+  intOrString,
+  map,
+  object,
+  string,
+  type Schema,
+} from './openapi.js';
+
+export const DEFAULTS = {
+  glooReplicas: 2,
+  discoveryReplicas: 1,
+  leaderElection: { enabled: true, leaseDuration: '15s', renewDeadline: '10s', retryPeriod: '2s' },
+  antiAffinity: 'preferred',
+  driftPolicy: 'enforce',
+  /** Applied by the core (not the schema) when replicas > 1 and no PDB is given. */
+  podDisruptionBudget: { maxUnavailable: 1 },
+} as const;
+
+export const MAX_GATEWAY_PROXIES = 16;
+export const MAX_TOPOLOGY_SPREAD_CONSTRAINTS = 8;
+
+const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
+const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
+
+const labelMap = (description: string) => map(string({ maxLength: 63 }), { description, maxProperties: 16 });
+
+const labelSelector = (description: string) =>
+  object(
+    {
+      matchLabels: labelMap('Labels the selected objects must have, all of them.'),
+      matchExpressions: array(
+        object(
+          {
+            key: string({ maxLength: 317 }),
+            operator: string({ enum: ['In', 'NotIn', 'Exists', 'DoesNotExist'] }),
+            values: array(string({ maxLength: 63 }), { maxItems: 16 }),
+          },
+          { required: ['key', 'operator'] },
+        ),
+        { maxItems: 16 },
+      ),
+    },
+    { description, 'x-kubernetes-map-type': 'atomic' },
+  );
+
+const target = object(
+  {
+    namespace: string({
+      description: "Namespace of the Gloo install. Defaults to the GlooHA's own namespace.",
+      maxLength: 63,
+      pattern: DNS_LABEL,
+    }),
+    selector: labelSelector(
+      "Only Deployments, HPAs and PDBs matching this selector belong to the install; for a namespace that holds several installs. Gloo's chart labels its Deployments gloo=gloo, gloo=discovery and gloo=gateway-proxy.",
+    ),
+    helmRelease: string({
+      description:
+        'Only objects of this Helm release belong to the install (matched on the meta.helm.sh/release-name annotation Helm 3 sets).',
+      maxLength: 53,
+      pattern: DNS_LABEL,
+    }),
+  },
+  { description: 'Which Gloo install this GlooHA manages.' },
+);
+
+const duration = (description: string, dflt: string) =>
+  string({
+    description: `${description} A Go duration with units h, m, s or ms, such as 15s, 1m30s or 500ms. Default ${dflt}.`,
+    maxLength: DURATION_MAX_LENGTH,
+    default: dflt,
+  });
+
+const leaderElection = def(
+  'LeaderElection',
+  object(
+    {
+      enabled: boolean({
+        description:
+          'Leader election among gloo replicas (one leader writes statuses). Default true. Disabling it requires replicas: 1.',
+        default: DEFAULTS.leaderElection.enabled,
+      }),
+      leaseDuration: duration(
+        'How long a non-leader waits after the last renewal before taking over the Lease (LEADER_ELECTION_LEASE_DURATION).',
+        DEFAULTS.leaderElection.leaseDuration,
+      ),
+      renewDeadline: duration(
+        'How long the leader keeps retrying to renew before it gives up leadership (LEADER_ELECTION_RENEW_PERIOD).',
+        DEFAULTS.leaderElection.renewDeadline,
+      ),
+      retryPeriod: duration(
+        'How often candidates retry acquiring or renewing (LEADER_ELECTION_RETRY_PERIOD).',
+        DEFAULTS.leaderElection.retryPeriod,
+      ),
+    },
+    {
+      description:
+        'Timings of the gloo Lease, written to the gloo container as LEADER_ELECTION_* env vars. client-go requires leaseDuration > renewDeadline > 1.2 × retryPeriod.',
+      default: {},
+    },
+  ),
+);
+
+const podDisruptionBudget = def(
+  'PodDisruptionBudget',
+  object(
+    {
+      minAvailable: intOrString({
+        description:
+          'Pods that must stay available during voluntary disruptions: an integer or a percentage such as 50%.',
+        maxLength: 4,
+      }),
+      maxUnavailable: intOrString({
+        description:
+          'Pods that may be unavailable during voluntary disruptions: an integer or a percentage such as 25%.',
+        maxLength: 4,
+      }),
+    },
+    {
+      description:
+        'The PodDisruptionBudget for the component: exactly one of minAvailable or maxUnavailable. Default maxUnavailable: 1 when the component runs more than one replica; none for a single replica.',
+    },
+  ),
+);
+
+const antiAffinity = string({
+  description:
+    "Pod anti-affinity across nodes (kubernetes.io/hostname) among the component's own pods: none, preferred (scheduler spreads when it can) or required (never two on one node; pods stay Pending when nodes run out). Default preferred.",
+  enum: ['none', 'preferred', 'required'],
+  default: DEFAULTS.antiAffinity,
+});
+
+const topologySpreadConstraints = array(
+  def(
+    'TopologySpreadConstraint',
+    object(
+      {
+        maxSkew: integer({
+          description: 'Maximum difference in pod count between topology domains.',
+          minimum: 1,
+        }),
+        topologyKey: string({
+          description: 'Node label that defines a domain, e.g. topology.kubernetes.io/zone.',
+          maxLength: 317,
+        }),
+        whenUnsatisfiable: string({ enum: ['DoNotSchedule', 'ScheduleAnyway'] }),
+        minDomains: integer({ minimum: 1 }),
+        nodeAffinityPolicy: string({ enum: ['Honor', 'Ignore'] }),
+        nodeTaintsPolicy: string({ enum: ['Honor', 'Ignore'] }),
+        matchLabelKeys: array(string({ maxLength: 317 }), {
+          maxItems: 8,
+          'x-kubernetes-list-type': 'atomic',
+        }),
+      },
+      { required: ['maxSkew', 'topologyKey', 'whenUnsatisfiable'] },
+    ),
+  ),
+  {
+    description:
+      "Topology spread constraints for the component's pods; glooha fills in the labelSelector from the Deployment's own selector.",
+    maxItems: 8,
+    'x-kubernetes-list-type': 'map',
+    'x-kubernetes-list-map-keys': ['topologyKey', 'whenUnsatisfiable'],
+  },
+);
+
+const gloo = def(
+  'Gloo',
+  object(
+    {
+      replicas: integer({
+        description: `Replicas of the gloo control plane (at least 1; more than 1 needs leader election). Default ${DEFAULTS.glooReplicas}.`,
+        default: DEFAULTS.glooReplicas,
+      }),
+      leaderElection,
+      podDisruptionBudget,
+      antiAffinity,
+      topologySpreadConstraints,
+    },
+    { description: 'The gloo control-plane Deployment (label gloo=gloo).', default: {} },
+  ),
+);
+
+const discovery = def(
+  'Discovery',
+  object(
+    {
+      replicas: integer({
+        description: `Replicas of discovery (UDS/FDS): 0 or 1. Discovery has no leader election, so it cannot run more than one. Default ${DEFAULTS.discoveryReplicas}.`,
+        default: DEFAULTS.discoveryReplicas,
+      }),
+    },
+    { description: 'The discovery Deployment (label gloo=discovery). Omit it to leave discovery alone.' },
+  ),
+);
+
+const autoscaling = def(
+  'Autoscaling',
+  object(
+    {
+      minReplicas: integer({ description: 'Lower bound of the HorizontalPodAutoscaler (at least 1).' }),
+      maxReplicas: integer({ description: 'Upper bound of the HorizontalPodAutoscaler.' }),
+    },
+    {
+      description:
+        "Autoscaled replicas: glooha sets minReplicas/maxReplicas on the HPA that targets the proxy (creating one at 80% CPU when none exists) and leaves the Deployment's replicas to it.",
+      required: ['minReplicas', 'maxReplicas'],
+    },
+  ),
+);
+
+const gatewayProxy = def(
+  'GatewayProxy',
+  object(
+    {
+      deploymentName: string({
+        description:
+          "The proxy's Deployment. Default: the kebab-case of the key, as Gloo's chart names it (gatewayProxy → gateway-proxy).",
+        maxLength: 240,
+        pattern: DNS_SUBDOMAIN,
+      }),
+      replicas: integer({ description: 'Fixed replicas (at least 1). Set this or autoscaling.' }),
+      autoscaling,
+      podDisruptionBudget,
+      antiAffinity,
+      topologySpreadConstraints,
+    },
+    { description: 'One gateway proxy (Envoy) Deployment.' },
+  ),
+);
+
+const gatewayProxies = def(
+  'GatewayProxies',
+  map(gatewayProxy, {
+    description:
+      "Gateway proxies keyed by their name under gatewayProxies in Gloo's Helm values (e.g. gatewayProxy). Proxies not listed are left alone.",
+    maxProperties: MAX_GATEWAY_PROXIES,
+  }),
+);
+
+export const specSchema: Schema = object(
+  {
+    target,
+    gloo,
+    discovery,
+    gatewayProxies,
+    driftPolicy: string({
+      description:
+        'What to do when someone changes a managed field: enforce (revert it), warn (report it in the Drifted condition only) or off. Default enforce.',
+      enum: ['enforce', 'warn', 'off'],
+      default: DEFAULTS.driftPolicy,
+    }),
+  },
+  { description: 'High-availability settings for one Gloo install.', default: {} },
+);
+
+const time = (description: string) => string({ description, format: 'date-time' });
+
+const condition = object(
+  {
+    type: string({
+      maxLength: 316,
+      pattern:
+        '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$',
+    }),
+    status: string({ enum: ['True', 'False', 'Unknown'] }),
+    observedGeneration: integer({ format: 'int64', minimum: 0 }),
+    lastTransitionTime: time('When the condition last changed status.'),
+    reason: string({ maxLength: 1024, minLength: 1, pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$' }),
+    message: string({ maxLength: 32768 }),
+  },
+  { required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'] },
+);
+
+const pdbStatus = object(
+  {
+    name: string(),
+    owned: boolean({
+      description: "True when the PDB is glooha's; false when an existing one (e.g. the chart's) stands in.",
+    }),
+    minAvailable: intOrString(),
+    maxUnavailable: intOrString(),
+    currentHealthy: integer(),
+    desiredHealthy: integer(),
+    disruptionsAllowed: integer(),
+  },
+  { required: ['name'] },
+);
+
+const componentStatus = object({
+  deploymentName: string(),
+  desiredReplicas: integer({
+    description: 'Replicas glooha wants (the HPA minimum for an autoscaled proxy).',
+  }),
+  replicas: integer(),
+  readyReplicas: integer(),
+  availableReplicas: integer(),
+  autoscaling: object(
+    {
+      hpaName: string(),
+      minReplicas: integer(),
+      maxReplicas: integer(),
+      currentReplicas: integer(),
+    },
+    { required: ['hpaName', 'minReplicas', 'maxReplicas'] },
+  ),
+  podDisruptionBudget: pdbStatus,
+});
+
+export const statusSchema: Schema = object(
+  {
+    observedGeneration: integer({
+      format: 'int64',
+      description: 'The metadata.generation this status describes.',
+    }),
+    conditions: array(condition, {
+      description: 'Ready (summary), Reconciling, Stalled, Drifted, Degraded.',
+      'x-kubernetes-list-type': 'map',
+      'x-kubernetes-list-map-keys': ['type'],
+      maxItems: 16,
+    }),
+    components: object({
+      gloo: componentStatus,
+      discovery: componentStatus,
+      gatewayProxies: map(componentStatus),
+    }),
+    leader: object(
+      {
+        holder: string({
+          description: "holderIdentity of the gloo Lease (a gloo pod's name); empty when nobody holds it.",
+        }),
+        fresh: boolean({
+          description: 'Whether the Lease was renewed within leaseDuration, as the operator observed it.',
+        }),
+        renewTime: time('renewTime of the Lease.'),
+        acquireTime: time('acquireTime of the Lease.'),
+        leaseDurationSeconds: integer(),
+        leaseTransitions: integer(),
+        lastTransitionTime: time('When the operator last saw the holder change.'),
+      },
+      { description: "Gloo's current leader, from the gloo Lease." },
+    ),
+    warnings: array(
+      object(
+        {
+          code: string({ description: 'CamelCase identifier, e.g. SingleReplica.' }),
+          message: string(),
+          component: string(),
+          path: string(),
+        },
+        { required: ['code', 'message'] },
+      ),
+      { description: 'HA findings that are not errors (single replica, no PDB, ...).', maxItems: 64 },
+    ),
+    helmValuesConfigMap: string({
+      description: "ConfigMap holding the equivalent Helm values for Gloo's chart (key values.yaml).",
+    }),
+  },
+  { description: 'Observed state, written by glooha-operator.' },
+);
+
+export const glooHASchema: Schema = def(
+  'GlooHA',
+  object(
+    {
+      apiVersion: string(),
+      kind: string(),
+      // A CRD may only constrain metadata.name and generateName; declaring name makes it a valid
+      // fieldPath for the root rule that bounds its length.
+      metadata: { type: 'object', properties: { name: { type: 'string' } }, [OPEN]: true },
+      spec: specSchema,
+      status: statusSchema,
+    },
+    {
+      description:
+        'GlooHA declares the high-availability settings of one Gloo install: replicas, leader election, PodDisruptionBudgets, anti-affinity and autoscaling.',
+    },
+  ),
+);

@@ -1,0 +1,194 @@
+// Schema-driven checks that mirror what the API server does before CEL: types, enums, bounds,
+// required fields, list-map key uniqueness, and defaulting. It reads the same Schema object the CRD
+// is generated from. Two deliberate differences from the API server, both for `glooha render`:
+// unknown fields are errors here (the server prunes them, with only a kubectl warning), and messages
+// say how to fix the value rather than quoting the schema.
+
+import { OPEN, type Schema } from './openapi.js';
+
+export interface FieldError {
+  /** Kubernetes-style field path: spec.gatewayProxies[publicGw].replicas, ...topologySpreadConstraints[0] */
+  path: string;
+  message: string;
+  /** The rule (rules.ts) that failed, for CEL-backed checks. */
+  ruleId?: string;
+}
+
+export function joinPath(parent: string, key: string): string {
+  return parent === '' ? key : `${parent}.${key}`;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Returns a deep copy with null fields dropped and schema defaults filled in, as the API server does. */
+export function applyDefaults(value: unknown, schema: Schema): unknown {
+  if (Array.isArray(value))
+    return schema.items ? value.map((v) => applyDefaults(v, schema.items as Schema)) : value;
+  if (!isObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (v === null) continue;
+    const child = schema.properties?.[key] ?? schema.additionalProperties;
+    out[key] = child ? applyDefaults(v, child) : structuredClone(v);
+  }
+  for (const [key, child] of Object.entries(schema.properties ?? {})) {
+    if (out[key] === undefined && child.default !== undefined) {
+      out[key] = applyDefaults(structuredClone(child.default), child);
+    }
+  }
+  return out;
+}
+
+/** Structural errors of `value` against `schema`; `value` should already be defaulted. */
+export function validateStructure(value: unknown, schema: Schema, path = ''): FieldError[] {
+  const errors: FieldError[] = [];
+  check(value, schema, path, errors);
+  return errors;
+}
+
+function typeName(v: unknown): string {
+  if (Array.isArray(v)) return 'a list';
+  if (v === null) return 'null';
+  if (typeof v === 'object') return 'an object';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'an integer' : 'a number';
+  return `a ${typeof v}`;
+}
+
+function check(value: unknown, schema: Schema, path: string, errors: FieldError[]): void {
+  const fail = (message: string): void => {
+    errors.push({ path, message });
+  };
+
+  if (schema['x-kubernetes-int-or-string']) {
+    if (typeof value === 'string') {
+      if (schema.maxLength !== undefined && value.length > schema.maxLength)
+        fail(`must be at most ${schema.maxLength} characters`);
+    } else if (!Number.isInteger(value)) {
+      fail(`must be an integer or a string such as "50%", not ${typeName(value)}`);
+    }
+    return;
+  }
+
+  switch (schema.type) {
+    case 'object':
+      if (!isObject(value)) return fail(`must be an object (a YAML mapping), not ${typeName(value)}`);
+      return checkObject(value, schema, path, errors);
+    case 'array':
+      if (!Array.isArray(value)) return fail(`must be a list, not ${typeName(value)}`);
+      return checkArray(value, schema, path, errors);
+    case 'string':
+      if (typeof value !== 'string') return fail(`must be a string, not ${typeName(value)}`);
+      if (schema.enum && !schema.enum.includes(value)) {
+        return fail(
+          `must be one of ${schema.enum.map((e) => JSON.stringify(e)).join(', ')}, not ${JSON.stringify(value)}`,
+        );
+      }
+      if (schema.minLength !== undefined && value.length < schema.minLength)
+        fail(`must be at least ${schema.minLength} characters`);
+      if (schema.maxLength !== undefined && value.length > schema.maxLength)
+        fail(`must be at most ${schema.maxLength} characters`);
+      if (schema.pattern !== undefined && !new RegExp(schema.pattern).test(value)) {
+        fail(`${JSON.stringify(value)} is not a valid value: it must match ${schema.pattern}`);
+      }
+      return;
+    case 'integer':
+      if (!Number.isInteger(value)) return fail(`must be an integer, not ${typeName(value)}`);
+      if (schema.minimum !== undefined && (value as number) < schema.minimum)
+        fail(`must be at least ${schema.minimum}`);
+      if (schema.maximum !== undefined && (value as number) > schema.maximum)
+        fail(`must be at most ${schema.maximum}`);
+      return;
+    case 'number':
+      if (typeof value !== 'number') fail(`must be a number, not ${typeName(value)}`);
+      return;
+    case 'boolean':
+      if (typeof value !== 'boolean') fail(`must be true or false, not ${typeName(value)}`);
+      return;
+    default:
+      return;
+  }
+}
+
+function checkObject(
+  value: Record<string, unknown>,
+  schema: Schema,
+  path: string,
+  errors: FieldError[],
+): void {
+  for (const key of schema.required ?? []) {
+    if (value[key] === undefined) errors.push({ path: joinPath(path, key), message: 'is required' });
+  }
+  if (schema.additionalProperties) {
+    const keys = Object.keys(value);
+    if (schema.maxProperties !== undefined && keys.length > schema.maxProperties) {
+      errors.push({ path, message: `must have at most ${schema.maxProperties} entries, not ${keys.length}` });
+    }
+    for (const key of keys) check(value[key], schema.additionalProperties, `${path}[${key}]`, errors);
+    return;
+  }
+  if (!schema.properties) return;
+  const known = Object.keys(schema.properties);
+  for (const [key, v] of Object.entries(value)) {
+    const child = schema.properties[key];
+    if (!child) {
+      // metadata: the API server owns the rest of it.
+      if (schema[OPEN]) continue;
+      const near = closest(key, known);
+      errors.push({
+        path: joinPath(path, key),
+        message: `unknown field${near ? `; did you mean ${near}?` : ''} (known fields: ${known.join(', ')})`,
+      });
+      continue;
+    }
+    if (v !== undefined) check(v, child, joinPath(path, key), errors);
+  }
+}
+
+function checkArray(value: unknown[], schema: Schema, path: string, errors: FieldError[]): void {
+  if (schema.maxItems !== undefined && value.length > schema.maxItems) {
+    errors.push({ path, message: `must have at most ${schema.maxItems} items, not ${value.length}` });
+  }
+  value.forEach((item, i) => schema.items && check(item, schema.items, `${path}[${i}]`, errors));
+  const keys = schema['x-kubernetes-list-map-keys'];
+  if (schema['x-kubernetes-list-type'] === 'map' && keys) {
+    const seen = new Set<string>();
+    value.forEach((item, i) => {
+      if (!isObject(item)) return;
+      const id = JSON.stringify(keys.map((k) => item[k]));
+      if (seen.has(id)) {
+        errors.push({
+          path: `${path}[${i}]`,
+          message: `duplicate entry: another item has the same ${keys.join(' and ')}; merge them or remove one`,
+        });
+      }
+      seen.add(id);
+    });
+  }
+}
+
+/** The known field closest to a misspelt one (case-insensitive edit distance ≤ 2). */
+function closest(word: string, candidates: string[]): string | undefined {
+  let best: { name: string; d: number } | undefined;
+  for (const c of candidates) {
+    const d = editDistance(word.toLowerCase(), c.toLowerCase());
+    if (d <= 2 && (!best || d < best.d)) best = { name: c, d };
+  }
+  return best?.name;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(
+        (prev[j] ?? 0) + 1,
+        (row[j - 1] ?? 0) + 1,
+        (prev[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    prev = row;
+  }
+  return prev[b.length] ?? 0;
+}

@@ -1,0 +1,189 @@
+// TypeScript shapes of the GlooHA resource. The OpenAPI schema in schema.ts is the authority for
+// what the API server accepts; these types describe the same object for the code that reads it.
+// Fields that the schema defaults are still optional here: an object read from a file (glooha
+// render) has not been defaulted yet. Call `applyDefaults` (validate.ts) to get a `DefaultedSpec`.
+
+import type { ConditionType } from './constants.js';
+
+/** An int or a percentage string such as "50%" (Kubernetes intstr, as PDBs use it). */
+export type IntOrPercent = number | string;
+
+export type AntiAffinity = 'none' | 'preferred' | 'required';
+export type DriftPolicy = 'enforce' | 'warn' | 'off';
+
+export interface LabelSelectorRequirement {
+  key: string;
+  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+  values?: string[];
+}
+
+export interface LabelSelector {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: LabelSelectorRequirement[];
+}
+
+export interface TargetSpec {
+  /** Namespace of the Gloo install; defaults to the GlooHA's own namespace. */
+  namespace?: string;
+  /** Narrows the install's Deployments when one namespace holds several installs. */
+  selector?: LabelSelector;
+  /** Narrows to objects whose `meta.helm.sh/release-name` annotation has this value. */
+  helmRelease?: string;
+}
+
+export interface LeaderElectionSpec {
+  enabled?: boolean;
+  leaseDuration?: string;
+  renewDeadline?: string;
+  retryPeriod?: string;
+}
+
+export interface PodDisruptionBudgetSpec {
+  minAvailable?: IntOrPercent;
+  maxUnavailable?: IntOrPercent;
+}
+
+export interface TopologySpreadConstraintSpec {
+  maxSkew: number;
+  topologyKey: string;
+  whenUnsatisfiable: 'DoNotSchedule' | 'ScheduleAnyway';
+  minDomains?: number;
+  nodeAffinityPolicy?: 'Honor' | 'Ignore';
+  nodeTaintsPolicy?: 'Honor' | 'Ignore';
+  matchLabelKeys?: string[];
+}
+
+export interface GlooSpec {
+  replicas?: number;
+  leaderElection?: LeaderElectionSpec;
+  podDisruptionBudget?: PodDisruptionBudgetSpec;
+  antiAffinity?: AntiAffinity;
+  topologySpreadConstraints?: TopologySpreadConstraintSpec[];
+}
+
+export interface DiscoverySpec {
+  replicas?: number;
+}
+
+export interface AutoscalingSpec {
+  minReplicas: number;
+  maxReplicas: number;
+}
+
+export interface GatewayProxySpec {
+  /** The proxy's Deployment; defaults to the kebab-case of its key, as Gloo's chart names it. */
+  deploymentName?: string;
+  replicas?: number;
+  autoscaling?: AutoscalingSpec;
+  podDisruptionBudget?: PodDisruptionBudgetSpec;
+  antiAffinity?: AntiAffinity;
+  topologySpreadConstraints?: TopologySpreadConstraintSpec[];
+}
+
+export interface GlooHASpec {
+  target?: TargetSpec;
+  gloo?: GlooSpec;
+  discovery?: DiscoverySpec;
+  /** Keyed by the proxy's name under `gatewayProxies` in Gloo's Helm values (e.g. `gatewayProxy`). */
+  gatewayProxies?: Record<string, GatewayProxySpec>;
+  driftPolicy?: DriftPolicy;
+}
+
+/** The spec after schema defaulting: the fields the schema defaults are present. */
+export interface DefaultedSpec extends GlooHASpec {
+  gloo: GlooSpec & {
+    replicas: number;
+    leaderElection: Required<LeaderElectionSpec>;
+    antiAffinity: AntiAffinity;
+  };
+  discovery?: DiscoverySpec & { replicas: number };
+  gatewayProxies?: Record<string, GatewayProxySpec & { antiAffinity: AntiAffinity }>;
+  driftPolicy: DriftPolicy;
+}
+
+export interface ObjectMeta {
+  name: string;
+  namespace?: string;
+  uid?: string;
+  generation?: number;
+  resourceVersion?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  [key: string]: unknown;
+}
+
+export interface Condition {
+  type: ConditionType | string;
+  status: 'True' | 'False' | 'Unknown';
+  observedGeneration?: number;
+  lastTransitionTime: string;
+  reason: string;
+  message: string;
+}
+
+export interface PodDisruptionBudgetStatus {
+  name: string;
+  /** True when the PDB is glooha's; false when an existing one (e.g. the chart's) stands in. */
+  owned: boolean;
+  minAvailable?: IntOrPercent;
+  maxUnavailable?: IntOrPercent;
+  currentHealthy?: number;
+  desiredHealthy?: number;
+  disruptionsAllowed?: number;
+}
+
+export interface ComponentStatus {
+  deploymentName?: string;
+  desiredReplicas?: number;
+  replicas?: number;
+  readyReplicas?: number;
+  availableReplicas?: number;
+  autoscaling?: { hpaName: string; minReplicas: number; maxReplicas: number; currentReplicas?: number };
+  podDisruptionBudget?: PodDisruptionBudgetStatus;
+}
+
+export interface LeaderStatus {
+  /** holderIdentity of the `gloo` Lease (a gloo pod name), empty when nobody holds it. */
+  holder?: string;
+  /** Whether renewTime + leaseDuration is still in the future, as the operator observed it. */
+  fresh?: boolean;
+  renewTime?: string;
+  acquireTime?: string;
+  leaseDurationSeconds?: number;
+  leaseTransitions?: number;
+  /** When the operator last saw the holder change. */
+  lastTransitionTime?: string;
+}
+
+export interface WarningStatus {
+  code: string;
+  message: string;
+  component?: string;
+  path?: string;
+}
+
+export interface GlooHAStatus {
+  observedGeneration?: number;
+  conditions?: Condition[];
+  components?: {
+    gloo?: ComponentStatus;
+    discovery?: ComponentStatus;
+    gatewayProxies?: Record<string, ComponentStatus>;
+  };
+  leader?: LeaderStatus;
+  warnings?: WarningStatus[];
+  helmValuesConfigMap?: string;
+}
+
+export interface GlooHA {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  spec?: GlooHASpec;
+  status?: GlooHAStatus;
+}
+
+/** A GlooHA whose spec has been defaulted (and validated). */
+export interface DefaultedGlooHA extends GlooHA {
+  spec: DefaultedSpec;
+}

@@ -1,0 +1,112 @@
+// Validating a GlooHA the way the API server would: default it, check it against the schema, then run
+// every rule of the rule table on the nodes of its definition. Used by `glooha render` (offline) and by
+// the core as defence in depth, so an object that slipped past admission (an older CRD, a dry run)
+// still never reaches the cluster as objects.
+
+import { API_VERSION, KIND } from './constants.js';
+import { DEF, type Schema } from './openapi.js';
+import { RULES, type Rule } from './rules.js';
+import { glooHASchema, specSchema } from './schema.js';
+import { applyDefaults, joinPath, validateStructure, type FieldError } from './structural.js';
+import type { DefaultedGlooHA, DefaultedSpec, GlooHASpec } from './types.js';
+
+export type { FieldError } from './structural.js';
+
+export type ValidationResult<T> = { ok: true; value: T } | { ok: false; errors: FieldError[] };
+
+/** The spec with schema defaults filled in (no validation). */
+export function defaultSpec(spec: GlooHASpec | undefined): DefaultedSpec {
+  return applyDefaults(spec ?? {}, specSchema) as DefaultedSpec;
+}
+
+/** Validates a whole GlooHA object (apiVersion, kind, metadata.name, spec); status is ignored. */
+export function validateGlooHA(input: unknown): ValidationResult<DefaultedGlooHA> {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+    return { ok: false, errors: [{ path: '', message: 'must be a GlooHA object (a YAML mapping)' }] };
+  }
+  const raw = input as Record<string, unknown>;
+  const errors: FieldError[] = [];
+  if (raw.apiVersion !== API_VERSION) {
+    errors.push({
+      path: 'apiVersion',
+      message: `must be ${API_VERSION}, not ${JSON.stringify(raw.apiVersion)}`,
+    });
+  }
+  if (raw.kind !== KIND)
+    errors.push({ path: 'kind', message: `must be ${KIND}, not ${JSON.stringify(raw.kind)}` });
+  const metadata = raw.metadata as Record<string, unknown> | undefined;
+  if (typeof metadata?.name !== 'string' || metadata.name === '') {
+    errors.push({ path: 'metadata.name', message: 'is required: name the GlooHA (at most 63 characters)' });
+  } else if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(metadata.name)) {
+    errors.push({
+      path: 'metadata.name',
+      message:
+        'must be a lowercase RFC 1123 name: letters, digits, dashes and dots, starting and ending with a letter or digit',
+    });
+  }
+  const { status: _status, ...withoutStatus } = raw;
+  const defaulted = applyDefaults(withoutStatus, glooHASchema) as Record<string, unknown>;
+  const structural = validateStructure(defaulted, glooHASchema);
+  errors.push(...structural, ...runRules(defaulted, glooHASchema, structural));
+  if (errors.length > 0) return { ok: false, errors };
+  return { ok: true, value: defaulted as unknown as DefaultedGlooHA };
+}
+
+/** Runs the rule table over `value`, skipping nodes whose subtree already failed structurally. */
+export function runRules(
+  value: unknown,
+  schema: Schema,
+  structuralErrors: FieldError[] = [],
+  path = '',
+): FieldError[] {
+  const errors: FieldError[] = [];
+  visit(value, schema, path, (node, nodeSchema, nodePath) => {
+    const defName = nodeSchema[DEF];
+    if (!defName) return;
+    // A node whose subtree failed structurally is not checked further (its values may have the wrong
+    // type). The root's rules only read metadata, so only metadata errors stop them.
+    const broken =
+      nodePath === ''
+        ? structuralErrors.some((e) => e.path.startsWith('metadata'))
+        : structuralErrors.some(
+            (e) =>
+              e.path === nodePath || e.path.startsWith(`${nodePath}.`) || e.path.startsWith(`${nodePath}[`),
+          );
+    if (broken) return;
+    for (const rule of RULES.filter((r) => r.on === defName)) {
+      if (!rule.check(node as Record<string, unknown>)) {
+        errors.push({ path: errorPath(nodePath, rule), message: rule.message, ruleId: rule.id });
+      }
+    }
+  });
+  return errors;
+}
+
+/** Where the API server reports a CEL failure: the node's path plus the rule's fieldPath. */
+function errorPath(nodePath: string, rule: Rule): string {
+  if (!rule.fieldPath) return nodePath;
+  return joinPath(nodePath, rule.fieldPath.replace(/^\./, ''));
+}
+
+function visit(
+  value: unknown,
+  schema: Schema,
+  path: string,
+  fn: (node: unknown, schema: Schema, path: string) => void,
+): void {
+  if (value === undefined || value === null) return;
+  if (typeof value === 'object' && !Array.isArray(value)) fn(value, schema, path);
+  if (Array.isArray(value) && schema.items) {
+    value.forEach((item, i) => visit(item, schema.items as Schema, `${path}[${i}]`, fn));
+    return;
+  }
+  if (typeof value !== 'object' || Array.isArray(value)) return;
+  const record = value as Record<string, unknown>;
+  if (schema.additionalProperties) {
+    for (const [key, v] of Object.entries(record))
+      visit(v, schema.additionalProperties, `${path}[${key}]`, fn);
+  }
+  for (const [key, child] of Object.entries(schema.properties ?? {})) {
+    visit(record[key], child, joinPath(path, key), fn);
+  }
+}

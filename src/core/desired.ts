@@ -1,0 +1,478 @@
+// desired(glooHA, observedInstall): the pure heart of glooha. From a GlooHA and what the reconciler
+// observed of the Gloo install, it computes
+//   - owned:   objects glooha owns (PDBs, the leader-election Role and RoleBinding, the Helm values
+//              ConfigMap, HPAs it had to create), labelled and owner-referenced; the reconciler applies
+//              them and prunes any other object carrying this GlooHA's owner labels;
+//   - patches: partial server-side-apply bodies for objects Helm owns (Deployments, the chart's HPAs):
+//              only the fields glooha manages, never deleted;
+//   - findings: warnings and problems as data.
+// No I/O, no clock, no randomness: the same inputs give the same output, byte for byte.
+
+import { ENV_DISABLE_LEADER_ELECTION, GLOO_CONTAINER } from '../api/constants.js';
+import { scaledValue } from '../api/intstr.js';
+import type {
+  DefaultedGlooHA,
+  DefaultedSpec,
+  DriftPolicy,
+  GlooHA,
+  IntOrPercent,
+  PodDisruptionBudgetSpec,
+} from '../api/types.js';
+import { validateGlooHA, type FieldError } from '../api/validate.js';
+import { budgetOf, floorReplicas, intentsOf, type ComponentIntent } from './components.js';
+import { describeComponent, type Finding } from './findings.js';
+import { helmValues, type HelmValues } from './helm-values.js';
+import { helmValuesYaml } from './helm-values-yaml.js';
+import { LEASE_RULES, leaderElectionEnv } from './leader-election.js';
+import type { ObservedDeployment, ObservedInstall } from './observed.js';
+import { names, ownedMetadata, patchMetadata, type Owner } from './ownership.js';
+import { podAntiAffinity, topologySpreadConstraints } from './scheduling.js';
+import { copySelector, podLabelsOf, selects } from './selectors.js';
+import { renderObject, type KubeObject } from './templates.js';
+
+export interface ComponentPlan {
+  /** 'gloo', 'discovery' or 'gatewayProxies.<key>' (status.components key). */
+  id: string;
+  deploymentName: string;
+  /** False when the install has no such Deployment (a problem says so). */
+  found: boolean;
+  /** Fixed replicas, or the HPA's minReplicas for an autoscaled proxy. */
+  desiredReplicas: number;
+  /** Whether the Deployment patch sets spec.replicas (false when an HPA owns them). */
+  managesReplicas: boolean;
+  autoscaling?: { hpaName: string; owned: boolean; minReplicas: number; maxReplicas: number };
+  podDisruptionBudget?: {
+    name: string;
+    owned: boolean;
+    minAvailable?: IntOrPercent;
+    maxUnavailable?: IntOrPercent;
+  };
+}
+
+export interface Desired {
+  owner: Owner;
+  /** Namespace of the Gloo install (spec.target.namespace or the GlooHA's). */
+  installNamespace: string;
+  owned: KubeObject[];
+  patches: KubeObject[];
+  components: ComponentPlan[];
+  helmValues: HelmValues;
+  warnings: Finding[];
+  problems: Finding[];
+  /** Owned objects outside the GlooHA's namespace have no ownerReference: clean them up on deletion. */
+  needsFinalizer: boolean;
+  driftPolicy: DriftPolicy;
+  /** The validated, defaulted GlooHA the result was computed from. */
+  glooHA: DefaultedGlooHA;
+}
+
+export type DesiredResult = { ok: true; desired: Desired } | { ok: false; errors: FieldError[] };
+
+/** The namespace of the install a GlooHA targets. */
+export function installNamespaceOf(glooHA: GlooHA): string {
+  return glooHA.spec?.target?.namespace ?? glooHA.metadata.namespace ?? 'default';
+}
+
+export function desired(glooHA: GlooHA, observed: ObservedInstall): DesiredResult {
+  const validated = validateGlooHA(glooHA);
+  if (!validated.ok) return { ok: false, errors: validated.errors };
+  const g = validated.value;
+  const spec = g.spec;
+  const owner: Owner = {
+    name: g.metadata.name,
+    namespace: g.metadata.namespace ?? 'default',
+    uid: g.metadata.uid,
+  };
+  const ns = installNamespaceOf(g);
+  const ctx: Context = { owner, ns, observed, spec, owned: [], patches: [], warnings: [], problems: [] };
+
+  const values = helmValues(g);
+  ctx.owned.push(helmValuesConfigMap(ctx, g, values));
+
+  const components = intentsOf(spec).map((c) => planComponent(ctx, c));
+  leaderElectionRbac(ctx);
+  unmanagedFindings(ctx, spec);
+  return {
+    ok: true,
+    desired: {
+      owner,
+      installNamespace: ns,
+      owned: sortOwned(ctx.owned),
+      patches: ctx.patches,
+      components,
+      helmValues: values,
+      warnings: ctx.warnings,
+      problems: ctx.problems,
+      needsFinalizer: ctx.owned.some((o) => o.metadata.namespace !== owner.namespace),
+      driftPolicy: spec.driftPolicy,
+      glooHA: g,
+    },
+  };
+}
+
+interface Context {
+  owner: Owner;
+  ns: string;
+  observed: ObservedInstall;
+  spec: DefaultedSpec;
+  owned: KubeObject[];
+  patches: KubeObject[];
+  warnings: Finding[];
+  problems: Finding[];
+}
+
+const KIND_ORDER = ['ConfigMap', 'Role', 'RoleBinding', 'PodDisruptionBudget', 'HorizontalPodAutoscaler'];
+
+function sortOwned(objects: KubeObject[]): KubeObject[] {
+  return [...objects].sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind));
+}
+
+function observedDeployment(observed: ObservedInstall, c: ComponentIntent): ObservedDeployment | undefined {
+  if (c.role === 'gloo') return observed.gloo;
+  if (c.role === 'discovery') return observed.discovery;
+  return observed.gatewayProxies.find((d) => d.name === c.deploymentName);
+}
+
+function planComponent(ctx: Context, c: ComponentIntent): ComponentPlan {
+  const plan: ComponentPlan = {
+    id: c.id,
+    deploymentName: c.deploymentName,
+    found: false,
+    desiredReplicas: floorReplicas(c),
+    managesReplicas: false,
+  };
+  const dep = observedDeployment(ctx.observed, c);
+  if (!dep) {
+    ctx.problems.push(notFound(ctx, c));
+    return plan;
+  }
+  plan.found = true;
+  plan.deploymentName = dep.name;
+  plan.managesReplicas = planReplicas(ctx, c, dep, plan);
+  plan.podDisruptionBudget = planBudget(ctx, c, dep);
+  deploymentPatch(ctx, c, dep, plan.managesReplicas);
+  haFindings(ctx, c, plan);
+  return plan;
+}
+
+function notFound(ctx: Context, c: ComponentIntent): Finding {
+  if (c.role === 'gatewayProxy') {
+    return {
+      code: 'GatewayProxyNotFound',
+      component: c.id,
+      path: c.specPath,
+      message: `the install in namespace ${ctx.ns} has no Deployment ${c.deploymentName} for gatewayProxies.${c.key}; check the key against gatewayProxies in Gloo's Helm values, or set deploymentName`,
+    };
+  }
+  return {
+    code: 'DeploymentNotFound',
+    component: c.id,
+    path: c.specPath,
+    message: `the install in namespace ${ctx.ns} has no ${c.role} Deployment (label gloo=${c.role}); check spec.target${
+      c.role === 'discovery' ? ', or remove spec.discovery when discovery is disabled' : ''
+    }`,
+  };
+}
+
+/** HPAs: adopt the bounds on an existing one, create one when there is none; returns whether glooha sets replicas. */
+function planReplicas(
+  ctx: Context,
+  c: ComponentIntent,
+  dep: ObservedDeployment,
+  plan: ComponentPlan,
+): boolean {
+  const hpas = ctx.observed.hpas.filter((h) => h.targetName === dep.name && !h.ours);
+  if (c.autoscaling) {
+    const { minReplicas, maxReplicas } = c.autoscaling;
+    if (hpas.length > 1) {
+      ctx.problems.push({
+        code: 'MultipleHorizontalPodAutoscalers',
+        component: c.id,
+        message: `HPAs ${hpas.map((h) => h.name).join(', ')} all target Deployment ${dep.name}; the HPA controller refuses to scale a Deployment targeted by more than one (AmbiguousSelector): delete all but one`,
+      });
+    }
+    for (const h of hpas) {
+      ctx.patches.push(
+        renderObject('horizontal-pod-autoscaler-patch', {
+          metadata: patchMetadata(h.name, ctx.ns),
+          minReplicas,
+          maxReplicas,
+        }),
+      );
+    }
+    const first = hpas[0];
+    if (first) {
+      plan.autoscaling = { hpaName: first.name, owned: false, minReplicas, maxReplicas };
+    } else {
+      const name = names.hpa(dep.name);
+      ctx.owned.push(
+        renderObject('horizontal-pod-autoscaler', {
+          metadata: ownedMetadata(ctx.owner, name, ctx.ns, componentLabel(c)),
+          targetName: dep.name,
+          minReplicas,
+          maxReplicas,
+        }),
+      );
+      plan.autoscaling = { hpaName: name, owned: true, minReplicas, maxReplicas };
+    }
+    return false;
+  }
+  if (hpas.length > 0) {
+    ctx.problems.push({
+      code: 'HorizontalPodAutoscalerConflict',
+      component: c.id,
+      path: `${c.specPath}.replicas`,
+      message: `HPA ${hpas.map((h) => h.name).join(', ')} targets Deployment ${dep.name}, but the spec sets fixed replicas (${c.replicas}); glooha leaves replicas to the HPA. Use autoscaling in the spec, or delete the HPA`,
+    });
+    return false;
+  }
+  return true;
+}
+
+function sameBudget(a: PodDisruptionBudgetSpec, b: PodDisruptionBudgetSpec): boolean {
+  return (
+    String(a.minAvailable) === String(b.minAvailable) && String(a.maxUnavailable) === String(b.maxUnavailable)
+  );
+}
+
+/** glooha's PDB, unless another PDB already covers the pods (two PDBs make the eviction API refuse). */
+function planBudget(
+  ctx: Context,
+  c: ComponentIntent,
+  dep: ObservedDeployment,
+): ComponentPlan['podDisruptionBudget'] {
+  const budget = budgetOf(c);
+  const podLabels = podLabelsOf(dep);
+  const foreign = ctx.observed.pdbs.filter((p) => !p.ours && selects(p.selector, podLabels));
+  if (foreign.length > 1) {
+    ctx.problems.push({
+      code: 'MultiplePodDisruptionBudgets',
+      component: c.id,
+      message: `PDBs ${foreign.map((p) => p.name).join(', ')} all select the pods of ${dep.name}; the eviction API refuses to evict a pod covered by more than one PDB, so node drains fail: delete all but one`,
+    });
+    return undefined;
+  }
+  const existing = foreign[0];
+  if (existing) {
+    if (budget && !sameBudget(budget, existing)) {
+      ctx.problems.push({
+        code: 'ForeignPodDisruptionBudget',
+        component: c.id,
+        path: `${c.specPath}.podDisruptionBudget`,
+        message: `PDB ${existing.name} (not glooha's) already covers the pods of ${dep.name} with ${describeBudget(existing)}, not ${describeBudget(budget)}; glooha does not add a second PDB. Set it through the Helm values in ${names.helmValuesConfigMap(ctx.owner)}, or delete it so glooha manages the PDB`,
+      });
+    }
+    return {
+      name: existing.name,
+      owned: false,
+      minAvailable: existing.minAvailable,
+      maxUnavailable: existing.maxUnavailable,
+    };
+  }
+  if (!budget) return undefined;
+  const name = names.pdb(dep.name);
+  ctx.owned.push(
+    renderObject('pod-disruption-budget', {
+      metadata: ownedMetadata(ctx.owner, name, ctx.ns, componentLabel(c)),
+      selector: copySelector(dep.selector),
+      minAvailable: { set: budget.minAvailable !== undefined, value: budget.minAvailable ?? null },
+      maxUnavailable: { set: budget.minAvailable === undefined, value: budget.maxUnavailable ?? null },
+    }),
+  );
+  return { name, owned: true, ...budget };
+}
+
+function describeBudget(b: PodDisruptionBudgetSpec): string {
+  return b.minAvailable !== undefined
+    ? `minAvailable ${b.minAvailable}`
+    : `maxUnavailable ${String(b.maxUnavailable)}`;
+}
+
+function componentLabel(c: ComponentIntent): string {
+  return c.key ?? c.role;
+}
+
+function deploymentPatch(
+  ctx: Context,
+  c: ComponentIntent,
+  dep: ObservedDeployment,
+  managesReplicas: boolean,
+): void {
+  const podSpec: Record<string, unknown> = {};
+  const antiAffinity = podAntiAffinity(c.antiAffinity, dep.selector);
+  if (antiAffinity) podSpec.affinity = { podAntiAffinity: antiAffinity };
+  const spread = topologySpreadConstraints(c.topologySpreadConstraints, dep.selector);
+  if (spread) podSpec.topologySpreadConstraints = spread;
+  if (c.role === 'gloo') {
+    const env = glooEnv(ctx, c, dep);
+    if (env) podSpec.containers = [{ name: GLOO_CONTAINER, env }];
+  }
+  const setReplicas = managesReplicas && c.replicas !== undefined;
+  const setPodSpec = Object.keys(podSpec).length > 0;
+  if (!setReplicas && !setPodSpec) return;
+  ctx.patches.push(
+    renderObject('deployment-patch', {
+      metadata: patchMetadata(dep.name, ctx.ns),
+      replicas: { set: setReplicas, value: c.replicas ?? null },
+      podSpec: { set: setPodSpec, value: podSpec },
+    }),
+  );
+}
+
+function glooEnv(ctx: Context, c: ComponentIntent, dep: ObservedDeployment) {
+  const container = dep.containers.find((k) => k.name === GLOO_CONTAINER);
+  if (!container) {
+    ctx.problems.push({
+      code: 'GlooContainerNotFound',
+      component: c.id,
+      path: 'spec.gloo.leaderElection',
+      message: `Deployment ${dep.name} has no container named ${GLOO_CONTAINER} (it has ${dep.containers.map((k) => k.name).join(', ') || 'none'}), so glooha cannot set the leader-election env vars; Gloo keeps its defaults (15s/10s/2s)`,
+    });
+    return undefined;
+  }
+  const le = ctx.spec.gloo.leaderElection;
+  const disabledByOthers = container.env?.some(
+    (e) => e.name === ENV_DISABLE_LEADER_ELECTION && e.value === 'true',
+  );
+  if (le.enabled && disabledByOthers) {
+    ctx.problems.push({
+      code: 'LeaderElectionDisabledByHelm',
+      component: c.id,
+      path: 'spec.gloo.leaderElection.enabled',
+      message: `the gloo container sets ${ENV_DISABLE_LEADER_ELECTION}=true (gloo.disableLeaderElection in the Helm values), so every gloo replica acts as leader; remove gloo.disableLeaderElection from the Helm values (see ${names.helmValuesConfigMap(ctx.owner)})`,
+    });
+  }
+  return leaderElectionEnv(le);
+}
+
+function haFindings(ctx: Context, c: ComponentIntent, plan: ComponentPlan): void {
+  if (c.role === 'discovery') return;
+  const who = describeComponent(c.id);
+  const floor = floorReplicas(c);
+  if (floor === 1) {
+    ctx.warnings.push({
+      code: 'SingleReplica',
+      component: c.id,
+      path: c.autoscaling ? `${c.specPath}.autoscaling.minReplicas` : `${c.specPath}.replicas`,
+      message: c.autoscaling
+        ? `the HPA of ${who} may scale it down to a single replica: a node drain or crash then stops it (Polaris hpaMinAvailability); set autoscaling.minReplicas to 2 or more`
+        : `${who} runs a single replica: a node drain or crash stops it (Polaris deploymentMissingReplicas); set replicas to 2 or more`,
+    });
+  }
+  const pdb = plan.podDisruptionBudget;
+  if (!pdb) {
+    ctx.warnings.push({
+      code: 'NoPodDisruptionBudget',
+      component: c.id,
+      path: `${c.specPath}.podDisruptionBudget`,
+      message: `${who} has no PodDisruptionBudget, so a node drain may evict all its pods at once (Polaris missingPodDisruptionBudget); run 2 or more replicas and glooha adds one`,
+    });
+  } else {
+    budgetFindings(ctx, c, pdb, floor, who);
+  }
+  if (floor > 1 && c.antiAffinity === 'none') {
+    ctx.warnings.push({
+      code: 'NoAntiAffinity',
+      component: c.id,
+      path: `${c.specPath}.antiAffinity`,
+      message: `${who} has no pod anti-affinity, so its replicas may share a node and fail together (kube-score deployment-has-host-podantiaffinity); set antiAffinity: preferred`,
+    });
+  }
+}
+
+/** Checks the PDB that will be in force (glooha's or an existing one) against the replica floor. */
+function budgetFindings(
+  ctx: Context,
+  c: ComponentIntent,
+  pdb: NonNullable<ComponentPlan['podDisruptionBudget']>,
+  floor: number,
+  who: string,
+) {
+  const source = pdb.owned ? 'its PDB' : `PDB ${pdb.name}`;
+  if (pdb.minAvailable !== undefined) {
+    const min = scaledValue(pdb.minAvailable, floor);
+    if (min >= floor && c.autoscaling) {
+      ctx.warnings.push({
+        code: 'HPAMinReplicasBelowPDBMinAvailable',
+        component: c.id,
+        message: `${source} needs ${min} pods available but the HPA of ${who} may scale to ${floor}: at minReplicas every node drain blocks (Polaris pdbMinAvailableGreaterThanHPAMinReplicas)`,
+      });
+    } else if (min >= floor) {
+      ctx.warnings.push({
+        code: 'PDBAllowsFullOutage',
+        component: c.id,
+        message: `${source} needs ${min} of ${floor} pods available, so no pod can be evicted and every node drain blocks (Polaris pdbDisruptionsIsZero)`,
+      });
+    } else if (min === 0) {
+      ctx.warnings.push({
+        code: 'PDBProtectsNothing',
+        component: c.id,
+        message: `${source} has minAvailable ${String(pdb.minAvailable)}, which lets a drain evict every pod of ${who} at once`,
+      });
+    }
+  } else if (pdb.maxUnavailable !== undefined) {
+    const max = scaledValue(pdb.maxUnavailable, floor);
+    if (max >= floor) {
+      ctx.warnings.push({
+        code: 'PDBAllowsFullOutage',
+        component: c.id,
+        message: `${source} allows ${max} of ${floor} pods of ${who} to be unavailable, so a drain may evict all of them at once; use maxUnavailable: 1`,
+      });
+    } else if (max === 0) {
+      ctx.warnings.push({
+        code: 'PDBProtectsNothing',
+        component: c.id,
+        message: `${source} allows no disruption, so every node drain blocks (Polaris pdbDisruptionsIsZero)`,
+      });
+    }
+  }
+}
+
+function leaderElectionRbac(ctx: Context): void {
+  const gloo = ctx.observed.gloo;
+  if (!ctx.spec.gloo.leaderElection.enabled || !gloo) return;
+  const name = names.leaderElectionRole(ctx.owner);
+  ctx.owned.push(
+    renderObject('role', { metadata: ownedMetadata(ctx.owner, name, ctx.ns, 'gloo'), rules: LEASE_RULES }),
+    renderObject('role-binding', {
+      metadata: ownedMetadata(ctx.owner, name, ctx.ns, 'gloo'),
+      roleName: name,
+      serviceAccountName: gloo.serviceAccountName ?? 'default',
+      serviceAccountNamespace: ctx.ns,
+    }),
+  );
+}
+
+function helmValuesConfigMap(ctx: Context, g: DefaultedGlooHA, values: HelmValues): KubeObject {
+  return renderObject('helm-values-configmap', {
+    metadata: ownedMetadata(
+      ctx.owner,
+      names.helmValuesConfigMap(ctx.owner),
+      ctx.owner.namespace,
+      'helm-values',
+    ),
+    valuesYaml: helmValuesYaml(values, `${g.metadata.namespace ?? 'default'}/${g.metadata.name}`),
+  });
+}
+
+function unmanagedFindings(ctx: Context, spec: DefaultedSpec): void {
+  const managed = new Set(intentsOf(spec).map((c) => c.deploymentName));
+  for (const d of ctx.observed.gatewayProxies) {
+    if (managed.has(d.name)) continue;
+    ctx.warnings.push({
+      code: 'UnmanagedGatewayProxy',
+      component: `deployment/${d.name}`,
+      message: `gateway proxy Deployment ${d.name} is not in spec.gatewayProxies, so glooha leaves it alone${
+        d.replicas !== undefined ? ` (it runs ${d.replicas} replica${d.replicas === 1 ? '' : 's'})` : ''
+      }; add it to manage its availability`,
+    });
+  }
+  const discovery = ctx.observed.discovery;
+  if (!spec.discovery && discovery?.replicas !== undefined && discovery.replicas > 1) {
+    ctx.warnings.push({
+      code: 'DiscoveryReplicas',
+      component: 'discovery',
+      message: `discovery runs ${discovery.replicas} replicas, but it has no leader election and the replicas overwrite each other's Upstreams; set spec.discovery.replicas: 1`,
+    });
+  }
+}

@@ -1,0 +1,173 @@
+// The GlooHA as a values overlay for Gloo's chart (install/helm/gloo), so `helm upgrade -f` renders
+// the same replicas, env, PDBs, affinity and HPA bounds the operator applies and neither undoes the
+// other. Paths checked against the chart's values reference (docs/content/reference/values.txt) and
+// templates:
+//
+//   gloo.deployment.replicas / .customEnv / .affinity      gloo.podDisruptionBudget.{minAvailable|maxUnavailable}
+//   gloo.disableLeaderElection                             discovery.deployment.replicas
+//   gatewayProxies.<key>.kind.deployment.replicas          gatewayProxies.<key>.podDisruptionBudget
+//   gatewayProxies.<key>.antiAffinity / .affinity          gatewayProxies.<key>.topologySpreadConstraints
+//   gatewayProxies.<key>.horizontalPodAutoscaler.{apiVersion,minReplicas,maxReplicas}
+//
+// What the chart cannot express is reported by helmValuesNotes().
+
+import { defaultSpec } from '../api/validate.js';
+import type { GlooHA } from '../api/types.js';
+import { budgetOf, intentsOf, type ComponentIntent } from './components.js';
+import type { Finding } from './findings.js';
+import { leaderElectionEnv } from './leader-election.js';
+import { chartLabels } from './observed.js';
+import { podAntiAffinity, topologySpreadConstraints } from './scheduling.js';
+
+export type HelmValues = Record<string, unknown>;
+
+export function helmValues(glooHA: GlooHA): HelmValues {
+  const spec = defaultSpec(glooHA.spec);
+  const values: HelmValues = {};
+  for (const c of intentsOf(spec)) {
+    if (c.role === 'gloo') {
+      const le = spec.gloo.leaderElection;
+      const affinity = podAntiAffinity(c.antiAffinity, { matchLabels: chartLabels.gloo });
+      values.gloo = {
+        // Set both ways: a previous `true` in the user's own values would otherwise survive.
+        disableLeaderElection: !le.enabled,
+        deployment: {
+          replicas: c.replicas,
+          ...(le.enabled ? { customEnv: leaderElectionEnv(le) } : {}),
+          ...(affinity ? { affinity: { podAntiAffinity: affinity } } : {}),
+        },
+        ...budgetValues(c),
+      };
+    } else if (c.role === 'discovery') {
+      values.discovery = { deployment: { replicas: c.replicas } };
+    } else {
+      const proxies = (values.gatewayProxies ??= {}) as Record<string, unknown>;
+      proxies[c.key as string] = proxyValues(c);
+    }
+  }
+  return values;
+}
+
+function budgetValues(c: ComponentIntent): Record<string, unknown> {
+  const budget = budgetOf(c);
+  if (!budget) return {};
+  return {
+    podDisruptionBudget:
+      budget.minAvailable !== undefined
+        ? { minAvailable: budget.minAvailable }
+        : { maxUnavailable: budget.maxUnavailable },
+  };
+}
+
+function proxyValues(c: ComponentIntent): Record<string, unknown> {
+  const selector = { matchLabels: chartLabels.gatewayProxy(c.key as string) };
+  const affinity = podAntiAffinity(c.antiAffinity, selector);
+  const spread = topologySpreadConstraints(c.topologySpreadConstraints, selector);
+  return {
+    kind: {
+      deployment: {
+        // null deletes the chart's default (1): a Deployment under an HPA must not carry replicas,
+        // or every `helm upgrade` scales it back down.
+        replicas: c.autoscaling ? null : c.replicas,
+      },
+    },
+    // The chart's antiAffinity: true renders a rule over every proxy's pods (gloo: gateway-proxy);
+    // glooha's rule selects this proxy's pods only, through `affinity`, so turn the chart's off.
+    antiAffinity: false,
+    ...(affinity ? { affinity: { podAntiAffinity: affinity } } : {}),
+    ...(spread ? { topologySpreadConstraints: spread } : {}),
+    ...(c.autoscaling
+      ? {
+          horizontalPodAutoscaler: {
+            apiVersion: 'autoscaling/v2',
+            minReplicas: c.autoscaling.minReplicas,
+            maxReplicas: c.autoscaling.maxReplicas,
+          },
+        }
+      : {}),
+    ...budgetValues(c),
+  };
+}
+
+/** What the Helm values cannot carry, or carry with side effects: shown by render and in docs. */
+export function helmValuesNotes(glooHA: GlooHA): Finding[] {
+  const spec = defaultSpec(glooHA.spec);
+  const notes: Finding[] = [];
+  if (spec.gloo.leaderElection.enabled) {
+    notes.push({
+      code: 'HelmListReplaced',
+      component: 'gloo',
+      path: 'gloo.deployment.customEnv',
+      message:
+        'gloo.deployment.customEnv is a list, and Helm replaces lists instead of merging them: add any customEnv entries of your own values file to this list',
+    });
+  }
+  if (spec.gloo.topologySpreadConstraints?.length) {
+    notes.push({
+      code: 'HelmCannotExpress',
+      component: 'gloo',
+      path: 'spec.gloo.topologySpreadConstraints',
+      message:
+        "Gloo's chart has no topologySpreadConstraints for the gloo Deployment: only the operator applies them (a helm upgrade does not remove them, since Helm never set them)",
+    });
+  }
+  for (const c of intentsOf(spec)) {
+    if (c.podDisruptionBudget?.minAvailable === 0) {
+      notes.push({
+        code: 'HelmCannotExpress',
+        component: c.id,
+        path: `${c.specPath}.podDisruptionBudget.minAvailable`,
+        message:
+          "the chart renders minAvailable only when it is truthy, so minAvailable: 0 yields a PDB with neither field; use maxUnavailable: '100%' for the same effect",
+      });
+    }
+  }
+  const intents = intentsOf(spec).filter((c) => c.role === 'gatewayProxy');
+  const base = intents.find((c) => c.key === 'gatewayProxy');
+  for (const c of intents) {
+    if (c.autoscaling) {
+      notes.push({
+        code: 'HelmReplicasRemoved',
+        component: c.id,
+        path: `gatewayProxies.${c.key}.kind.deployment.replicas`,
+        message:
+          'replicas is set to null so that the HPA owns it; the first helm upgrade that drops it resets the Deployment to 1 replica until the HPA scales it back up',
+      });
+    }
+    if (c.topologySpreadConstraints?.length) {
+      notes.push({
+        code: 'HelmListReplaced',
+        component: c.id,
+        path: `gatewayProxies.${c.key}.topologySpreadConstraints`,
+        message:
+          'topologySpreadConstraints is a list: Helm replaces it, so merge any constraints of your own values file into it',
+      });
+    }
+    if (base && c !== base) notes.push(...inheritedFromGatewayProxy(base, c));
+  }
+  return notes;
+}
+
+/**
+ * The chart's PDB and HPA templates merge gatewayProxies.gatewayProxy into every other proxy before
+ * rendering, so another proxy inherits whatever of those gatewayProxy sets and it does not.
+ */
+function inheritedFromGatewayProxy(base: ComponentIntent, c: ComponentIntent): Finding[] {
+  const keyOf = (b: { minAvailable?: unknown }) =>
+    b.minAvailable !== undefined ? 'minAvailable' : 'maxUnavailable';
+  const baseBudget = budgetOf(base);
+  const ownBudget = budgetOf(c);
+  const clashes: string[] = [];
+  if (baseBudget && ownBudget && keyOf(baseBudget) !== keyOf(ownBudget)) {
+    clashes.push(
+      `gatewayProxy's podDisruptionBudget.${keyOf(baseBudget)} next to its own ${keyOf(ownBudget)} (the API server rejects a PDB with both)`,
+    );
+  }
+  if (base.autoscaling && !c.autoscaling)
+    clashes.push("gatewayProxy's horizontalPodAutoscaler although it has fixed replicas");
+  return clashes.map((what) => ({
+    code: 'HelmProxyDefaultsInherited' as const,
+    component: c.id,
+    message: `Gloo's chart merges gatewayProxies.gatewayProxy into gatewayProxies.${c.key} when it renders PDBs and HPAs, so ${c.key} would inherit ${what}; give both proxies the same kind of setting, or leave this one to the operator`,
+  }));
+}

@@ -1,0 +1,32 @@
+// The pure core: from a GlooHA and the observed install to the objects glooha applies, the Helm
+// values, and findings. No I/O beyond reading the bundled templates once.
+export {
+  desired,
+  installNamespaceOf,
+  type Desired,
+  type DesiredResult,
+  type ComponentPlan,
+} from './desired.js';
+export { helmValues, helmValuesNotes, type HelmValues } from './helm-values.js';
+export { helmValuesYaml } from './helm-values-yaml.js';
+export {
+  chartInstall,
+  chartLabels,
+  kebabCase,
+  proxyDeploymentName,
+  type ObservedInstall,
+  type ObservedDeployment,
+  type ObservedContainer,
+  type ObservedHPA,
+  type ObservedPDB,
+} from './observed.js';
+export { ownedSelector, ownerLabels, names, type Owner } from './ownership.js';
+export {
+  formatFinding,
+  type Finding,
+  type FindingCode,
+  type WarningCode,
+  type ProblemCode,
+} from './findings.js';
+export { LEASE_RULES, leaderElectionEnv } from './leader-election.js';
+export { TemplateError, type KubeObject } from './templates.js';

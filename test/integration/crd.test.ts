@@ -1,0 +1,483 @@
+// The generated CRD against a real API server: it installs; every rule's bad cases are rejected with
+// the rule's message at the rule's path and every good case is accepted (the same cases the unit tests
+// give the TypeScript validator, so CEL and TypeScript cannot drift); the server's defaulting equals
+// applyDefaults; status is a subresource; printer columns; and the objects `glooha render` prints are
+// accepted by the server, with the leader-election Role granting exactly what Gloo's election needs.
+import {
+  ApiException,
+  ApiextensionsV1Api,
+  AppsV1Api,
+  CoordinationV1Api,
+  CustomObjectsApi,
+  KubernetesObjectApi,
+  PatchStrategy,
+  type KubernetesObject,
+  type V1Deployment,
+} from '@kubernetes/client-node';
+import { readFileSync } from 'node:fs';
+import { request, type RequestOptions } from 'node:https';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CRD_NAME, GROUP, MANAGER, PLURAL, VERSION } from '../../src/api/constants.js';
+import { PRINTER_COLUMNS } from '../../src/api/crd.js';
+import { RULES } from '../../src/api/rules.js';
+import type { GlooHA } from '../../src/api/types.js';
+import { defaultSpec } from '../../src/api/validate.js';
+import { desired } from '../../src/core/desired.js';
+import { chartInstall, chartLabels } from '../../src/core/observed.js';
+import { adminKubeConfig, createNamespace, kubeConfigFor } from '../support/cluster.js';
+import { RULE_CASES, glooHAObject } from '../unit/api/rule-cases.js';
+
+const repoRoot = join(import.meta.dirname, '..', '..');
+const coords = { group: GROUP, version: VERSION, plural: PLURAL };
+
+interface StatusCause {
+  reason?: string;
+  message?: string;
+  field?: string;
+}
+
+/** The Status causes of a rejected request. */
+function causesOf(err: unknown): StatusCause[] {
+  if (!(err instanceof ApiException)) throw err;
+  expect(err.code, String(err.body)).toBe(422);
+  const body = (typeof err.body === 'string' ? JSON.parse(err.body) : err.body) as {
+    details?: { causes?: StatusCause[] };
+  };
+  return body.details?.causes ?? [];
+}
+
+async function rejection(api: CustomObjectsApi, namespace: string, body: object): Promise<StatusCause[]> {
+  try {
+    await api.createNamespacedCustomObject({ ...coords, namespace, body, dryRun: 'All' });
+  } catch (err) {
+    return causesOf(err);
+  }
+  throw new Error('the API server accepted it');
+}
+
+let api: CustomObjectsApi;
+let ns: string;
+
+beforeAll(async () => {
+  await applyCrd();
+  api = adminKubeConfig().makeApiClient(CustomObjectsApi);
+  ns = await createNamespace('crd');
+});
+
+describe('the GlooHA CRD', () => {
+  it('installs with every CEL rule of the table, the short name, status subresource and printer columns', async () => {
+    const stored = JSON.parse(
+      await raw('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRD_NAME}`),
+    ) as object;
+    expect(JSON.stringify(stored).match(/"x-kubernetes-validations"/g)?.length).toBeGreaterThan(0);
+    for (const rule of RULES) expect(JSON.stringify(stored), rule.id).toContain(JSON.stringify(rule.rule));
+    expect(JSON.stringify(stored)).toContain('"shortNames":["gha"]');
+    const table = await getTable(`/apis/${GROUP}/${VERSION}/namespaces/${ns}/${PLURAL}`);
+    expect(table.columnDefinitions.map((c) => c.name)).toEqual([
+      'Name',
+      ...PRINTER_COLUMNS.map((c) => c.name),
+    ]);
+    expect(table.columnDefinitions.filter((c) => c.priority === 0).map((c) => c.name)).toEqual([
+      'Name',
+      'Ready',
+      'Gloo',
+      'Leader',
+      'Age',
+    ]);
+  });
+
+  describe('rejects every bad case with the rule message at the rule path (same cases as the unit tests)', () => {
+    for (const [id, cases] of Object.entries(RULE_CASES)) {
+      const rule = RULES.find((r) => r.id === id);
+      for (const bad of cases.bad) {
+        it(`${id}: ${bad.name}`, async () => {
+          const causes = await rejection(api, ns, glooHAObject(bad.spec, bad.metadataName ?? 'bad'));
+          expect(causes).toHaveLength(1);
+          expect(causes[0]?.field).toBe(bad.path);
+          expect(causes[0]?.message).toContain(rule?.message);
+        });
+      }
+    }
+  });
+
+  describe('accepts every good case and defaults it exactly as applyDefaults does', () => {
+    let n = 0;
+    for (const [id, cases] of Object.entries(RULE_CASES)) {
+      for (const good of cases.good) {
+        it(`${id}: ${good.name}`, async () => {
+          const name = good.metadataName ?? `good-${++n}`;
+          const created = (await api.createNamespacedCustomObject({
+            ...coords,
+            namespace: ns,
+            body: glooHAObject(good.spec, name),
+          })) as GlooHA;
+          expect(created.spec).toEqual(defaultSpec(good.spec as GlooHA['spec']));
+        });
+      }
+    }
+  });
+
+  it('round-trips the production example with defaults applied', async () => {
+    const example = parse(readFileSync(join(repoRoot, 'examples', 'glooha.yaml'), 'utf8')) as GlooHA;
+    const body = { ...example, metadata: { name: 'example', namespace: ns } };
+    await api.createNamespacedCustomObject({ ...coords, namespace: ns, body });
+    const got = (await api.getNamespacedCustomObject({
+      ...coords,
+      namespace: ns,
+      name: 'example',
+    })) as GlooHA;
+    expect(got.spec).toEqual(defaultSpec(example.spec));
+    expect(got.metadata.generation).toBe(1);
+  });
+
+  it('defaults an empty spec to HA settings', async () => {
+    const created = (await api.createNamespacedCustomObject({
+      ...coords,
+      namespace: ns,
+      body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'GlooHA', metadata: { name: 'empty' } },
+    })) as GlooHA;
+    expect(created.spec).toEqual({
+      gloo: {
+        replicas: 2,
+        antiAffinity: 'preferred',
+        leaderElection: { enabled: true, leaseDuration: '15s', renewDeadline: '10s', retryPeriod: '2s' },
+      },
+      driftPolicy: 'enforce',
+    });
+  });
+
+  it('rejects structurally invalid values too (enum, type)', async () => {
+    const causes = await rejection(
+      api,
+      ns,
+      glooHAObject({ gloo: { antiAffinity: 'sometimes' }, driftPolicy: 'revert' }),
+    );
+    expect(
+      causes
+        .filter((c) => c.field !== '<nil>')
+        .map((c) => c.field)
+        .sort(),
+    ).toEqual(['spec.driftPolicy', 'spec.gloo.antiAffinity']);
+    // The server skips CEL rules on an object that fails the schema, and says so.
+    expect(causes.filter((c) => c.field === '<nil>').map((c) => c.message)).toEqual([
+      expect.stringContaining('validation rules were not checked'),
+    ]);
+  });
+
+  it('serves status as a subresource: status writes ignore spec, spec writes ignore status', async () => {
+    const name = 'status';
+    await api.createNamespacedCustomObject({ ...coords, namespace: ns, body: glooHAObject({}, name) });
+    const current = (await api.getNamespacedCustomObject({ ...coords, namespace: ns, name })) as GlooHA;
+    const status = {
+      observedGeneration: 1,
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          observedGeneration: 1,
+          lastTransitionTime: '2025-01-01T00:00:00Z',
+          reason: 'Reconciled',
+          message: 'all components available',
+        },
+        {
+          type: 'Reconciling',
+          status: 'False',
+          observedGeneration: 1,
+          lastTransitionTime: '2025-01-01T00:00:00Z',
+          reason: 'Reconciled',
+          message: '',
+        },
+      ],
+      components: {
+        gloo: {
+          deploymentName: 'gloo',
+          desiredReplicas: 2,
+          readyReplicas: 2,
+          podDisruptionBudget: { name: 'gloo-glooha', owned: true, maxUnavailable: 1, disruptionsAllowed: 1 },
+        },
+        gatewayProxies: {
+          publicGw: {
+            deploymentName: 'public-gw',
+            desiredReplicas: 3,
+            autoscaling: { hpaName: 'public-gw-hpa', minReplicas: 3, maxReplicas: 12, currentReplicas: 4 },
+            podDisruptionBudget: { name: 'public-gw-pdb', owned: false, minAvailable: '50%' },
+          },
+        },
+      },
+      leader: {
+        holder: 'gloo-7d9f-abcde',
+        fresh: true,
+        renewTime: '2025-01-01T00:00:05Z',
+        leaseDurationSeconds: 15,
+        leaseTransitions: 2,
+      },
+      warnings: [
+        { code: 'SingleReplica', component: 'gatewayProxies.publicGw', message: 'runs a single replica' },
+      ],
+      helmValuesConfigMap: 'status-helm-values',
+    };
+    const written = (await api.replaceNamespacedCustomObjectStatus({
+      ...coords,
+      namespace: ns,
+      name,
+      body: { ...current, spec: { ...current.spec, driftPolicy: 'off' }, status },
+    })) as GlooHA;
+    expect(written.status).toEqual(status);
+    expect(written.spec?.driftPolicy).toBe('enforce');
+    expect(written.metadata.generation).toBe(1);
+
+    const updated = (await api.replaceNamespacedCustomObject({
+      ...coords,
+      namespace: ns,
+      name,
+      body: {
+        ...written,
+        spec: { ...written.spec, driftPolicy: 'warn' },
+        status: { observedGeneration: 99 },
+      },
+    })) as GlooHA;
+    expect(updated.spec?.driftPolicy).toBe('warn');
+    expect(updated.status).toEqual(status);
+    expect(updated.metadata.generation).toBe(2);
+
+    const table = await getTable(`/apis/${GROUP}/${VERSION}/namespaces/${ns}/${PLURAL}/${name}`);
+    expect(table.rows[0]?.cells.slice(1, 4)).toEqual(['True', 2, 'gloo-7d9f-abcde']);
+  });
+});
+
+describe('objects glooha renders are accepted by the API server', () => {
+  let installNs: string;
+  let objects: KubernetesObjectApi;
+
+  beforeAll(async () => {
+    installNs = await createNamespace('install');
+    const apps = adminKubeConfig().makeApiClient(AppsV1Api);
+    objects = KubernetesObjectApi.makeApiClient(adminKubeConfig());
+    // Deployments laid out like Gloo's chart, so the partial applies have something to merge into.
+    for (const [name, labels, container, sa] of [
+      ['gloo', chartLabels.gloo, 'gloo', 'gloo'],
+      ['discovery', chartLabels.discovery, 'discovery', 'discovery'],
+      ['gateway-proxy', chartLabels.gatewayProxy('gatewayProxy'), 'gateway-proxy', 'gateway-proxy'],
+      ['public-gw', chartLabels.gatewayProxy('publicGw'), 'public-gw', 'gateway-proxy'],
+    ] as const) {
+      await apps.createNamespacedDeployment({
+        namespace: installNs,
+        body: chartDeployment(name, labels, container, sa),
+      });
+    }
+  });
+
+  it('server-side applies every owned object and patch of the production example', async () => {
+    const example = parse(readFileSync(join(repoRoot, 'examples', 'glooha.yaml'), 'utf8')) as GlooHA;
+    const g: GlooHA = { ...example, metadata: { name: 'prod', namespace: installNs } };
+    const result = desired(g, chartInstall(installNs, g.spec?.gatewayProxies ?? {}));
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    for (const obj of [...result.desired.owned, ...result.desired.patches]) {
+      await objects.patch(
+        obj as KubernetesObject,
+        undefined,
+        undefined,
+        MANAGER,
+        true,
+        PatchStrategy.ServerSideApply,
+      );
+    }
+    const apps = adminKubeConfig().makeApiClient(AppsV1Api);
+    const gloo = await apps.readNamespacedDeployment({ name: 'gloo', namespace: installNs });
+    expect(gloo.spec?.replicas).toBe(3);
+    const env = gloo.spec?.template.spec?.containers.find((c) => c.name === 'gloo')?.env ?? [];
+    expect(env).toEqual(
+      expect.arrayContaining([
+        { name: 'LEADER_ELECTION_LEASE_DURATION', value: '20s' },
+        { name: 'LEADER_ELECTION_RENEW_PERIOD', value: '15s' },
+        { name: 'LEADER_ELECTION_RETRY_PERIOD', value: '3s' },
+        {
+          name: 'POD_NAMESPACE',
+          valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } },
+        },
+      ]),
+    );
+    expect(gloo.spec?.template.spec?.containers[0]?.image).toBe('registry.invalid/gloo:1');
+    const proxy = await apps.readNamespacedDeployment({ name: 'public-gw', namespace: installNs });
+    // Replicas are the HPA's: glooha's apply does not own spec.replicas of an autoscaled proxy.
+    const ours = proxy.metadata?.managedFields?.find((m) => m.manager === MANAGER && m.operation === 'Apply');
+    expect(JSON.stringify(ours?.fieldsV1)).toContain('topologySpreadConstraints');
+    expect(JSON.stringify(ours?.fieldsV1)).not.toContain('"f:replicas"');
+    const glooFields = gloo.metadata?.managedFields?.find(
+      (m) => m.manager === MANAGER && m.operation === 'Apply',
+    );
+    expect(JSON.stringify(glooFields?.fieldsV1)).toContain('"f:replicas"');
+    expect(proxy.spec?.template.spec?.topologySpreadConstraints?.[0]?.labelSelector?.matchLabels).toEqual(
+      chartLabels.gatewayProxy('publicGw'),
+    );
+  });
+
+  it('grants gloo exactly what leader election on the gloo Lease needs', async () => {
+    const g: GlooHA = {
+      apiVersion: `${GROUP}/${VERSION}`,
+      kind: 'GlooHA',
+      metadata: { name: 'rbac', namespace: installNs },
+      spec: {},
+    };
+    const result = desired(g, chartInstall(installNs, {}));
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    for (const obj of result.desired.owned.filter((o) => o.kind === 'Role' || o.kind === 'RoleBinding')) {
+      await objects.patch(
+        obj as KubernetesObject,
+        undefined,
+        undefined,
+        MANAGER,
+        true,
+        PatchStrategy.ServerSideApply,
+      );
+    }
+    const leases = (await kubeConfigFor(installNs, 'gloo')).makeApiClient(CoordinationV1Api);
+    const lease = (name: string) => ({
+      metadata: { name },
+      spec: { holderIdentity: 'gloo-0', leaseDurationSeconds: 15 },
+    });
+    const status = (p: Promise<unknown>) =>
+      p.then(
+        () => 200,
+        (e: unknown) => (e instanceof ApiException ? e.code : Promise.reject(e)),
+      );
+
+    // What client-go's LeaseLock does: create, get, update the gloo Lease.
+    expect(await status(leases.createNamespacedLease({ namespace: installNs, body: lease('gloo') }))).toBe(
+      200,
+    );
+    const got = await leases.readNamespacedLease({ name: 'gloo', namespace: installNs });
+    expect(
+      await status(
+        leases.replaceNamespacedLease({
+          name: 'gloo',
+          namespace: installNs,
+          body: { ...got, spec: { ...got.spec, holderIdentity: 'gloo-1' } },
+        }),
+      ),
+    ).toBe(200);
+    expect(
+      await status(leases.listNamespacedLease({ namespace: installNs, fieldSelector: 'metadata.name=gloo' })),
+    ).toBe(200);
+    // Nothing else: other Leases cannot be read or changed, and an unfiltered list is refused.
+    expect(await status(leases.readNamespacedLease({ name: 'kube-scheduler', namespace: installNs }))).toBe(
+      403,
+    );
+    expect(await status(leases.listNamespacedLease({ namespace: installNs }))).toBe(403);
+    expect(await status(leases.deleteNamespacedLease({ name: 'gloo', namespace: installNs }))).toBe(403);
+  });
+});
+
+function chartDeployment(
+  name: string,
+  labels: Record<string, string>,
+  container: string,
+  sa: string,
+): V1Deployment {
+  return {
+    metadata: { name, labels: { app: 'gloo', ...labels } },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: labels },
+      template: {
+        metadata: { labels },
+        spec: {
+          serviceAccountName: sa,
+          containers: [
+            {
+              name: container,
+              image: `registry.invalid/${container}:1`,
+              env: [{ name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }],
+            },
+          ],
+        },
+      },
+    },
+  };
+}
+
+interface Table {
+  columnDefinitions: { name: string; priority: number }[];
+  rows: { cells: unknown[] }[];
+}
+
+/** GET as a meta.k8s.io Table (what kubectl get prints). */
+async function getTable(path: string): Promise<Table> {
+  return JSON.parse(
+    await raw('GET', path, undefined, { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' }),
+  ) as Table;
+}
+
+/**
+ * Server-side applies crds/glooha.io_gloohas.yaml as YAML text and waits until it is Established.
+ * Not through client-node's typed clients: their serializer drops every x-kubernetes-* field of a
+ * CRD schema (int-or-string, validations), which makes the API server reject it or, worse, accept it
+ * without its CEL rules.
+ */
+async function applyCrd(): Promise<void> {
+  const text = readFileSync(join(repoRoot, 'crds', 'glooha.io_gloohas.yaml'), 'utf8');
+  await raw(
+    'PATCH',
+    `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRD_NAME}?fieldManager=glooha-crd-test&force=true`,
+    text,
+    {
+      'Content-Type': 'application/apply-patch+yaml',
+    },
+  );
+  const ext = adminKubeConfig().makeApiClient(ApiextensionsV1Api);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const crd = await ext.readCustomResourceDefinition({ name: CRD_NAME });
+    if (crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) return;
+    if (Date.now() > deadline) throw new Error(`CRD ${CRD_NAME} not Established after 30s`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** A request with the admin credentials; resolves to the body of a 2xx response, retrying 429s as client-go does. */
+async function raw(
+  method: string,
+  path: string,
+  body?: string,
+  headers: Record<string, string> = {},
+): Promise<string> {
+  for (let attempt = 0; ; attempt++) {
+    const res = await send(method, path, body, headers);
+    if (res.code === 429 && attempt < 20) {
+      await new Promise((r) => setTimeout(r, 250));
+      continue;
+    }
+    if (res.code >= 200 && res.code < 300) return res.text;
+    throw new Error(`${method} ${path}: ${res.code}: ${res.text}`);
+  }
+}
+
+async function send(
+  method: string,
+  path: string,
+  body: string | undefined,
+  headers: Record<string, string>,
+): Promise<{ code: number; text: string }> {
+  const kc = adminKubeConfig();
+  const server = new URL(kc.getCurrentCluster()?.server ?? '');
+  const opts: RequestOptions = {
+    hostname: server.hostname,
+    port: server.port,
+    path,
+    method,
+    headers: { Accept: 'application/json', ...headers },
+  };
+  await kc.applyToHTTPSOptions(opts);
+  return new Promise((resolve, reject) => {
+    const req = request(opts, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () => resolve({ code: res.statusCode ?? 0, text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}

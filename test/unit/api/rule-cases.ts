@@ -1,0 +1,427 @@
+// Conformance cases for the rule table (src/api/rules.ts): for every rule, specs it must reject (with
+// the path the API server reports) and specs it must accept. The unit tests run them through the
+// TypeScript validator and the integration test through a real API server with the generated CRD, so
+// a CEL expression and its TypeScript twin cannot disagree without a test failing.
+//
+// Each bad case is otherwise valid: it breaks exactly that one rule, so both sides must report exactly
+// one error. Each good case is a fully valid GlooHA.
+
+import { API_VERSION, KIND } from '../../../src/api/constants.js';
+import type { GlooHASpec } from '../../../src/api/types.js';
+
+export interface BadCase {
+  name: string;
+  spec: GlooHASpec | Record<string, unknown>;
+  /** Field path the error is reported at (the API server's `causes[].field`). */
+  path: string;
+  metadataName?: string;
+}
+
+export interface GoodCase {
+  name: string;
+  spec: GlooHASpec | Record<string, unknown>;
+  metadataName?: string;
+}
+
+export interface RuleCases {
+  bad: BadCase[];
+  good: GoodCase[];
+}
+
+export function glooHAObject(spec: unknown, name = 'ha', namespace?: string): Record<string, unknown> {
+  return {
+    apiVersion: API_VERSION,
+    kind: KIND,
+    metadata: { name, ...(namespace ? { namespace } : {}) },
+    spec,
+  };
+}
+
+const gloo = (g: Record<string, unknown>) => ({ gloo: g });
+const le = (l: Record<string, unknown>) => gloo({ leaderElection: l });
+const proxy = (p: Record<string, unknown>, name = 'gatewayProxy') => ({ gatewayProxies: { [name]: p } });
+const GP = 'spec.gatewayProxies[gatewayProxy]';
+const zone = 'topology.kubernetes.io/zone';
+
+export const RULE_CASES: Record<string, RuleCases> = {
+  'name-length': {
+    bad: [{ name: '64 characters', spec: {}, metadataName: 'a'.repeat(64), path: 'metadata.name' }],
+    good: [{ name: '63 characters', spec: {}, metadataName: 'a'.repeat(63) }],
+  },
+  'gloo-replicas-min': {
+    bad: [
+      { name: 'zero', spec: gloo({ replicas: 0 }), path: 'spec.gloo.replicas' },
+      { name: 'negative', spec: gloo({ replicas: -1 }), path: 'spec.gloo.replicas' },
+    ],
+    good: [{ name: 'one', spec: gloo({ replicas: 1 }) }],
+  },
+  'gloo-replicas-need-leader-election': {
+    bad: [
+      {
+        name: 'three replicas without leader election',
+        spec: gloo({ replicas: 3, leaderElection: { enabled: false } }),
+        path: 'spec.gloo.leaderElection.enabled',
+      },
+      {
+        name: 'default replicas (2) without leader election',
+        spec: gloo({ leaderElection: { enabled: false } }),
+        path: 'spec.gloo.leaderElection.enabled',
+      },
+    ],
+    good: [
+      {
+        name: 'one replica without leader election',
+        spec: gloo({ replicas: 1, leaderElection: { enabled: false } }),
+      },
+      {
+        name: 'three replicas with leader election',
+        spec: gloo({ replicas: 3, leaderElection: { enabled: true } }),
+      },
+    ],
+  },
+  'gloo-pdb-min-available-below-replicas': {
+    bad: [
+      {
+        name: 'minAvailable equal to replicas',
+        spec: gloo({ replicas: 3, podDisruptionBudget: { minAvailable: 3 } }),
+        path: 'spec.gloo.podDisruptionBudget.minAvailable',
+      },
+      {
+        name: 'minAvailable above replicas',
+        spec: gloo({ replicas: 2, podDisruptionBudget: { minAvailable: 5 } }),
+        path: 'spec.gloo.podDisruptionBudget.minAvailable',
+      },
+      {
+        name: '60% of 2 rounds up to 2',
+        spec: gloo({ replicas: 2, podDisruptionBudget: { minAvailable: '60%' } }),
+        path: 'spec.gloo.podDisruptionBudget.minAvailable',
+      },
+    ],
+    good: [
+      { name: 'one below', spec: gloo({ replicas: 3, podDisruptionBudget: { minAvailable: 2 } }) },
+      { name: '50% of 2 is 1', spec: gloo({ replicas: 2, podDisruptionBudget: { minAvailable: '50%' } }) },
+      { name: '0 of 1', spec: gloo({ replicas: 1, podDisruptionBudget: { minAvailable: 0 } }) },
+    ],
+  },
+  'lease-duration-format': {
+    bad: [
+      { name: 'no unit', spec: le({ leaseDuration: '15' }), path: 'spec.gloo.leaderElection.leaseDuration' },
+      {
+        name: 'words',
+        spec: le({ leaseDuration: 'fifteen' }),
+        path: 'spec.gloo.leaderElection.leaseDuration',
+      },
+      {
+        name: 'negative',
+        spec: le({ leaseDuration: '-15s' }),
+        path: 'spec.gloo.leaderElection.leaseDuration',
+      },
+      { name: 'day unit', spec: le({ leaseDuration: '1d' }), path: 'spec.gloo.leaderElection.leaseDuration' },
+      {
+        name: 'microseconds',
+        spec: le({ leaseDuration: '15000000us' }),
+        path: 'spec.gloo.leaderElection.leaseDuration',
+      },
+      { name: 'space', spec: le({ leaseDuration: '15 s' }), path: 'spec.gloo.leaderElection.leaseDuration' },
+      {
+        name: 'upper-case unit',
+        spec: le({ leaseDuration: '15S' }),
+        path: 'spec.gloo.leaderElection.leaseDuration',
+      },
+    ],
+    good: [
+      { name: 'minutes', spec: le({ leaseDuration: '1m' }) },
+      { name: 'compound', spec: le({ leaseDuration: '1m30s', renewDeadline: '1m', retryPeriod: '10s' }) },
+      { name: 'fraction', spec: le({ leaseDuration: '15.5s' }) },
+    ],
+  },
+  'renew-deadline-format': {
+    bad: [
+      { name: 'no unit', spec: le({ renewDeadline: '10' }), path: 'spec.gloo.leaderElection.renewDeadline' },
+      {
+        name: 'two dots',
+        spec: le({ renewDeadline: '1.0.0s' }),
+        path: 'spec.gloo.leaderElection.renewDeadline',
+      },
+    ],
+    good: [{ name: 'milliseconds', spec: le({ renewDeadline: '9500ms' }) }],
+  },
+  'retry-period-format': {
+    bad: [
+      { name: 'zero', spec: le({ retryPeriod: '0s' }), path: 'spec.gloo.leaderElection.retryPeriod' },
+      { name: 'empty', spec: le({ retryPeriod: '' }), path: 'spec.gloo.leaderElection.retryPeriod' },
+    ],
+    good: [{ name: 'half a second', spec: le({ retryPeriod: '500ms' }) }],
+  },
+  'lease-duration-exceeds-renew-deadline': {
+    bad: [
+      {
+        name: 'equal',
+        spec: le({ leaseDuration: '10s', renewDeadline: '10s' }),
+        path: 'spec.gloo.leaderElection.leaseDuration',
+      },
+      {
+        name: 'shorter (different units)',
+        spec: le({ leaseDuration: '10s', renewDeadline: '10001ms' }),
+        path: 'spec.gloo.leaderElection.leaseDuration',
+      },
+    ],
+    good: [{ name: 'one millisecond longer', spec: le({ leaseDuration: '10001ms', renewDeadline: '10s' }) }],
+  },
+  'renew-deadline-exceeds-jittered-retry-period': {
+    bad: [
+      {
+        name: 'exactly 1.2 × retryPeriod',
+        spec: le({ renewDeadline: '2400ms', retryPeriod: '2s' }),
+        path: 'spec.gloo.leaderElection.renewDeadline',
+      },
+      {
+        name: 'shorter than retryPeriod',
+        spec: le({ renewDeadline: '1s', retryPeriod: '2s' }),
+        path: 'spec.gloo.leaderElection.renewDeadline',
+      },
+    ],
+    good: [
+      { name: 'just above 1.2 × retryPeriod', spec: le({ renewDeadline: '2401ms', retryPeriod: '2s' }) },
+      { name: "Flux's timings", spec: le({ leaseDuration: '35s', renewDeadline: '30s', retryPeriod: '5s' }) },
+    ],
+  },
+  'pdb-exactly-one': {
+    bad: [
+      { name: 'neither', spec: gloo({ podDisruptionBudget: {} }), path: 'spec.gloo.podDisruptionBudget' },
+      {
+        name: 'both',
+        spec: gloo({ replicas: 3, podDisruptionBudget: { minAvailable: 1, maxUnavailable: 1 } }),
+        path: 'spec.gloo.podDisruptionBudget',
+      },
+      {
+        name: 'both on a proxy',
+        spec: proxy({ replicas: 3, podDisruptionBudget: { minAvailable: 1, maxUnavailable: 1 } }),
+        path: `${GP}.podDisruptionBudget`,
+      },
+    ],
+    good: [
+      { name: 'maxUnavailable only', spec: gloo({ podDisruptionBudget: { maxUnavailable: '25%' } }) },
+      { name: 'minAvailable only', spec: proxy({ replicas: 3, podDisruptionBudget: { minAvailable: 2 } }) },
+    ],
+  },
+  'pdb-min-available-format': {
+    bad: [
+      {
+        name: 'number as string',
+        spec: gloo({ podDisruptionBudget: { minAvailable: '1' } }),
+        path: 'spec.gloo.podDisruptionBudget.minAvailable',
+      },
+      {
+        name: 'over 100%',
+        spec: gloo({ podDisruptionBudget: { minAvailable: '101%' } }),
+        path: 'spec.gloo.podDisruptionBudget.minAvailable',
+      },
+      {
+        name: 'negative',
+        spec: gloo({ podDisruptionBudget: { minAvailable: -1 } }),
+        path: 'spec.gloo.podDisruptionBudget.minAvailable',
+      },
+      {
+        name: 'word',
+        spec: gloo({ podDisruptionBudget: { minAvailable: 'half' } }),
+        path: 'spec.gloo.podDisruptionBudget.minAvailable',
+      },
+    ],
+    good: [
+      { name: 'zero percent', spec: gloo({ podDisruptionBudget: { minAvailable: '0%' } }) },
+      { name: 'integer', spec: gloo({ podDisruptionBudget: { minAvailable: 1 } }) },
+    ],
+  },
+  'pdb-max-unavailable-format': {
+    bad: [
+      {
+        name: 'number as string',
+        spec: gloo({ podDisruptionBudget: { maxUnavailable: '1' } }),
+        path: 'spec.gloo.podDisruptionBudget.maxUnavailable',
+      },
+      {
+        name: 'negative',
+        spec: gloo({ podDisruptionBudget: { maxUnavailable: -2 } }),
+        path: 'spec.gloo.podDisruptionBudget.maxUnavailable',
+      },
+      {
+        name: 'leading zero',
+        spec: gloo({ podDisruptionBudget: { maxUnavailable: '05%' } }),
+        path: 'spec.gloo.podDisruptionBudget.maxUnavailable',
+      },
+    ],
+    good: [
+      { name: 'percentage', spec: gloo({ podDisruptionBudget: { maxUnavailable: '34%' } }) },
+      { name: 'two', spec: gloo({ replicas: 4, podDisruptionBudget: { maxUnavailable: 2 } }) },
+    ],
+  },
+  'pdb-min-available-not-all': {
+    bad: [
+      {
+        name: 'gloo',
+        spec: gloo({ podDisruptionBudget: { minAvailable: '100%' } }),
+        path: 'spec.gloo.podDisruptionBudget.minAvailable',
+      },
+      {
+        name: 'autoscaled proxy',
+        spec: proxy({
+          autoscaling: { minReplicas: 2, maxReplicas: 6 },
+          podDisruptionBudget: { minAvailable: '100%' },
+        }),
+        path: `${GP}.podDisruptionBudget.minAvailable`,
+      },
+    ],
+    good: [{ name: '99%', spec: gloo({ replicas: 200, podDisruptionBudget: { minAvailable: '99%' } }) }],
+  },
+  'pdb-max-unavailable-not-zero': {
+    bad: [
+      {
+        name: 'zero',
+        spec: gloo({ podDisruptionBudget: { maxUnavailable: 0 } }),
+        path: 'spec.gloo.podDisruptionBudget.maxUnavailable',
+      },
+      {
+        name: 'zero percent',
+        spec: proxy({ replicas: 2, podDisruptionBudget: { maxUnavailable: '0%' } }),
+        path: `${GP}.podDisruptionBudget.maxUnavailable`,
+      },
+    ],
+    good: [
+      { name: 'one percent', spec: proxy({ replicas: 2, podDisruptionBudget: { maxUnavailable: '1%' } }) },
+    ],
+  },
+  'discovery-replicas': {
+    bad: [
+      { name: 'two', spec: { discovery: { replicas: 2 } }, path: 'spec.discovery.replicas' },
+      { name: 'negative', spec: { discovery: { replicas: -1 } }, path: 'spec.discovery.replicas' },
+    ],
+    good: [
+      { name: 'one', spec: { discovery: { replicas: 1 } } },
+      { name: 'zero (discovery stopped)', spec: { discovery: { replicas: 0 } } },
+      { name: 'defaulted', spec: { discovery: {} } },
+    ],
+  },
+  'gateway-proxy-names': {
+    bad: [
+      {
+        name: 'upper-case first letter',
+        spec: proxy({ replicas: 2 }, 'GatewayProxy'),
+        path: 'spec.gatewayProxies',
+      },
+      { name: 'underscore', spec: proxy({ replicas: 2 }, 'gateway_proxy'), path: 'spec.gatewayProxies' },
+      { name: 'trailing dash', spec: proxy({ replicas: 2 }, 'proxy-'), path: 'spec.gatewayProxies' },
+      { name: 'too long', spec: proxy({ replicas: 2 }, `p${'x'.repeat(63)}`), path: 'spec.gatewayProxies' },
+    ],
+    good: [
+      { name: 'camelCase', spec: proxy({ replicas: 2 }, 'publicGw') },
+      { name: 'kebab-case', spec: proxy({ replicas: 2 }, 'gateway-proxy-ssl') },
+    ],
+  },
+  'proxy-replicas-or-autoscaling': {
+    bad: [{ name: 'neither', spec: proxy({ antiAffinity: 'required' }), path: GP }],
+    good: [{ name: 'replicas', spec: proxy({ replicas: 2, antiAffinity: 'required' }) }],
+  },
+  'proxy-replicas-xor-autoscaling': {
+    bad: [
+      {
+        name: 'both',
+        spec: proxy({ replicas: 2, autoscaling: { minReplicas: 2, maxReplicas: 4 } }),
+        path: GP,
+      },
+    ],
+    good: [{ name: 'autoscaling only', spec: proxy({ autoscaling: { minReplicas: 2, maxReplicas: 4 } }) }],
+  },
+  'proxy-replicas-min': {
+    bad: [{ name: 'zero', spec: proxy({ replicas: 0 }), path: `${GP}.replicas` }],
+    good: [{ name: 'one', spec: proxy({ replicas: 1 }) }],
+  },
+  'proxy-pdb-min-available-below-replicas': {
+    bad: [
+      {
+        name: 'equal',
+        spec: proxy({ replicas: 2, podDisruptionBudget: { minAvailable: 2 } }),
+        path: `${GP}.podDisruptionBudget.minAvailable`,
+      },
+      {
+        name: '51% of 2',
+        spec: proxy({ replicas: 2, podDisruptionBudget: { minAvailable: '51%' } }),
+        path: `${GP}.podDisruptionBudget.minAvailable`,
+      },
+    ],
+    good: [{ name: 'one of two', spec: proxy({ replicas: 2, podDisruptionBudget: { minAvailable: 1 } }) }],
+  },
+  'proxy-pdb-min-available-below-min-replicas': {
+    bad: [
+      {
+        name: 'equal to minReplicas',
+        spec: proxy({
+          autoscaling: { minReplicas: 2, maxReplicas: 10 },
+          podDisruptionBudget: { minAvailable: 2 },
+        }),
+        path: `${GP}.podDisruptionBudget.minAvailable`,
+      },
+      {
+        name: '1% of one replica rounds up to 1',
+        spec: proxy({
+          autoscaling: { minReplicas: 1, maxReplicas: 5 },
+          podDisruptionBudget: { minAvailable: '1%' },
+        }),
+        path: `${GP}.podDisruptionBudget.minAvailable`,
+      },
+    ],
+    good: [
+      {
+        name: 'below minReplicas',
+        spec: proxy({
+          autoscaling: { minReplicas: 3, maxReplicas: 10 },
+          podDisruptionBudget: { minAvailable: 2 },
+        }),
+      },
+    ],
+  },
+  'autoscaling-min-replicas': {
+    bad: [
+      {
+        name: 'zero',
+        spec: proxy({ autoscaling: { minReplicas: 0, maxReplicas: 3 } }),
+        path: `${GP}.autoscaling.minReplicas`,
+      },
+    ],
+    good: [{ name: 'one', spec: proxy({ autoscaling: { minReplicas: 1, maxReplicas: 3 } }) }],
+  },
+  'autoscaling-min-le-max': {
+    bad: [
+      {
+        name: 'inverted',
+        spec: proxy({ autoscaling: { minReplicas: 5, maxReplicas: 3 } }),
+        path: `${GP}.autoscaling.maxReplicas`,
+      },
+    ],
+    good: [{ name: 'equal', spec: proxy({ autoscaling: { minReplicas: 3, maxReplicas: 3 } }) }],
+  },
+  'topology-spread-min-domains': {
+    bad: [
+      {
+        name: 'minDomains with ScheduleAnyway',
+        spec: gloo({
+          topologySpreadConstraints: [
+            { maxSkew: 1, topologyKey: zone, whenUnsatisfiable: 'ScheduleAnyway', minDomains: 2 },
+          ],
+        }),
+        path: 'spec.gloo.topologySpreadConstraints[0].minDomains',
+      },
+    ],
+    good: [
+      {
+        name: 'minDomains with DoNotSchedule',
+        spec: proxy({
+          replicas: 3,
+          topologySpreadConstraints: [
+            { maxSkew: 1, topologyKey: zone, whenUnsatisfiable: 'DoNotSchedule', minDomains: 3 },
+          ],
+        }),
+      },
+    ],
+  },
+};

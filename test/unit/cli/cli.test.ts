@@ -1,0 +1,272 @@
+// `glooha render`, in-process through a fake CliIO, plus the real executable once through tsx.
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments, stringify } from 'yaml';
+import { parseArgs } from '../../../src/cli/args.js';
+import { main } from '../../../src/cli/main.js';
+
+const repoRoot = join(import.meta.dirname, '..', '..', '..');
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+  docs: Record<string, any>[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+async function glooha(args: string[], files: Record<string, string> = {}, stdin = ''): Promise<Run> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(args, {
+    readFile: (path) => {
+      if (path in files) return files[path] as string;
+      if (path.startsWith('examples/')) return readFileSync(join(repoRoot, path), 'utf8');
+      throw Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' });
+    },
+    readStdin: async () => stdin,
+    stdout: (t) => (stdout += t),
+    stderr: (t) => (stderr += t),
+  });
+  const docs =
+    code === 0 && stdout ? parseAllDocuments(stdout).map((d) => d.toJS() as Record<string, unknown>) : [];
+  return { code, stdout, stderr, docs };
+}
+
+const kindsOf = (r: Run) => r.docs.map((d) => `${d.kind}/${d.metadata.name}`);
+
+describe('glooha render', () => {
+  it('prints the owned objects and the partial applies of the production example', async () => {
+    const r = await glooha(['render', '-f', 'examples/glooha.yaml']);
+    expect(r.code).toBe(0);
+    expect(kindsOf(r)).toEqual([
+      'ConfigMap/gloo-helm-values',
+      'Role/glooha-gloo-leader-election',
+      'RoleBinding/glooha-gloo-leader-election',
+      'PodDisruptionBudget/gloo-glooha',
+      'PodDisruptionBudget/gateway-proxy-glooha',
+      'PodDisruptionBudget/public-gw-glooha',
+      'HorizontalPodAutoscaler/public-gw-glooha',
+      'Deployment/gloo',
+      'Deployment/discovery',
+      'Deployment/gateway-proxy',
+      'Deployment/public-gw',
+    ]);
+    expect(r.stdout).toContain('# Partial Deployment gloo-system/gloo: server-side apply only');
+    expect(r.stderr).not.toMatch(/^(warning|problem):/m);
+    expect(r.stderr).toContain('no metadata.uid (offline render)');
+  });
+
+  it('renders the small example without warnings', async () => {
+    const r = await glooha(['render', '-f', 'examples/glooha-small.yaml']);
+    expect(r.code).toBe(0);
+    expect(kindsOf(r)).toContain('PodDisruptionBudget/gateway-proxy-glooha');
+    expect(r.stderr).not.toMatch(/^(warning|problem):/m);
+  });
+
+  it('prints only the Helm values with -o helm-values, with notes on stderr', async () => {
+    const r = await glooha(['render', '-f', 'examples/glooha.yaml', '--output', 'helm-values']);
+    expect(r.code).toBe(0);
+    expect(r.docs).toHaveLength(1);
+    expect(Object.keys(r.docs[0] ?? {})).toEqual(['gloo', 'discovery', 'gatewayProxies']);
+    expect(r.docs[0]?.gloo.deployment.replicas).toBe(3);
+    expect(r.stderr).toMatch(/^note: gloo-system\/gloo: \[HelmCannotExpress\]/m);
+  });
+
+  it('prints both with -o all, the Helm values last', async () => {
+    const r = await glooha(['render', '-f', 'examples/glooha.yaml', '-o=all']);
+    expect(r.code).toBe(0);
+    expect(r.docs).toHaveLength(12);
+    expect(r.docs[11]).toHaveProperty('gatewayProxies.publicGw.horizontalPodAutoscaler.maxReplicas', 12);
+  });
+
+  it('reads stdin with -f - and defaults the namespace', async () => {
+    const yaml = stringify({
+      apiVersion: 'glooha.io/v1alpha1',
+      kind: 'GlooHA',
+      metadata: { name: 'edge' },
+      spec: { gloo: { replicas: 3 } },
+    });
+    const r = await glooha(['render', '-f', '-', '-n', 'edge-system'], {}, yaml);
+    expect(r.code).toBe(0);
+    expect(r.docs.every((d) => d.metadata.namespace === 'edge-system')).toBe(true);
+  });
+
+  it('renders several GlooHAs from one stream', async () => {
+    const one = (name: string) =>
+      stringify({
+        apiVersion: 'glooha.io/v1alpha1',
+        kind: 'GlooHA',
+        metadata: { name, namespace: name },
+        spec: {},
+      });
+    const r = await glooha(['render', '-f', 'two.yaml'], { 'two.yaml': `${one('a')}---\n${one('b')}` });
+    expect(r.code).toBe(0);
+    expect(r.docs.filter((d) => d.kind === 'ConfigMap').map((d) => d.metadata.name)).toEqual([
+      'a-helm-values',
+      'b-helm-values',
+    ]);
+  });
+
+  it('prints warnings for weak settings on stderr and still exits 0', async () => {
+    const yaml = stringify({
+      apiVersion: 'glooha.io/v1alpha1',
+      kind: 'GlooHA',
+      metadata: { name: 'dev' },
+      spec: { gloo: { replicas: 1 } },
+    });
+    const r = await glooha(['render', '-f', 'dev.yaml'], { 'dev.yaml': yaml });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('warning: default/dev: [SingleReplica] gloo: gloo runs a single replica');
+    expect(r.stderr).toContain('warning: default/dev: [NoPodDisruptionBudget] gloo:');
+  });
+
+  it('uses an observed install from --install and prints the problems it shows', async () => {
+    const install = stringify({
+      namespace: 'gloo-system',
+      gloo: {
+        name: 'gloo',
+        selector: { matchLabels: { gloo: 'gloo' } },
+        containers: [{ name: 'gloo' }],
+        serviceAccountName: 'gloo',
+      },
+      gatewayProxies: [],
+      pdbs: [{ name: 'gloo-pdb', selector: { matchLabels: { gloo: 'gloo' } }, minAvailable: 1 }],
+    });
+    const r = await glooha(['render', '-f', 'examples/glooha-small.yaml', '--install', 'install.yaml'], {
+      'install.yaml': install,
+    });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(
+      'problem: gloo-system/gloo: [GatewayProxyNotFound] gatewayProxies.gatewayProxy:',
+    );
+    expect(r.stderr).toContain('[ForeignPodDisruptionBudget]');
+    expect(kindsOf(r)).not.toContain('PodDisruptionBudget/gloo-glooha');
+  });
+
+  describe('invalid input exits 2 and lists every problem, without a stack trace', () => {
+    it('spec problems, as path: message', async () => {
+      const yaml = stringify({
+        apiVersion: 'glooha.io/v1alpha1',
+        kind: 'GlooHA',
+        metadata: { name: 'bad' },
+        spec: {
+          gloo: { replicas: 3, leaderElection: { enabled: false, leaseDuration: '15' } },
+          discovery: { replicas: 2 },
+          gatewayProxies: { gatewayProxy: { replicas: 2, autoscaling: { minReplicas: 3, maxReplicas: 2 } } },
+        },
+      });
+      const r = await glooha(['render', '-f', 'bad.yaml'], { 'bad.yaml': yaml });
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.split('\n')).toEqual([
+        'glooha: bad.yaml is invalid:',
+        expect.stringMatching(
+          /^ {2}spec\.gloo\.leaderElection\.enabled: leaderElection\.enabled must be true when replicas is more than 1/,
+        ),
+        expect.stringMatching(
+          /^ {2}spec\.gloo\.leaderElection\.leaseDuration: leaseDuration must be a positive Go duration/,
+        ),
+        expect.stringMatching(/^ {2}spec\.discovery\.replicas: discovery\.replicas must be 0 or 1/),
+        expect.stringMatching(
+          /^ {2}spec\.gatewayProxies\[gatewayProxy\]: set replicas or autoscaling for the proxy, not both/,
+        ),
+        expect.stringMatching(
+          /^ {2}spec\.gatewayProxies\[gatewayProxy\]\.autoscaling\.maxReplicas: autoscaling\.maxReplicas must be at least/,
+        ),
+        '',
+      ]);
+      expect(r.stderr).not.toMatch(/\bat .*\.ts:\d+/);
+    });
+
+    it('YAML syntax errors', async () => {
+      const r = await glooha(['render', '-f', 'broken.yaml'], {
+        'broken.yaml': 'apiVersion: glooha.io/v1alpha1\nspec: [unclosed\n',
+      });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^glooha: broken.yaml is invalid:\n {2}YAML: /);
+    });
+
+    it('an object that is not a GlooHA, and an empty file', async () => {
+      const cm = await glooha(['render', '-f', 'cm.yaml'], {
+        'cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n',
+      });
+      expect(cm.code).toBe(2);
+      expect(cm.stderr).toContain('apiVersion: must be glooha.io/v1alpha1, not "v1"');
+      const empty = await glooha(['render', '-f', 'empty.yaml'], { 'empty.yaml': '' });
+      expect(empty.code).toBe(2);
+      expect(empty.stderr).toContain('no GlooHA found');
+    });
+
+    it('a file that cannot be read', async () => {
+      const r = await glooha(['render', '-f', 'missing.yaml']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toBe('glooha: missing.yaml is invalid:\n  cannot read missing.yaml: no such file\n');
+    });
+
+    it('an invalid --install file', async () => {
+      const r = await glooha(['render', '-f', 'examples/glooha-small.yaml', '--install', 'i.yaml'], {
+        'i.yaml': 'gloo: {name: 7}\nextra: 1\n',
+      });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('  namespace: must be a non-empty string');
+      expect(r.stderr).toContain('  gloo.name: must be a non-empty string');
+      expect(r.stderr).toContain('  extra: unknown field');
+    });
+
+    it.each([
+      [['render'], 'missing -f FILE'],
+      [
+        ['render', '-f', 'x', '-o', 'json'],
+        '--output must be one of manifests, helm-values, all, not "json"',
+      ],
+      [['render', '-f', 'x', '--dry-run'], 'unknown flag --dry-run'],
+      [['render', '-f'], 'flag -f needs a value'],
+      [['apply', '-f', 'x'], 'unknown command "apply"'],
+    ])('usage error %j', async (args, message) => {
+      const r = await glooha(args);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`glooha: ${message}`);
+      expect(r.stderr).toContain("Run 'glooha render --help' for usage.");
+    });
+  });
+
+  it('prints help and version', async () => {
+    const help = await glooha(['render', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--output WHAT');
+    expect((await glooha([])).stdout).toContain('Usage:');
+    expect((await glooha(['--version'])).stdout).toMatch(/^glooha \d+\.\d+\.\d+\n$/);
+  });
+
+  it('parses flags the kubectl way', () => {
+    expect(
+      parseArgs(['render', '--filename=a.yaml', '-o', 'all', '--install', 'i.yaml', '--namespace=ns']),
+    ).toEqual({
+      command: 'render',
+      filename: 'a.yaml',
+      output: 'all',
+      install: 'i.yaml',
+      namespace: 'ns',
+    });
+  });
+});
+
+describe('the glooha executable', () => {
+  const exec = promisify(execFile);
+  const tsx = join(repoRoot, 'node_modules', '.bin', 'tsx');
+
+  it('renders an example and exits 2 on invalid input', { timeout: 30_000 }, async () => {
+    const ok = await exec(tsx, ['src/cli/glooha.ts', 'render', '-f', 'examples/glooha.yaml'], {
+      cwd: repoRoot,
+    });
+    expect(parseAllDocuments(ok.stdout)).toHaveLength(11);
+    const bad = await exec(tsx, ['src/cli/glooha.ts', 'render', '-f', 'package.json'], {
+      cwd: repoRoot,
+    }).catch((e: { code: number; stderr: string }) => e);
+    expect('code' in bad && bad.code).toBe(2);
+    expect((bad as { stderr: string }).stderr).toMatch(/^glooha: package\.json is invalid:/);
+  });
+});

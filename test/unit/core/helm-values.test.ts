@@ -1,0 +1,204 @@
+// helmValues(): the chart paths for every option, the notes about what the chart cannot carry, and
+// agreement with the objects the operator applies (so Helm and the operator never undo each other).
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { helmValues, helmValuesNotes } from '../../../src/core/helm-values.js';
+import { helmValuesYaml } from '../../../src/core/helm-values-yaml.js';
+import { codes, get, glooHA, run } from './fixtures.js';
+
+describe('helmValues', () => {
+  it('maps gloo to gloo.deployment.{replicas,customEnv,affinity}, gloo.podDisruptionBudget and gloo.disableLeaderElection', () => {
+    expect(helmValues(glooHA({ gloo: { replicas: 3, antiAffinity: 'required' } }))).toEqual({
+      gloo: {
+        disableLeaderElection: false,
+        deployment: {
+          replicas: 3,
+          customEnv: [
+            { name: 'LEADER_ELECTION_LEASE_DURATION', value: '15s' },
+            { name: 'LEADER_ELECTION_RENEW_PERIOD', value: '10s' },
+            { name: 'LEADER_ELECTION_RETRY_PERIOD', value: '2s' },
+          ],
+          affinity: {
+            podAntiAffinity: {
+              requiredDuringSchedulingIgnoredDuringExecution: [
+                { labelSelector: { matchLabels: { gloo: 'gloo' } }, topologyKey: 'kubernetes.io/hostname' },
+              ],
+            },
+          },
+        },
+        podDisruptionBudget: { maxUnavailable: 1 },
+      },
+    });
+  });
+
+  it('disables leader election without lease env, and drops the PDB for a single replica', () => {
+    expect(
+      helmValues(glooHA({ gloo: { replicas: 1, leaderElection: { enabled: false }, antiAffinity: 'none' } })),
+    ).toEqual({
+      gloo: { disableLeaderElection: true, deployment: { replicas: 1 } },
+    });
+  });
+
+  it('maps discovery only when the spec names it', () => {
+    expect(helmValues(glooHA({}))).not.toHaveProperty('discovery');
+    expect(helmValues(glooHA({ discovery: { replicas: 0 } })).discovery).toEqual({
+      deployment: { replicas: 0 },
+    });
+  });
+
+  it('maps a proxy with fixed replicas to kind.deployment.replicas, affinity (chart antiAffinity off) and its PDB', () => {
+    const values = helmValues(
+      glooHA({
+        gatewayProxies: { gatewayProxy: { replicas: 3, podDisruptionBudget: { minAvailable: '50%' } } },
+      }),
+    );
+    expect((values.gatewayProxies as Record<string, unknown>).gatewayProxy).toEqual({
+      kind: { deployment: { replicas: 3 } },
+      antiAffinity: false,
+      affinity: {
+        podAntiAffinity: {
+          preferredDuringSchedulingIgnoredDuringExecution: [
+            {
+              weight: 100,
+              podAffinityTerm: {
+                labelSelector: {
+                  matchLabels: { gloo: 'gateway-proxy', 'gateway-proxy-id': 'gateway-proxy' },
+                },
+                topologyKey: 'kubernetes.io/hostname',
+              },
+            },
+          ],
+        },
+      },
+      podDisruptionBudget: { minAvailable: '50%' },
+    });
+  });
+
+  it('maps an autoscaled proxy to horizontalPodAutoscaler (autoscaling/v2, which the chart needs spelled out) and replicas: null', () => {
+    const values = helmValues(
+      glooHA({
+        gatewayProxies: {
+          publicGw: {
+            autoscaling: { minReplicas: 2, maxReplicas: 10 },
+            antiAffinity: 'none',
+            topologySpreadConstraints: [
+              { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway' },
+            ],
+          },
+        },
+      }),
+    );
+    expect((values.gatewayProxies as Record<string, unknown>).publicGw).toEqual({
+      kind: { deployment: { replicas: null } },
+      antiAffinity: false,
+      topologySpreadConstraints: [
+        {
+          maxSkew: 1,
+          topologyKey: 'topology.kubernetes.io/zone',
+          whenUnsatisfiable: 'ScheduleAnyway',
+          labelSelector: { matchLabels: { gloo: 'gateway-proxy', 'gateway-proxy-id': 'public-gw' } },
+        },
+      ],
+      horizontalPodAutoscaler: { apiVersion: 'autoscaling/v2', minReplicas: 2, maxReplicas: 10 },
+      podDisruptionBudget: { maxUnavailable: 1 },
+    });
+  });
+
+  it('keeps the null in YAML (it deletes the chart default)', () => {
+    const text = helmValuesYaml(
+      helmValues(
+        glooHA({ gatewayProxies: { gatewayProxy: { autoscaling: { minReplicas: 2, maxReplicas: 3 } } } }),
+      ),
+      'ns/ha',
+    );
+    expect(text).toMatch(/^# Helm values/);
+    expect(text).toContain('replicas: null');
+    expect(parse(text).gatewayProxies.gatewayProxy.kind.deployment).toEqual({ replicas: null });
+  });
+
+  it('produces the same fields the operator applies to a chart install (no Helm/operator fight)', () => {
+    const g = glooHA({
+      gloo: { replicas: 3, antiAffinity: 'required' },
+      gatewayProxies: {
+        gatewayProxy: {
+          replicas: 3,
+          topologySpreadConstraints: [
+            { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule' },
+          ],
+        },
+      },
+    });
+    const values = helmValues(g) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const d = run(g);
+    const glooPatch = get(d.patches, 'Deployment', 'gloo').spec as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(values.gloo.deployment.replicas).toBe(glooPatch.replicas);
+    expect(values.gloo.deployment.affinity).toEqual(glooPatch.template.spec.affinity);
+    expect(values.gloo.deployment.customEnv).toEqual(glooPatch.template.spec.containers[0].env);
+    const proxyPatch = get(d.patches, 'Deployment', 'gateway-proxy').spec as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(values.gatewayProxies.gatewayProxy.affinity).toEqual(proxyPatch.template.spec.affinity);
+    expect(values.gatewayProxies.gatewayProxy.topologySpreadConstraints).toEqual(
+      proxyPatch.template.spec.topologySpreadConstraints,
+    );
+    const pdb = get(d.owned, 'PodDisruptionBudget', 'gloo-glooha').spec as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(values.gloo.podDisruptionBudget).toEqual({ maxUnavailable: pdb.maxUnavailable });
+  });
+});
+
+describe('helmValuesNotes', () => {
+  it('flags the lists Helm replaces, what the chart cannot express, and replicas removed under an HPA', () => {
+    const notes = helmValuesNotes(
+      glooHA({
+        gloo: {
+          topologySpreadConstraints: [
+            { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway' },
+          ],
+        },
+        gatewayProxies: { gatewayProxy: { autoscaling: { minReplicas: 2, maxReplicas: 4 } } },
+      }),
+    );
+    expect(codes(notes)).toEqual(['HelmListReplaced', 'HelmCannotExpress', 'HelmReplicasRemoved']);
+  });
+
+  it("warns when the chart's gatewayProxy defaults would leak into another proxy", () => {
+    const notes = helmValuesNotes(
+      glooHA({
+        gatewayProxies: {
+          gatewayProxy: {
+            autoscaling: { minReplicas: 2, maxReplicas: 4 },
+            podDisruptionBudget: { minAvailable: 1 },
+          },
+          internalGw: { replicas: 2 },
+        },
+      }),
+    );
+    const inherited = notes.filter((n) => n.code === 'HelmProxyDefaultsInherited');
+    expect(inherited.map((n) => n.component)).toEqual([
+      'gatewayProxies.internalGw',
+      'gatewayProxies.internalGw',
+    ]);
+    expect(inherited[0]?.message).toContain(
+      'podDisruptionBudget.minAvailable next to its own maxUnavailable',
+    );
+    expect(inherited[1]?.message).toContain('horizontalPodAutoscaler');
+  });
+
+  it('says that the chart drops minAvailable: 0', () => {
+    const notes = helmValuesNotes(
+      glooHA({
+        gloo: { replicas: 1, leaderElection: { enabled: false }, podDisruptionBudget: { minAvailable: 0 } },
+      }),
+    );
+    expect(notes).toEqual([
+      expect.objectContaining({
+        code: 'HelmCannotExpress',
+        path: 'spec.gloo.podDisruptionBudget.minAvailable',
+      }),
+    ]);
+  });
+
+  it('has nothing to say about the leader election list when leader election is off', () => {
+    expect(helmValuesNotes(glooHA({ gloo: { replicas: 1, leaderElection: { enabled: false } } }))).toEqual(
+      [],
+    );
+  });
+});

@@ -1,0 +1,112 @@
+// Templates render data, never YAML from strings: hostile names, labels and values come out as the
+// same strings in the same place, and nothing else appears.
+import { describe, expect, it } from 'vitest';
+import { desired } from '../../../src/core/desired.js';
+import { TemplateError, renderObject } from '../../../src/core/templates.js';
+import { NS, glooHA, installFor } from './fixtures.js';
+
+const HOSTILE = [
+  'x\nkind: Secret',
+  'x\n---\napiVersion: v1\nkind: Secret\nmetadata: {name: pwned}',
+  '"quoted": "value"',
+  "it's {{json metadata}} & <b>html</b>",
+  '#not-a-comment',
+  '- item',
+  '&anchor *alias',
+  '!!binary aGVsbG8=',
+  'null',
+  'true',
+  '0x1F',
+  '1e3',
+  '\u2028line\u2029separators',
+  '}{][',
+  'trailing space ',
+];
+
+describe('renderObject', () => {
+  it.each(HOSTILE)('keeps %j a plain string in names, labels and values', (evil) => {
+    const metadata = { name: evil, namespace: evil, labels: { [evil]: evil, safe: evil } };
+    const obj = renderObject('role-binding', {
+      metadata,
+      roleName: evil,
+      serviceAccountName: evil,
+      serviceAccountNamespace: evil,
+    });
+    expect(obj).toEqual({
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'RoleBinding',
+      metadata,
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: evil },
+      subjects: [{ kind: 'ServiceAccount', name: evil, namespace: evil }],
+    });
+  });
+
+  it('renders the Helm values text as one string value, whatever it contains', () => {
+    const valuesYaml = 'a: 1\n---\nkind: Secret\n"b": [\n';
+    const obj = renderObject('helm-values-configmap', {
+      metadata: { name: 'n', namespace: 'ns' },
+      valuesYaml,
+    });
+    expect(obj.data).toEqual({ 'values.yaml': valuesYaml });
+  });
+
+  it('keeps a zero and a percentage apart in PDBs', () => {
+    const obj = renderObject('pod-disruption-budget', {
+      metadata: { name: 'n', namespace: 'ns' },
+      selector: { matchLabels: { a: 'b' } },
+      minAvailable: { set: true, value: 0 },
+      maxUnavailable: { set: false, value: null },
+    });
+    expect(obj.spec).toEqual({
+      selector: { matchLabels: { a: 'b' } },
+      minAvailable: 0,
+      unhealthyPodEvictionPolicy: 'AlwaysAllow',
+    });
+  });
+
+  it('fails loudly on missing or undefined data (strict mode)', () => {
+    expect(() => renderObject('role', { metadata: { name: 'n', namespace: 'ns' } })).toThrow();
+    expect(() =>
+      renderObject('role', { metadata: { name: 'n', namespace: 'ns' }, rules: undefined }),
+    ).toThrow(TemplateError);
+  });
+});
+
+describe('desired() with hostile values from the cluster', () => {
+  it('copies selectors, ServiceAccount and names verbatim and produces only the expected kinds', () => {
+    const g = glooHA({ gatewayProxies: { gatewayProxy: { replicas: 2 } } });
+    const install = installFor(g, (i) => {
+      if (!i.gloo) return;
+      i.gloo.selector = { matchLabels: { gloo: HOSTILE[1] as string, [HOSTILE[0] as string]: 'v' } };
+      i.gloo.podLabels = { ...i.gloo.selector.matchLabels };
+      i.gloo.serviceAccountName = HOSTILE[1];
+    });
+    const r = desired(g, install);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const kinds = new Set([...r.desired.owned, ...r.desired.patches].map((o) => o.kind));
+    expect([...kinds].sort()).toEqual([
+      'ConfigMap',
+      'Deployment',
+      'PodDisruptionBudget',
+      'Role',
+      'RoleBinding',
+    ]);
+    const pdb = r.desired.owned.find((o) => o.metadata.name === 'gloo-glooha');
+    expect((pdb?.spec as { selector: unknown }).selector).toEqual(install.gloo?.selector);
+    const binding = r.desired.owned.find((o) => o.kind === 'RoleBinding');
+    expect(binding?.subjects).toEqual([{ kind: 'ServiceAccount', name: HOSTILE[1], namespace: NS }]);
+  });
+
+  it('never gets hostile names from the spec: validation rejects them first', () => {
+    const errorPaths = (spec: object) => {
+      const r = desired(glooHA(spec), installFor(glooHA({})));
+      return r.ok ? [] : r.errors.map((e) => e.path).sort();
+    };
+    expect(errorPaths({ target: { namespace: 'a\nkind: Secret' } })).toEqual(['spec.target.namespace']);
+    expect(errorPaths({ gatewayProxies: { 'p\n---': { replicas: 2 } } })).toEqual(['spec.gatewayProxies']);
+    expect(errorPaths({ gatewayProxies: { p: { replicas: 2, deploymentName: 'x: y' } } })).toEqual([
+      'spec.gatewayProxies[p].deploymentName',
+    ]);
+  });
+});
