@@ -8,7 +8,8 @@ import { createHash } from 'node:crypto';
  * server-side apply merges them (containers, env); other lists must match element for element.
  */
 export function isSubset(desired: unknown, live: unknown): boolean {
-  if (desired === null || desired === undefined) return live === desired || live === undefined || live === null;
+  if (desired === null || desired === undefined)
+    return live === desired || live === undefined || live === null;
   if (Array.isArray(desired)) {
     if (!Array.isArray(live)) return false;
     const byName = desired.every((d) => isNamed(d)) && live.every((l) => isNamed(l));
@@ -22,13 +23,17 @@ export function isSubset(desired: unknown, live: unknown): boolean {
   }
   if (typeof desired === 'object') {
     if (typeof live !== 'object' || live === null || Array.isArray(live)) return false;
-    return Object.entries(desired as Record<string, unknown>).every(([k, v]) => isSubset(v, (live as Record<string, unknown>)[k]));
+    return Object.entries(desired as Record<string, unknown>).every(([k, v]) =>
+      isSubset(v, (live as Record<string, unknown>)[k]),
+    );
   }
   return desired === live;
 }
 
 function isNamed(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && typeof (value as { name?: unknown }).name === 'string';
+  return (
+    typeof value === 'object' && value !== null && typeof (value as { name?: unknown }).name === 'string'
+  );
 }
 
 /** A stable hash of a JSON value (object keys sorted), for "what did we last apply" annotations. */

@@ -14,11 +14,15 @@ export type ConditionInput = Omit<Condition, 'lastTransitionTime'>;
 
 export function setCondition(existing: readonly Condition[], next: ConditionInput, now: Date): Condition[] {
   const previous = existing.find((c) => c.type === next.type);
-  const lastTransitionTime = previous && previous.status === next.status ? previous.lastTransitionTime : now.toISOString();
+  const lastTransitionTime =
+    previous && previous.status === next.status ? previous.lastTransitionTime : now.toISOString();
   const merged: Condition = { ...next, lastTransitionTime };
   return previous ? existing.map((c) => (c.type === next.type ? merged : c)) : [...existing, merged];
 }
 
-export function findCondition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
+export function findCondition(
+  conditions: readonly Condition[] | undefined,
+  type: string,
+): Condition | undefined {
   return conditions?.find((c) => c.type === type);
 }

@@ -7,13 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export type BinaryName =
-  | 'kube-apiserver'
-  | 'etcd'
-  | 'kube-controller-manager'
-  | 'kube-scheduler'
-  | 'kwok'
-  | 'kubectl'
-  | 'helm';
+  'kube-apiserver' | 'etcd' | 'kube-controller-manager' | 'kube-scheduler' | 'kwok' | 'kubectl' | 'helm';
 
 export interface Binaries {
   path(name: BinaryName): string;
@@ -44,7 +38,8 @@ export function buildOrFindCachedBinaries(log: (line: string) => void = () => {}
     maxBuffer: 1 << 20,
   });
   const dir = out.trim().split('\n').pop() ?? '';
-  if (!dir || !existsSync(dir)) throw new Error(`build-testbin.sh printed no binary directory (got ${JSON.stringify(out)})`);
+  if (!dir || !existsSync(dir))
+    throw new Error(`build-testbin.sh printed no binary directory (got ${JSON.stringify(out)})`);
   log(`test binaries ready in ${((Date.now() - started) / 1000).toFixed(1)}s: ${dir}`);
   return dir;
 }
@@ -63,7 +58,8 @@ export function locateBinaries(log: (line: string) => void = () => {}): Binaries
     }
     if (assets && isExecutable(join(assets, name))) return join(assets, name);
     const built = join(cached(), name);
-    if (!isExecutable(built)) throw new Error(`test binary ${name} missing in ${cached()}; delete that directory to rebuild`);
+    if (!isExecutable(built))
+      throw new Error(`test binary ${name} missing in ${cached()}; delete that directory to rebuild`);
     return built;
   };
 

@@ -49,7 +49,12 @@ const AUDIT_POLICY = {
   ],
 };
 
-export function writeKubeconfig(path: string, server: string, caCert: string, user: Record<string, string>): void {
+export function writeKubeconfig(
+  path: string,
+  server: string,
+  caCert: string,
+  user: Record<string, string>,
+): void {
   const config = {
     apiVersion: 'v1',
     kind: 'Config',
@@ -117,9 +122,20 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ManagedPro
   if (opts.auditLogPath) {
     const policy = join(opts.dir, 'audit-policy.yaml');
     writeFileSync(policy, stringify(AUDIT_POLICY));
-    args.push(`--audit-policy-file=${policy}`, `--audit-log-path=${opts.auditLogPath}`, '--audit-log-mode=blocking');
+    args.push(
+      `--audit-policy-file=${policy}`,
+      `--audit-log-path=${opts.auditLogPath}`,
+      '--audit-log-mode=blocking',
+    );
   }
-  const proc = new ManagedProcess(name, opts.binaries.path('kube-apiserver'), args, join(opts.dir, `${name}.log`), opts.onUnexpectedExit, opts.pidFile);
+  const proc = new ManagedProcess(
+    name,
+    opts.binaries.path('kube-apiserver'),
+    args,
+    join(opts.dir, `${name}.log`),
+    opts.onUnexpectedExit,
+    opts.pidFile,
+  );
   const tls = {
     ca: readFileSync(opts.pki.caCert),
     cert: readFileSync(join(opts.dir, 'admin.crt')),
@@ -139,7 +155,8 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   reapStaleControlPlanes(log);
   const binaries = locateBinaries(log);
   // Resolve every binary before starting anything, so a missing one fails fast with its name.
-  for (const b of ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok'] as const) binaries.path(b);
+  for (const b of ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kwok'] as const)
+    binaries.path(b);
 
   const dir = mkdtempSync(join(tmpdir(), RUN_DIR_PREFIX));
   writeFileSync(join(dir, 'owner.pid'), `${process.pid}\n`);
@@ -186,17 +203,32 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       pidFile,
     );
     procs.push(etcd);
-    await waitFor('etcd /health', () => httpOk(`${etcdUrl}/health`), { timeoutMs: 60_000, whileAlive: [etcd] });
+    await waitFor('etcd /health', () => httpOk(`${etcdUrl}/health`), {
+      timeoutMs: 60_000,
+      whileAlive: [etcd],
+    });
     log(`etcd ready at ${etcdUrl} after ${((Date.now() - started) / 1000).toFixed(1)}s`);
 
     const auditLogPath = join(dir, 'audit.log');
-    const apiserver = await startApiServer({ binaries, pki, dir, etcdUrl, port: apiPort, auditLogPath, onUnexpectedExit, pidFile });
+    const apiserver = await startApiServer({
+      binaries,
+      pki,
+      dir,
+      etcdUrl,
+      port: apiPort,
+      auditLogPath,
+      onUnexpectedExit,
+      pidFile,
+    });
     procs.push(apiserver);
     const server = `https://127.0.0.1:${apiPort}`;
     log(`kube-apiserver ready at ${server} after ${((Date.now() - started) / 1000).toFixed(1)}s`);
 
     const kubeconfigPath = join(dir, 'admin.kubeconfig');
-    writeKubeconfig(kubeconfigPath, server, pki.caCert, { 'client-certificate': admin.cert, 'client-key': admin.key });
+    writeKubeconfig(kubeconfigPath, server, pki.caCert, {
+      'client-certificate': admin.cert,
+      'client-key': admin.key,
+    });
 
     const kcm = new ManagedProcess(
       'kube-controller-manager',
@@ -232,7 +264,11 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         body: {
           metadata: {
             name,
-            labels: { 'kubernetes.io/hostname': name, 'topology.kubernetes.io/zone': `zone-${i % 3}`, type: 'kwok' },
+            labels: {
+              'kubernetes.io/hostname': name,
+              'topology.kubernetes.io/zone': `zone-${i % 3}`,
+              type: 'kwok',
+            },
             annotations: { 'kwok.x-k8s.io/node': 'fake' },
           },
           status: {
@@ -250,7 +286,10 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         '--manage-all-nodes=true',
         '--cidr=10.244.0.0/16',
         '--node-ip=10.244.255.1',
-        ...['node-initialize', 'node-heartbeat', 'pod-ready', 'pod-complete', 'pod-delete'].flatMap((s) => ['--config', join(binaries.kwokStagesDir, `${s}.yaml`)]),
+        ...['node-initialize', 'node-heartbeat', 'pod-ready', 'pod-complete', 'pod-delete'].flatMap((s) => [
+          '--config',
+          join(binaries.kwokStagesDir, `${s}.yaml`),
+        ]),
       ],
       join(dir, 'kwok.log'),
       onUnexpectedExit,
@@ -263,18 +302,36 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       'kwok to mark the nodes Ready',
       async () => {
         const list = await core.listNode();
-        return list.items.filter((n) => n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length === nodeCount;
+        return (
+          list.items.filter((n) =>
+            n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+          ).length === nodeCount
+        );
       },
       { timeoutMs: 60_000, whileAlive: alive },
     );
     await waitFor(
       'the ServiceAccount controller (default/default)',
-      async () => (await core.readNamespacedServiceAccount({ name: 'default', namespace: 'default' }).then(() => true, () => false)),
+      async () =>
+        await core.readNamespacedServiceAccount({ name: 'default', namespace: 'default' }).then(
+          () => true,
+          () => false,
+        ),
       { timeoutMs: 60_000, whileAlive: alive },
     );
     log(`control plane ready in ${((Date.now() - started) / 1000).toFixed(1)}s (${dir})`);
 
-    return { dir, server, kubeconfigPath, auditLogPath, etcdUrl, pkiDir: pki.dir, nodes, failures: () => [...failures], stop };
+    return {
+      dir,
+      server,
+      kubeconfigPath,
+      auditLogPath,
+      etcdUrl,
+      pkiDir: pki.dir,
+      nodes,
+      failures: () => [...failures],
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;

@@ -32,5 +32,6 @@ export async function teardown(): Promise<void> {
   await plane.stop();
   plane = undefined;
   // A control-plane process that died mid-run makes every later result suspect: fail the run.
-  if (failures.length > 0) throw new Error(`the test control plane failed during the run:\n${failures.join('\n\n')}`);
+  if (failures.length > 0)
+    throw new Error(`the test control plane failed during the run:\n${failures.join('\n\n')}`);
 }

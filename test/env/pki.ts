@@ -21,31 +21,118 @@ function openssl(args: string[]): void {
     execFileSync('openssl', args, { stdio: ['ignore', 'ignore', 'pipe'] });
   } catch (err) {
     const stderr = (err as { stderr?: Buffer }).stderr?.toString() ?? '';
-    throw new Error(`openssl ${args[0]} failed (is openssl installed?): ${stderr || (err as Error).message}`);
+    throw new Error(
+      `openssl ${args[0]} failed (is openssl installed?): ${stderr || (err as Error).message}`,
+      { cause: err },
+    );
   }
 }
 
 export function createPki(dir: string): Pki {
   mkdirSync(dir, { recursive: true });
   const p = (name: string) => join(dir, name);
-  openssl(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', p('ca.key'), '-out', p('ca.crt'), '-days', '3650', '-subj', '/CN=glooha-test-ca']);
+  openssl([
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    p('ca.key'),
+    '-out',
+    p('ca.crt'),
+    '-days',
+    '3650',
+    '-subj',
+    '/CN=glooha-test-ca',
+  ]);
   writeFileSync(
     p('serving.ext'),
-    ['basicConstraints=CA:FALSE', 'keyUsage=digitalSignature,keyEncipherment', 'extendedKeyUsage=serverAuth', 'subjectAltName=IP:127.0.0.1,DNS:localhost'].join('\n'),
+    [
+      'basicConstraints=CA:FALSE',
+      'keyUsage=digitalSignature,keyEncipherment',
+      'extendedKeyUsage=serverAuth',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost',
+    ].join('\n'),
   );
-  openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', p('serving.key'), '-out', p('serving.csr'), '-subj', '/CN=kube-apiserver']);
-  openssl(['x509', '-req', '-in', p('serving.csr'), '-CA', p('ca.crt'), '-CAkey', p('ca.key'), '-CAcreateserial', '-out', p('serving.crt'), '-days', '3650', '-extfile', p('serving.ext')]);
+  openssl([
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    p('serving.key'),
+    '-out',
+    p('serving.csr'),
+    '-subj',
+    '/CN=kube-apiserver',
+  ]);
+  openssl([
+    'x509',
+    '-req',
+    '-in',
+    p('serving.csr'),
+    '-CA',
+    p('ca.crt'),
+    '-CAkey',
+    p('ca.key'),
+    '-CAcreateserial',
+    '-out',
+    p('serving.crt'),
+    '-days',
+    '3650',
+    '-extfile',
+    p('serving.ext'),
+  ]);
   openssl(['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', p('sa.key')]);
   openssl(['pkey', '-in', p('sa.key'), '-pubout', '-out', p('sa.pub')]);
-  return { dir, caCert: p('ca.crt'), caKey: p('ca.key'), servingCert: p('serving.crt'), servingKey: p('serving.key'), saKey: p('sa.key'), saPub: p('sa.pub') };
+  return {
+    dir,
+    caCert: p('ca.crt'),
+    caKey: p('ca.key'),
+    servingCert: p('serving.crt'),
+    servingKey: p('serving.key'),
+    saKey: p('sa.key'),
+    saPub: p('sa.pub'),
+  };
 }
 
 /** A client certificate for `user` in `groups`, signed by the control plane's CA. */
 export function createClientCert(pki: Pki, user: string, groups: string[]): { cert: string; key: string } {
   const base = join(pki.dir, `client-${user.replace(/[^a-zA-Z0-9_-]/g, '_')}`);
   const subject = `/CN=${user}` + groups.map((g) => `/O=${g}`).join('');
-  writeFileSync(`${base}.ext`, 'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n');
-  openssl(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${base}.key`, '-out', `${base}.csr`, '-subj', subject]);
-  openssl(['x509', '-req', '-in', `${base}.csr`, '-CA', pki.caCert, '-CAkey', pki.caKey, '-CAcreateserial', '-out', `${base}.crt`, '-days', '3650', '-extfile', `${base}.ext`]);
+  writeFileSync(
+    `${base}.ext`,
+    'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=clientAuth\n',
+  );
+  openssl([
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    `${base}.key`,
+    '-out',
+    `${base}.csr`,
+    '-subj',
+    subject,
+  ]);
+  openssl([
+    'x509',
+    '-req',
+    '-in',
+    `${base}.csr`,
+    '-CA',
+    pki.caCert,
+    '-CAkey',
+    pki.caKey,
+    '-CAcreateserial',
+    '-out',
+    `${base}.crt`,
+    '-days',
+    '3650',
+    '-extfile',
+    `${base}.ext`,
+  ]);
   return { cert: `${base}.crt`, key: `${base}.key` };
 }

@@ -100,7 +100,9 @@ export async function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -116,7 +118,9 @@ export async function waitFor(
   for (;;) {
     for (const proc of opts.whileAlive ?? []) {
       if (!proc.running) {
-        throw new Error(`${proc.name} exited (code ${proc.exitCode}) while waiting for ${what}. Last log lines (${proc.logPath}):\n${proc.tail()}`);
+        throw new Error(
+          `${proc.name} exited (code ${proc.exitCode}) while waiting for ${what}. Last log lines (${proc.logPath}):\n${proc.tail()}`,
+        );
       }
     }
     try {
@@ -125,8 +129,12 @@ export async function waitFor(
       lastError = err instanceof Error ? err.message : String(err);
     }
     if (Date.now() > deadline) {
-      const logs = (opts.whileAlive ?? []).map((p) => `--- ${p.name} (${p.logPath}):\n${p.tail(15)}`).join('\n');
-      throw new Error(`timed out after ${opts.timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${lastError})` : ''}\n${logs}`);
+      const logs = (opts.whileAlive ?? [])
+        .map((p) => `--- ${p.name} (${p.logPath}):\n${p.tail(15)}`)
+        .join('\n');
+      throw new Error(
+        `timed out after ${opts.timeoutMs} ms waiting for ${what}${lastError ? ` (last error: ${lastError})` : ''}\n${logs}`,
+      );
     }
     await sleep(opts.intervalMs ?? 200);
   }
@@ -156,9 +164,11 @@ export function reapStaleControlPlanes(log: (line: string) => void = () => {}): 
     const owner = Number(readFileSync(ownerFile, 'utf8').trim());
     if (owner && pidAlive(owner)) continue;
     const pidsFile = join(dir, 'children.pid');
-    const pids = existsSync(pidsFile) ? readFileSync(pidsFile, 'utf8').split('\n').map(Number).filter(Boolean) : [];
+    const pids = existsSync(pidsFile)
+      ? readFileSync(pidsFile, 'utf8').split('\n').map(Number).filter(Boolean)
+      : [];
     for (const pid of pids) {
-      let cmdline = '';
+      let cmdline: string;
       try {
         cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
       } catch {

@@ -17,7 +17,12 @@ import { eventually, httpStatusOf } from '../support/wait.js';
 
 const admin = () => adminKubeConfig();
 
-function deployment(namespace: string, name: string, replicas: number, extra: Partial<V1Deployment['metadata']> = {}): V1Deployment {
+function deployment(
+  namespace: string,
+  name: string,
+  replicas: number,
+  extra: Partial<V1Deployment['metadata']> = {},
+): V1Deployment {
   return {
     metadata: { name, namespace, ...extra },
     spec: {
@@ -48,7 +53,11 @@ describe('test control plane', () => {
     expect(updated.spec?.holderIdentity).toBe('b');
     expect(updated.metadata?.resourceVersion).not.toBe(created.metadata?.resourceVersion);
     const conflict = await httpStatusOf(
-      leases.replaceNamespacedLease({ name: 'l', namespace: ns, body: { ...stale, spec: { ...stale.spec, holderIdentity: 'c' } } }),
+      leases.replaceNamespacedLease({
+        name: 'l',
+        namespace: ns,
+        body: { ...stale, spec: { ...stale.spec, holderIdentity: 'c' } },
+      }),
     );
     expect(conflict).toBe(409);
     await leases.deleteNamespacedLease({ name: 'l', namespace: ns });
@@ -64,7 +73,10 @@ describe('test control plane', () => {
     const rbac = admin().makeApiClient(RbacAuthorizationV1Api);
     await rbac.createNamespacedRole({
       namespace: ns,
-      body: { metadata: { name: 'lease-reader' }, rules: [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['list'] }] },
+      body: {
+        metadata: { name: 'lease-reader' },
+        rules: [{ apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['list'] }],
+      },
     });
     await rbac.createNamespacedRoleBinding({
       namespace: ns,
@@ -74,7 +86,11 @@ describe('test control plane', () => {
         subjects: [{ kind: 'ServiceAccount', name: 'reader', namespace: ns }],
       },
     });
-    await eventually('the RoleBinding to take effect', () => httpStatusOf(asSa.listNamespacedLease({ namespace: ns })), (s) => s === 200);
+    await eventually(
+      'the RoleBinding to take effect',
+      () => httpStatusOf(asSa.listNamespacedLease({ namespace: ns })),
+      (s) => s === 200,
+    );
     // Only what was granted: the same identity still cannot read Secrets.
     expect(await httpStatusOf(sa.makeApiClient(CoreV1Api).listNamespacedSecret({ namespace: ns }))).toBe(403);
   });
@@ -83,7 +99,10 @@ describe('test control plane', () => {
     const ns = await createNamespace('gc');
     const core = admin().makeApiClient(CoreV1Api);
     const apps = admin().makeApiClient(AppsV1Api);
-    const owner = await core.createNamespacedConfigMap({ namespace: ns, body: { metadata: { name: 'owner' } } });
+    const owner = await core.createNamespacedConfigMap({
+      namespace: ns,
+      body: { metadata: { name: 'owner' } },
+    });
     await apps.createNamespacedDeployment({
       namespace: ns,
       body: deployment(ns, 'owned', 0, {
@@ -113,7 +132,10 @@ describe('test control plane', () => {
     );
     await policy.createNamespacedPodDisruptionBudget({
       namespace: ns,
-      body: { metadata: { name: 'web' }, spec: { minAvailable: 2, selector: { matchLabels: { app: 'web' } } } },
+      body: {
+        metadata: { name: 'web' },
+        spec: { minAvailable: 2, selector: { matchLabels: { app: 'web' } } },
+      },
     });
     await eventually(
       'the disruption controller to compute the PDB status',
@@ -136,7 +158,10 @@ describe('test control plane', () => {
     const setCordon = (unschedulable: boolean) =>
       Promise.all(
         controlPlane().nodes.map((name) =>
-          core.patchNode({ name, body: { spec: { unschedulable } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch)),
+          core.patchNode(
+            { name, body: { spec: { unschedulable } } },
+            setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+          ),
         ),
       );
     await setCordon(true);

@@ -59,21 +59,52 @@ function glooDeployment(
   };
 }
 
-export function glooInstallObjects(opts: GlooInstallOptions): { deployments: V1Deployment[]; hpas: V2HorizontalPodAutoscaler[] } {
+export function glooInstallObjects(opts: GlooInstallOptions): {
+  deployments: V1Deployment[];
+  hpas: V2HorizontalPodAutoscaler[];
+} {
   const ns = opts.namespace;
   const extra = opts.labels ?? {};
   const deployments: V1Deployment[] = [
-    glooDeployment(ns, 'gloo', { gloo: 'gloo', ...extra }, { gloo: 'gloo' }, 'gloo', opts.glooReplicas ?? 1, 'gloo'),
+    glooDeployment(
+      ns,
+      'gloo',
+      { gloo: 'gloo', ...extra },
+      { gloo: 'gloo' },
+      'gloo',
+      opts.glooReplicas ?? 1,
+      'gloo',
+    ),
   ];
   if (opts.discovery ?? true) {
-    deployments.push(glooDeployment(ns, 'discovery', { gloo: 'discovery', ...extra }, { gloo: 'discovery' }, 'discovery', 1, 'discovery'));
+    deployments.push(
+      glooDeployment(
+        ns,
+        'discovery',
+        { gloo: 'discovery', ...extra },
+        { gloo: 'discovery' },
+        'discovery',
+        1,
+        'discovery',
+      ),
+    );
   }
   const hpas: V2HorizontalPodAutoscaler[] = [];
   for (const proxy of opts.proxies ?? ['gateway-proxy']) {
     const selector = { gloo: 'gateway-proxy', 'gateway-proxy-id': proxy };
     const hpa = opts.autoscaled?.[proxy];
     // The chart omits `replicas` when an HPA scales the proxy.
-    deployments.push(glooDeployment(ns, proxy, { ...selector, ...extra }, selector, 'gateway-proxy', hpa ? undefined : 1, 'gateway-proxy'));
+    deployments.push(
+      glooDeployment(
+        ns,
+        proxy,
+        { ...selector, ...extra },
+        selector,
+        'gateway-proxy',
+        hpa ? undefined : 1,
+        'gateway-proxy',
+      ),
+    );
     if (hpa) {
       hpas.push({
         apiVersion: 'autoscaling/v2',
@@ -83,7 +114,12 @@ export function glooInstallObjects(opts: GlooInstallOptions): { deployments: V1D
           scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: proxy },
           minReplicas: hpa.minReplicas,
           maxReplicas: hpa.maxReplicas,
-          metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }],
+          metrics: [
+            {
+              type: 'Resource',
+              resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } },
+            },
+          ],
         },
       });
     }
@@ -97,11 +133,21 @@ export async function createGlooInstall(kc: KubeConfig, opts: GlooInstallOptions
   const apps = kc.makeApiClient(AppsV1Api);
   const autoscaling = kc.makeApiClient(AutoscalingV2Api);
   const { deployments, hpas } = glooInstallObjects(opts);
-  for (const sa of new Set(deployments.map((d) => d.spec?.template.spec?.serviceAccountName).filter((s): s is string => !!s))) {
-    await core.createNamespacedServiceAccount({ namespace: opts.namespace, body: { metadata: { name: sa } } }).catch((err: { code?: number }) => {
-      if (err.code !== 409) throw err;
-    });
+  for (const sa of new Set(
+    deployments.map((d) => d.spec?.template.spec?.serviceAccountName).filter((s): s is string => !!s),
+  )) {
+    await core
+      .createNamespacedServiceAccount({ namespace: opts.namespace, body: { metadata: { name: sa } } })
+      .catch((err: { code?: number }) => {
+        if (err.code !== 409) throw err;
+      });
   }
-  for (const body of deployments) await apps.createNamespacedDeployment({ namespace: opts.namespace, body, fieldManager: HELM_MANAGER });
-  for (const body of hpas) await autoscaling.createNamespacedHorizontalPodAutoscaler({ namespace: opts.namespace, body, fieldManager: HELM_MANAGER });
+  for (const body of deployments)
+    await apps.createNamespacedDeployment({ namespace: opts.namespace, body, fieldManager: HELM_MANAGER });
+  for (const body of hpas)
+    await autoscaling.createNamespacedHorizontalPodAutoscaler({
+      namespace: opts.namespace,
+      body,
+      fieldManager: HELM_MANAGER,
+    });
 }

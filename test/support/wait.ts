@@ -9,7 +9,7 @@ export async function eventually<T>(
   { timeoutMs = 30_000, intervalMs = 200 } = {},
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  let last: unknown = undefined;
+  let last: unknown;
   for (;;) {
     try {
       const value = await probe();
@@ -19,7 +19,9 @@ export async function eventually<T>(
       last = err instanceof Error ? `error: ${err.message}` : err;
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}; last observed: ${JSON.stringify(last)?.slice(0, 2000)}`);
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}; last observed: ${JSON.stringify(last)?.slice(0, 2000)}`,
+      );
     }
     await sleep(intervalMs);
   }
