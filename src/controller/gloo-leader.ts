@@ -1,0 +1,119 @@
+// Who leads each Gloo install, without letting lease churn in. Gloo's leader renews its `gloo` Lease
+// every ~2 s; a reconcile per renewal would be thousands of reconciles an hour for nothing. This
+// tracker swallows renewals and reports only what changes the GlooHA status: a new holder, the lease
+// appearing or disappearing, and the lease going stale (no renewal seen for leaseDuration) or fresh again.
+//
+// Staleness is judged like client-go judges expiry: on our own monotonic clock, from when we last saw
+// the record change — never by comparing Gloo's renewTime with our wall clock (clock skew).
+import type { V1Lease } from '@kubernetes/client-node';
+import type { LeaderStatus } from '../api/types.js';
+
+export interface MonotonicClock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export const systemMonotonicClock: MonotonicClock = {
+  now: () => performance.now(),
+  setTimeout: (fn, ms) => {
+    const t = setTimeout(fn, ms);
+    t.unref();
+    return t;
+  },
+  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+};
+
+interface Tracked {
+  holder: string;
+  renewTime?: string;
+  acquireTime?: string;
+  leaseDurationSeconds: number;
+  leaseTransitions?: number;
+  /** Monotonic time we last saw renewTime (or the holder) change. */
+  lastSeenChangeMono: number;
+  fresh: boolean;
+  /** Wall-clock time we saw the holder change (for status only; no decision uses it). */
+  holderSince: string;
+  timer?: unknown;
+}
+
+const DEFAULT_LEASE_SECONDS = 15;
+
+export class GlooLeaderTracker {
+  private readonly leases = new Map<string, Tracked>();
+
+  /** `onStaleness(namespace)` fires when a lease goes stale without any event (a timer notices). */
+  constructor(
+    private readonly onStaleness: (namespace: string) => void,
+    private readonly clock: MonotonicClock = systemMonotonicClock,
+    private readonly wallNow: () => Date = () => new Date(),
+  ) {}
+
+  /**
+   * Records a Lease event. Returns true when the change matters to status (holder, existence or
+   * freshness changed) — the caller enqueues only then.
+   */
+  observe(namespace: string, lease: V1Lease): boolean {
+    const spec = lease.spec ?? {};
+    const holder = spec.holderIdentity ?? '';
+    const renewTime = spec.renewTime === undefined ? undefined : String(spec.renewTime);
+    const prev = this.leases.get(namespace);
+    const now = this.clock.now();
+    const changed = !prev || prev.holder !== holder || prev.renewTime !== renewTime;
+    const next: Tracked = {
+      holder,
+      renewTime,
+      acquireTime: spec.acquireTime === undefined ? undefined : String(spec.acquireTime),
+      leaseDurationSeconds: spec.leaseDurationSeconds ?? DEFAULT_LEASE_SECONDS,
+      leaseTransitions: spec.leaseTransitions,
+      lastSeenChangeMono: changed ? now : prev.lastSeenChangeMono,
+      // An empty holder is a released lease: nobody leads.
+      fresh: holder !== '',
+      holderSince: prev && prev.holder === holder ? prev.holderSince : this.wallNow().toISOString(),
+    };
+    if (!changed) next.fresh = prev.fresh;
+    if (prev?.timer !== undefined) this.clock.clearTimeout(prev.timer);
+    this.leases.set(namespace, next);
+    if (next.fresh) this.armStaleTimer(namespace, next);
+    return !prev || prev.holder !== next.holder || prev.fresh !== next.fresh;
+  }
+
+  /** The Lease was deleted. Returns true when we knew it. */
+  forget(namespace: string): boolean {
+    const prev = this.leases.get(namespace);
+    if (prev?.timer !== undefined) this.clock.clearTimeout(prev.timer);
+    return this.leases.delete(namespace);
+  }
+
+  status(namespace: string): LeaderStatus | undefined {
+    const t = this.leases.get(namespace);
+    if (!t) return undefined;
+    return {
+      ...(t.holder ? { holder: t.holder } : {}),
+      fresh: t.fresh,
+      ...(t.acquireTime ? { acquireTime: t.acquireTime } : {}),
+      leaseDurationSeconds: t.leaseDurationSeconds,
+      ...(t.leaseTransitions === undefined ? {} : { leaseTransitions: t.leaseTransitions }),
+      lastTransitionTime: t.holderSince,
+    };
+  }
+
+  stop(): void {
+    for (const t of this.leases.values()) if (t.timer !== undefined) this.clock.clearTimeout(t.timer);
+  }
+
+  private armStaleTimer(namespace: string, t: Tracked): void {
+    const expiresIn = t.lastSeenChangeMono + t.leaseDurationSeconds * 1000 - this.clock.now();
+    t.timer = this.clock.setTimeout(
+      () => {
+        const cur = this.leases.get(namespace);
+        if (cur !== t) return;
+        t.timer = undefined;
+        t.fresh = false;
+        this.onStaleness(namespace);
+      },
+      Math.max(0, expiresIn),
+    );
+  }
+}

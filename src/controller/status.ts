@@ -1,0 +1,247 @@
+// The GlooHA status as a pure function of what one reconcile saw and did. Conditions follow
+// metav1.Condition and kstatus: a summary `Ready`, abnormal-true `Reconciling` and `Stalled`, plus
+// `Drifted` and `Degraded`. lastTransitionTime moves only on a flip, so an unchanged world yields an
+// identical status and the reconciler skips the write.
+import type { V1Deployment, V1PodDisruptionBudget, V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
+import type { ComponentStatus, GlooHAStatus, LeaderStatus } from '../api/types.js';
+import type { ComponentPlan, Desired } from '../core/desired.js';
+import type { Finding } from '../core/findings.js';
+import { setCondition, type Condition, type ConditionInput } from './conditions.js';
+
+export interface Stall {
+  reason: string;
+  message: string;
+}
+
+export interface DriftReport {
+  /** Human summary: which field of which object, and who changed it. */
+  message: string;
+  corrected: boolean;
+}
+
+export interface StatusInput {
+  generation: number | undefined;
+  previous: GlooHAStatus | undefined;
+  now: Date;
+  /** Set when the reconcile could not proceed; the rest may be absent. */
+  stall?: Stall;
+  desired?: Desired;
+  deployments?: Map<string, V1Deployment>;
+  pdbs?: Map<string, V1PodDisruptionBudget>;
+  hpas?: Map<string, V2HorizontalPodAutoscaler>;
+  leader?: LeaderStatus;
+  /** Writes this reconcile made (objects applied); >0 means the install is still converging. */
+  applied: number;
+  drift: DriftReport[];
+  /** Whether leader election is expected for gloo (enabled with replicas > 1). */
+}
+
+function componentStatus(plan: ComponentPlan, input: StatusInput): ComponentStatus {
+  const dep = input.deployments?.get(plan.deploymentName);
+  const status: ComponentStatus = {
+    deploymentName: plan.deploymentName,
+    desiredReplicas: plan.desiredReplicas,
+  };
+  if (dep) {
+    status.replicas = dep.status?.replicas ?? 0;
+    status.readyReplicas = dep.status?.readyReplicas ?? 0;
+    status.availableReplicas = dep.status?.availableReplicas ?? 0;
+  }
+  if (plan.autoscaling) {
+    const hpa = input.hpas?.get(plan.autoscaling.hpaName);
+    status.autoscaling = {
+      hpaName: plan.autoscaling.hpaName,
+      minReplicas: plan.autoscaling.minReplicas,
+      maxReplicas: plan.autoscaling.maxReplicas,
+      ...(hpa?.status?.currentReplicas === undefined ? {} : { currentReplicas: hpa.status.currentReplicas }),
+    };
+  }
+  if (plan.podDisruptionBudget) {
+    const b = plan.podDisruptionBudget;
+    const live = input.pdbs?.get(b.name);
+    status.podDisruptionBudget = {
+      name: b.name,
+      owned: b.owned,
+      ...(b.minAvailable === undefined ? {} : { minAvailable: b.minAvailable }),
+      ...(b.maxUnavailable === undefined ? {} : { maxUnavailable: b.maxUnavailable }),
+      ...(live?.status
+        ? {
+            currentHealthy: live.status.currentHealthy,
+            desiredHealthy: live.status.desiredHealthy,
+            disruptionsAllowed: live.status.disruptionsAllowed,
+          }
+        : {}),
+    };
+  }
+  return status;
+}
+
+/** Ready means: the Deployment rolled out our generation and has at least the desired ready replicas. */
+function componentReady(plan: ComponentPlan, input: StatusInput): boolean {
+  const dep = input.deployments?.get(plan.deploymentName);
+  if (!dep) return false;
+  const observed = dep.status?.observedGeneration ?? 0;
+  if (observed < (dep.metadata?.generation ?? 0)) return false;
+  return (
+    (dep.status?.readyReplicas ?? 0) >= plan.desiredReplicas &&
+    (dep.status?.updatedReplicas ?? 0) >= plan.desiredReplicas
+  );
+}
+
+function describe(findings: Finding[]): string {
+  return findings.map((f) => f.message).join('; ');
+}
+
+export function computeStatus(input: StatusInput): GlooHAStatus {
+  const gen = input.generation;
+  let conditions: Condition[] = (input.previous?.conditions as Condition[] | undefined) ?? [];
+  const set = (c: Omit<ConditionInput, 'observedGeneration'>) => {
+    conditions = setCondition(
+      conditions,
+      { ...c, ...(gen === undefined ? {} : { observedGeneration: gen }) },
+      input.now,
+    );
+  };
+  const status: GlooHAStatus = { ...(gen === undefined ? {} : { observedGeneration: gen }) };
+
+  if (input.stall || !input.desired) {
+    const stall = input.stall ?? { reason: 'Unknown', message: 'no desired state' };
+    set({ type: 'Stalled', status: 'True', reason: stall.reason, message: stall.message });
+    set({ type: 'Ready', status: 'False', reason: stall.reason, message: stall.message });
+    set({
+      type: 'Reconciling',
+      status: 'False',
+      reason: stall.reason,
+      message: 'waiting for the problem above to be fixed',
+    });
+    status.conditions = conditions;
+    // Keep what we last knew of the components: a stall says nothing new about them.
+    if (input.previous?.components) status.components = input.previous.components;
+    if (input.leader) status.leader = input.leader;
+    return status;
+  }
+
+  const d = input.desired;
+  const components: NonNullable<GlooHAStatus['components']> = {};
+  const notReady: string[] = [];
+  const unavailable: string[] = [];
+  for (const plan of d.components) {
+    if (!plan.found) continue;
+    const cs = componentStatus(plan, input);
+    if (plan.id === 'gloo') components.gloo = cs;
+    else if (plan.id === 'discovery') components.discovery = cs;
+    else (components.gatewayProxies ??= {})[plan.id.replace(/^gatewayProxies\./, '')] = cs;
+    if (!componentReady(plan, input)) {
+      const updated = input.deployments?.get(plan.deploymentName)?.status?.updatedReplicas ?? 0;
+      notReady.push(
+        `${plan.deploymentName} (${cs.readyReplicas ?? 0}/${plan.desiredReplicas} ready, ${updated}/${plan.desiredReplicas} updated)`,
+      );
+    }
+    if ((cs.readyReplicas ?? 0) === 0) unavailable.push(plan.deploymentName);
+  }
+  status.components = components;
+  if (input.leader) status.leader = input.leader;
+  status.warnings = d.warnings.map((w) => ({
+    code: w.code,
+    message: w.message,
+    ...(w.component ? { component: w.component } : {}),
+    ...(w.path ? { path: w.path } : {}),
+  }));
+  status.helmValuesConfigMap = `${d.owner.name}-helm-values`;
+
+  set({ type: 'Stalled', status: 'False', reason: 'Progressing', message: 'the operator can make progress' });
+
+  const converging = input.applied > 0 || notReady.length > 0;
+  set(
+    converging
+      ? {
+          type: 'Reconciling',
+          status: 'True',
+          reason: input.applied > 0 ? 'Applied' : 'WaitingForReplicas',
+          message:
+            input.applied > 0 ? `applied ${input.applied} object(s)` : `waiting for ${notReady.join(', ')}`,
+        }
+      : {
+          type: 'Reconciling',
+          status: 'False',
+          reason: 'Reconciled',
+          message: 'the install matches the spec',
+        },
+  );
+
+  if (d.problems.length > 0) {
+    set({ type: 'Ready', status: 'False', reason: d.problems[0]!.code, message: describe(d.problems) });
+  } else if (converging) {
+    set({
+      type: 'Ready',
+      status: 'False',
+      reason: 'Progressing',
+      message: notReady.length
+        ? `waiting for ${notReady.join(', ')}`
+        : 'changes applied, waiting for them to settle',
+    });
+  } else {
+    set({
+      type: 'Ready',
+      status: 'True',
+      reason: 'Reconciled',
+      message: 'every component has its desired ready replicas and every owned object is applied',
+    });
+  }
+
+  const pending = input.drift.filter((r) => !r.corrected);
+  const corrected = input.drift.filter((r) => r.corrected);
+  if (pending.length > 0) {
+    set({
+      type: 'Drifted',
+      status: 'True',
+      reason: 'DriftDetected',
+      message: pending.map((r) => r.message).join('; '),
+    });
+  } else if (corrected.length > 0) {
+    set({
+      type: 'Drifted',
+      status: 'False',
+      reason: 'DriftCorrected',
+      message: corrected.map((r) => r.message).join('; '),
+    });
+  } else if (!conditions.some((c) => c.type === 'Drifted' && c.reason === 'DriftCorrected')) {
+    // A past correction stays on record until the next drift; otherwise say there is none.
+    set({
+      type: 'Drifted',
+      status: 'False',
+      reason: 'NoDrift',
+      message: 'the install matches what the operator applied',
+    });
+  }
+
+  const le = d.glooHA.spec.gloo.leaderElection;
+  const expectsLeader =
+    le.enabled && components.gloo !== undefined && (components.gloo.readyReplicas ?? 0) > 0;
+  if (expectsLeader && input.leader && !input.leader.fresh) {
+    set({
+      type: 'Degraded',
+      status: 'True',
+      reason: 'GlooLeaderLost',
+      message: input.leader.holder
+        ? `the gloo Lease held by ${input.leader.holder} was not renewed within its leaseDuration (${input.leader.leaseDurationSeconds}s): no gloo replica is writing statuses`
+        : 'the gloo Lease has no holder: no gloo replica is writing statuses',
+    });
+  } else if (unavailable.length > 0) {
+    set({
+      type: 'Degraded',
+      status: 'True',
+      reason: 'ComponentUnavailable',
+      message: `no ready replicas: ${unavailable.join(', ')}`,
+    });
+  } else {
+    set({
+      type: 'Degraded',
+      status: 'False',
+      reason: 'AsExpected',
+      message: 'every component has ready replicas',
+    });
+  }
+  status.conditions = conditions;
+  return status;
+}

@@ -1,0 +1,301 @@
+#!/usr/bin/env node
+// glooha-operator: the entry point. Wires configuration → kubeconfig → metrics/health server →
+// operator (informers warm from the start) → leader election (only the leader reconciles and writes).
+import { KubeConfig } from '@kubernetes/client-node';
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { GlooHAOperator } from './controller/glooha-operator.js';
+import { startHttpServer } from './http/server.js';
+import {
+  parseDuration,
+  resolveLeaderElectionConfig,
+  LEADER_ELECTION_FLAGS,
+  LeaderElectionConfigError,
+} from './leader/config.js';
+import { createLeaderElector } from './leader/create.js';
+import { AlwaysLeader, type Leadership } from './leader/leadership.js';
+import { createLogger, isLogLevel, type Logger } from './log.js';
+import { createMetrics } from './metrics/index.js';
+
+export const USAGE = `glooha-operator: keeps Gloo installs highly available, as their GlooHA resources say.
+
+Usage: glooha-operator [flags]
+
+Flags (each also read from the environment variable shown; a flag wins):
+  --kubeconfig PATH                      KUBECONFIG            kubeconfig file (default: in-cluster, then ~/.kube/config)
+  --watch-namespaces NS[,NS...]          WATCH_NAMESPACES      namespaces to watch (default: all; namespaced RBAC needs this)
+  --concurrency N                        GLOOHA_CONCURRENCY    GlooHA resources reconciled in parallel (default 4)
+  --resync-period DURATION               GLOOHA_RESYNC_PERIOD  re-check every GlooHA this often (default 10m)
+  --metrics-bind-address ADDR            GLOOHA_METRICS_BIND_ADDRESS  /metrics, /healthz, /readyz (default :8080)
+  --log-level debug|info|warn|error      LOG_LEVEL             (default info)
+  --leader-elect[=false]                 LEADER_ELECT          leader election (default true; false only for one replica)
+  --leader-elect-lease-duration DUR      LEADER_ELECT_LEASE_DURATION  (default 15s)
+  --leader-elect-renew-deadline DUR      LEADER_ELECT_RENEW_DEADLINE  (default 10s)
+  --leader-elect-retry-period DUR        LEADER_ELECT_RETRY_PERIOD    (default 2s)
+  --leader-elect-lease-name NAME         LEADER_ELECT_LEASE_NAME      (default glooha-operator)
+  --leader-elect-namespace NS            POD_NAMESPACE                namespace of the Lease (required in-cluster)
+  --leader-elect-release-on-cancel[=false] LEADER_ELECT_RELEASE_ON_CANCEL  release the Lease on shutdown (default true)
+  --version                              print the version and exit
+  --help                                 this text
+Identity for leader election: POD_NAME (downward API) plus a random suffix.
+Timing rule: lease-duration > renew-deadline > 1.2 × retry-period.`;
+
+export class UsageError extends Error {}
+
+export interface OperatorConfig {
+  kubeconfig?: string;
+  watchNamespaces: string[];
+  concurrency: number;
+  resyncPeriodMs: number;
+  metricsBindAddress: string;
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+  leaderElection: ReturnType<typeof resolveLeaderElectionConfig>;
+}
+
+/** The package version: package.json sits two levels up from dist/src/main.js, one from src/main.ts. */
+export function version(): string {
+  for (const rel of ['../../package.json', '../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as {
+        name?: string;
+        version: string;
+      };
+      if (pkg.name === 'glooha-operator') return pkg.version;
+    } catch {
+      /* try the next location */
+    }
+  }
+  return 'unknown';
+}
+
+/** Flags, then env vars, then defaults; every bad value is a UsageError naming the flag and the fix. */
+export function parseConfig(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): OperatorConfig | 'help' | 'version' {
+  const le = Object.fromEntries(
+    Object.values(LEADER_ELECTION_FLAGS).map(({ flag }) => [flag.slice(2), { type: 'string' as const }]),
+  );
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: argv.map((a) =>
+        a === '--leader-elect' || a === '--leader-elect-release-on-cancel' ? `${a}=true` : a,
+      ),
+      options: {
+        kubeconfig: { type: 'string' },
+        'watch-namespaces': { type: 'string' },
+        concurrency: { type: 'string' },
+        'resync-period': { type: 'string' },
+        'metrics-bind-address': { type: 'string' },
+        'log-level': { type: 'string' },
+        version: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+        ...le,
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message}\nRun glooha-operator --help for the flags.`);
+  }
+  if (values.help) return 'help';
+  if (values.version) return 'version';
+  const pick = (flag: string, envName: string) =>
+    (values[flag] as string | undefined) ?? (env[envName] || undefined);
+
+  const concurrencyRaw = pick('concurrency', 'GLOOHA_CONCURRENCY') ?? '4';
+  const concurrency = Number(concurrencyRaw);
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
+    throw new UsageError(
+      `--concurrency (GLOOHA_CONCURRENCY) must be a whole number from 1 to 64, got "${concurrencyRaw}"`,
+    );
+  }
+  const resyncRaw = pick('resync-period', 'GLOOHA_RESYNC_PERIOD') ?? '10m';
+  const resyncPeriodMs = parseDuration(resyncRaw);
+  if (resyncPeriodMs === undefined || resyncPeriodMs < 10_000) {
+    throw new UsageError(
+      `--resync-period (GLOOHA_RESYNC_PERIOD) must be a duration of at least 10s such as 10m, got "${resyncRaw}"`,
+    );
+  }
+  const logLevel = pick('log-level', 'LOG_LEVEL') ?? 'info';
+  if (!isLogLevel(logLevel))
+    throw new UsageError(`--log-level (LOG_LEVEL) must be debug, info, warn or error, got "${logLevel}"`);
+  const watchNamespaces = (pick('watch-namespaces', 'WATCH_NAMESPACES') ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const ns of watchNamespaces) {
+    if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(ns)) {
+      throw new UsageError(
+        `--watch-namespaces (WATCH_NAMESPACES): "${ns}" is not a namespace name (lowercase letters, digits, '-')`,
+      );
+    }
+  }
+  const leFlags = Object.fromEntries(
+    Object.entries(LEADER_ELECTION_FLAGS).map(([setting, { flag }]) => [
+      setting,
+      values[flag.slice(2)] as string | undefined,
+    ]),
+  );
+  let leaderElection;
+  try {
+    leaderElection = resolveLeaderElectionConfig({
+      flags: leFlags,
+      env,
+      defaultNamespace: inClusterNamespace(),
+    });
+  } catch (err) {
+    if (err instanceof LeaderElectionConfigError) throw new UsageError(err.message);
+    throw err;
+  }
+  return {
+    kubeconfig: pick('kubeconfig', 'KUBECONFIG'),
+    watchNamespaces,
+    concurrency,
+    resyncPeriodMs,
+    metricsBindAddress: pick('metrics-bind-address', 'GLOOHA_METRICS_BIND_ADDRESS') ?? ':8080',
+    logLevel,
+    leaderElection,
+  };
+}
+
+function inClusterNamespace(): string | undefined {
+  try {
+    return readFileSync('/var/run/secrets/kubernetes.io/serviceaccount/namespace', 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+export interface RunningOperator {
+  metricsUrl: string;
+  shutdown(reason: string): Promise<void>;
+}
+
+/** Starts everything; resolves once the HTTP server listens (the caches sync in the background). */
+export async function run(config: OperatorConfig, log: Logger): Promise<RunningOperator> {
+  const kc = new KubeConfig();
+  if (config.kubeconfig) kc.loadFromFile(config.kubeconfig);
+  else kc.loadFromDefault();
+  const metrics = createMetrics();
+
+  // The operator is created first (caches warm on every replica), the elector decides who works.
+  // Assigned below: the elector's callbacks need the operator, the operator needs the elector.
+  const ref: { operator?: GlooHAOperator } = {};
+  const le = config.leaderElection;
+  const elector = le.enabled
+    ? createLeaderElector(le, {
+        kubeConfig: kc,
+        logger: log.child({ component: 'leader-election' }),
+        metrics: metrics.leaderElection,
+        restClientMetrics: metrics.restClient,
+        callbacks: {
+          onStartedLeading: () => {
+            log.info('started leading: reconciling every GlooHA', { identity: le.identity });
+            ref.operator?.enqueueAll();
+          },
+          onStoppedLeading: async (info) => {
+            log.warn('stopped leading: in-flight reconciles are aborted, writes are fenced', {
+              reason: info.reason,
+            });
+            await ref.operator?.waitForInFlight(5_000);
+          },
+          onNewLeader: (identity) => log.info('leader observed', { leader: identity }),
+        },
+      })
+    : undefined;
+  const leadership: Leadership = elector ?? new AlwaysLeader();
+
+  const operator = new GlooHAOperator({
+    kubeConfig: kc,
+    logger: log,
+    namespaces: config.watchNamespaces,
+    concurrency: config.concurrency,
+    resyncPeriodMs: config.resyncPeriodMs,
+    leadership,
+    metrics,
+  });
+  ref.operator = operator;
+  const http = await startHttpServer({
+    address: config.metricsBindAddress,
+    metrics,
+    readiness: { caches: () => operator.cachesSynced() },
+    logger: log,
+  });
+  log.info('serving /metrics, /healthz, /readyz', { url: http.url });
+
+  const started = operator.start().catch((err: unknown) => {
+    log.error('operator failed to start', { err });
+    throw err;
+  });
+  void started.catch(() => {});
+  elector?.start();
+
+  let shuttingDown: Promise<void> | undefined;
+  return {
+    metricsUrl: http.url,
+    shutdown: (reason) =>
+      (shuttingDown ??= (async () => {
+        log.info('shutting down', { reason });
+        // Stop leading first (releases the Lease so another replica takes over at once), then the rest.
+        await elector?.stop();
+        if (leadership instanceof AlwaysLeader) leadership.end();
+        await operator.stop({ abort: true });
+        await http.close();
+        log.info('stopped');
+      })()),
+  };
+}
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = parseConfig(process.argv.slice(2));
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`glooha-operator: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  if (config === 'help') {
+    process.stdout.write(USAGE + '\n');
+    return;
+  }
+  if (config === 'version') {
+    process.stdout.write(`glooha-operator ${version()}\n`);
+    return;
+  }
+  const log = createLogger(config.logLevel, { logger: 'glooha-operator' });
+  log.info('starting', {
+    version: version(),
+    watchNamespaces: config.watchNamespaces.length ? config.watchNamespaces : 'all',
+    leaderElection: config.leaderElection.enabled
+      ? {
+          identity: config.leaderElection.identity,
+          lease: `${config.leaderElection.namespace}/${config.leaderElection.leaseName}`,
+        }
+      : false,
+  });
+  const running = await run(config, log);
+  const onSignal = (sig: NodeJS.Signals) => {
+    // A hard deadline: a shutdown that hangs must not keep a terminating pod around.
+    setTimeout(() => {
+      log.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, 10_000).unref();
+    void running.shutdown(sig).then(() => process.exit(0));
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+}
+
+if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('/main.js')) {
+  main().catch((err: unknown) => {
+    process.stderr.write(
+      `glooha-operator: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
+    process.exit(1);
+  });
+}
