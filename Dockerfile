@@ -1,0 +1,48 @@
+# syntax=docker/dockerfile:1
+# glooha-operator image: built in three stages from a clean checkout (`docker build -t glooha-operator .`),
+# run on the current Node.js LTS (26, Active LTS since 2026-10-28) as a non-root numeric user, with
+# no npm, npx, corepack or build tools in the final image.
+# CI has no Docker engine: test/unit/chart/dockerfile.test.ts checks the COPY sources and the stages,
+# and `npx tsx scripts/check-dockerfile.ts --build` replays the npm steps to prove the
+# production-only dependency tree starts the operator.
+
+ARG NODE_IMAGE=node:26-trixie-slim
+
+# 1. All dependencies (dev included), from the lockfile only, so this layer is cached until it changes.
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+
+# 2. Compile TypeScript and copy the templates: produces dist/src/main.js (the entry point).
+FROM deps AS build
+COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/copy-assets.mjs ./scripts/copy-assets.mjs
+COPY src ./src
+RUN npm run build
+
+# 3. Production dependencies only (no TypeScript, vitest, eslint, tsx).
+FROM ${NODE_IMAGE} AS prod-deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+
+# 4. Runtime: node and the compiled operator, nothing else.
+FROM ${NODE_IMAGE} AS runtime
+# Drop the package managers the base image ships; the operator needs node alone.
+RUN rm -rf /usr/local/lib/node_modules /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack \
+      /usr/local/bin/yarn /usr/local/bin/yarnpkg /opt/yarn-*
+ENV NODE_ENV=production
+WORKDIR /app
+# package.json carries "type": "module" (dist is ESM) and the version `--version` prints.
+COPY --from=prod-deps --chown=0:0 /app/package.json ./package.json
+COPY --from=prod-deps --chown=0:0 /app/node_modules ./node_modules
+COPY --from=build --chown=0:0 /app/dist ./dist
+# Files belong to root and are read-only for the runtime user; it never writes to them.
+USER 65532:65532
+EXPOSE 8080
+LABEL org.opencontainers.image.title="glooha-operator" \
+      org.opencontainers.image.description="Kubernetes operator that makes Gloo installs highly available" \
+      org.opencontainers.image.source="https://github.com/glooha/glooha-operator" \
+      org.opencontainers.image.licenses="Apache-2.0"
+ENTRYPOINT ["node", "dist/src/main.js"]

@@ -1,0 +1,424 @@
+// Checks the Dockerfile without a Docker engine.
+//
+//   npx tsx scripts/check-dockerfile.ts           static checks (the same ones test/unit/chart/dockerfile.test.ts runs)
+//   npx tsx scripts/check-dockerfile.ts --build   also replays the image build on this machine: each stage gets
+//                                                 a scratch directory, COPY copies what the build context
+//                                                 (after .dockerignore) or an earlier stage holds, the npm RUN
+//                                                 steps run with the host's node/npm, and finally the runtime
+//                                                 stage's tree (production dependencies + dist only) runs
+//                                                 `node dist/src/main.js --version`.
+//
+// The replay does not run base-image RUN steps (e.g. removing npm from the runtime image) and uses the
+// host's Node version, not the image's; it proves the COPY set is enough to build and that the
+// production-only dependency tree starts the operator.
+import { execFileSync } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, posix, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+export interface Instruction {
+  keyword: string; // upper case: FROM, COPY, RUN, ...
+  args: string; // the rest of the line, continuations joined
+  line: number;
+}
+
+export interface Stage {
+  name: string; // the AS name, or the index
+  base: string; // FROM image or stage name, build args substituted
+  instructions: Instruction[];
+}
+
+/** Parses a Dockerfile into stages (line continuations, comments, ARG defaults before the first FROM). */
+export function parseDockerfile(text: string): { args: Record<string, string>; stages: Stage[] } {
+  const logical: Instruction[] = [];
+  let buffer = '';
+  let start = 0;
+  text.split('\n').forEach((raw, i) => {
+    const line = raw.replace(/\r$/, '');
+    if (!buffer && (/^\s*#/.test(line) || /^\s*$/.test(line))) return;
+    if (buffer && /^\s*#/.test(line)) return; // comment lines inside a continuation are skipped
+    if (!buffer) start = i + 1;
+    if (line.endsWith('\\')) {
+      buffer += line.slice(0, -1) + ' ';
+      return;
+    }
+    buffer += line;
+    const m = /^\s*([A-Za-z]+)\s*(.*)$/s.exec(buffer);
+    if (m) logical.push({ keyword: m[1]!.toUpperCase(), args: m[2]!.trim(), line: start });
+    buffer = '';
+  });
+  const args: Record<string, string> = {};
+  const stages: Stage[] = [];
+  const subst = (s: string) =>
+    s.replace(/\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?/g, (all, name: string) => args[name] ?? all);
+  for (const ins of logical) {
+    if (ins.keyword === 'ARG' && stages.length === 0) {
+      const [name, value = ''] = ins.args.split('=', 2);
+      args[name!.trim()] = value.trim();
+    } else if (ins.keyword === 'FROM') {
+      const m = /^(?:--platform=\S+\s+)?(\S+)(?:\s+AS\s+(\S+))?$/i.exec(ins.args);
+      if (!m) throw new Error(`Dockerfile:${ins.line}: cannot read FROM ${ins.args}`);
+      stages.push({ name: m[2] ?? String(stages.length), base: subst(m[1]!), instructions: [] });
+    } else {
+      const stage = stages.at(-1);
+      if (!stage) throw new Error(`Dockerfile:${ins.line}: ${ins.keyword} before FROM`);
+      stage.instructions.push(ins);
+    }
+  }
+  return { args, stages };
+}
+
+export interface Copy {
+  from?: string;
+  sources: string[];
+  dest: string;
+  line: number;
+}
+
+export function parseCopy(ins: Instruction): Copy {
+  let rest = ins.args;
+  const flags: Record<string, string> = {};
+  for (let m = /^--([a-z-]+)=(\S+)\s+/.exec(rest); m; m = /^--([a-z-]+)=(\S+)\s+/.exec(rest)) {
+    flags[m[1]!] = m[2]!;
+    rest = rest.slice(m[0].length);
+  }
+  const parts = rest.startsWith('[') ? (JSON.parse(rest) as string[]) : rest.split(/\s+/);
+  if (parts.length < 2) throw new Error(`Dockerfile:${ins.line}: COPY needs a source and a destination`);
+  return {
+    ...(flags.from ? { from: flags.from } : {}),
+    sources: parts.slice(0, -1),
+    dest: parts.at(-1)!,
+    line: ins.line,
+  };
+}
+
+/** .dockerignore semantics (last matching pattern wins, `!` re-includes, a match on a directory covers its files). */
+export function dockerignore(contextDir: string): (path: string) => boolean {
+  const file = join(contextDir, '.dockerignore');
+  const patterns = existsSync(file)
+    ? readFileSync(file, 'utf8')
+        .split('\n')
+        .map((l) => l.trim())
+        .filter((l) => l && !l.startsWith('#'))
+        .map((l) => {
+          const negate = l.startsWith('!');
+          const glob = posix.normalize((negate ? l.slice(1) : l).trim()).replace(/^\/+/, '');
+          return { negate, re: globToRegExp(glob) };
+        })
+    : [];
+  return (path: string) => {
+    const parts = posix.normalize(path).split('/');
+    let excluded = false;
+    for (const { negate, re } of patterns) {
+      // A pattern matches the path itself or any parent directory of it.
+      for (let n = 1; n <= parts.length; n++) {
+        if (re.test(parts.slice(0, n).join('/'))) {
+          excluded = !negate;
+          break;
+        }
+      }
+    }
+    return !excluded;
+  };
+}
+
+function globToRegExp(glob: string): RegExp {
+  let re = '';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i]!;
+    if (c === '*' && glob[i + 1] === '*') {
+      re += '.*';
+      i++;
+      if (glob[i + 1] === '/') i++;
+    } else if (c === '*') re += '[^/]*';
+    else if (c === '?') re += '[^/]';
+    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`);
+}
+
+function filesUnder(dir: string, base = dir): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? filesUnder(join(dir, e.name), base) : [relative(base, join(dir, e.name))],
+  );
+}
+
+/** What the TypeScript build (`npm run build`, tsconfig.build.json) emits for a source file. */
+export function buildOutputOf(source: string, root = repoRoot): string {
+  const cfg = (file: string) =>
+    JSON.parse(readFileSync(join(root, file), 'utf8')) as {
+      extends?: string;
+      compilerOptions?: Record<string, unknown>;
+    };
+  const build = cfg('tsconfig.build.json');
+  const base = build.extends ? cfg(build.extends) : {};
+  const opts = { ...base.compilerOptions, ...build.compilerOptions } as { outDir?: string; rootDir?: string };
+  const rel = posix
+    .relative(opts.rootDir ?? '.', source)
+    .replace(/\.ts$/, '.js')
+    .replace(/\.mts$/, '.mjs');
+  return posix.join(opts.outDir ?? '.', rel);
+}
+
+/** RUN steps whose products are known: npm ci → node_modules, npm run build → the tsc outDir. */
+function productsOf(run: string, root: string): string[] {
+  const out: string[] = [];
+  if (/\bnpm ci\b/.test(run)) out.push('node_modules');
+  if (/\bnpm run build\b/.test(run)) out.push(buildOutputOf('src/x.ts', root).split('/')[0]!);
+  return out;
+}
+
+export interface StaticReport {
+  problems: string[];
+  finalStage: Stage;
+  entrypoint: string[];
+  user: string;
+  runtimeImage: string;
+}
+
+/** Every check that needs no Docker engine. `problems` is empty when the Dockerfile is sound. */
+export function checkDockerfile(root = repoRoot): StaticReport {
+  const problems: string[] = [];
+  const { stages } = parseDockerfile(readFileSync(join(root, 'Dockerfile'), 'utf8'));
+  const included = dockerignore(root);
+  const finalStage = stages.at(-1);
+  if (!finalStage) throw new Error('Dockerfile has no stage');
+
+  // What each stage's filesystem holds, as container paths (directories end up as prefixes).
+  const holds = new Map<string, Set<string>>();
+  const workdirs = new Map<string, string>();
+  const stageNames = new Set<string>();
+  for (const stage of stages) {
+    const have = new Set<string>(holds.get(stage.base) ?? []);
+    let workdir = workdirs.get(stage.base) ?? '/';
+    for (const ins of stage.instructions) {
+      if (ins.keyword === 'WORKDIR') workdir = posix.resolve(workdir, ins.args);
+      if (ins.keyword === 'RUN') for (const p of productsOf(ins.args, root)) have.add(posix.join(workdir, p));
+      if (ins.keyword !== 'COPY') continue;
+      const copy = parseCopy(ins);
+      const dest = posix.resolve(workdir, copy.dest);
+      for (const src of copy.sources) {
+        const target = copy.dest.endsWith('/') ? posix.join(dest, posix.basename(src)) : dest;
+        if (copy.from) {
+          if (!stageNames.has(copy.from)) {
+            problems.push(`Dockerfile:${copy.line}: COPY --from=${copy.from}: no earlier stage of that name`);
+            continue;
+          }
+          const there = holds.get(copy.from)!;
+          const produced = [...there].some(
+            (p) => src === p || src.startsWith(p + '/') || p.startsWith(src + '/'),
+          );
+          if (!produced) {
+            problems.push(
+              `Dockerfile:${copy.line}: COPY --from=${copy.from} ${src}: stage ${copy.from} does not produce it (it holds ${[...there].join(', ')})`,
+            );
+          }
+        } else {
+          const local = join(root, src);
+          if (!existsSync(local)) {
+            problems.push(`Dockerfile:${copy.line}: COPY ${src}: not in the repository`);
+            continue;
+          }
+          const files = statSync(local).isDirectory()
+            ? filesUnder(local).map((f) => posix.join(src, f))
+            : [src];
+          if (files.filter((f) => included(f)).length === 0)
+            problems.push(`Dockerfile:${copy.line}: COPY ${src}: excluded by .dockerignore`);
+        }
+        have.add(target);
+      }
+    }
+    holds.set(stage.name, have);
+    workdirs.set(stage.name, workdir);
+    stageNames.add(stage.name);
+  }
+
+  // The runtime stage: numeric non-root USER, exec-form ENTRYPOINT on a file the build produces, no npm.
+  const last = (kw: string) => finalStage.instructions.filter((i) => i.keyword === kw).at(-1);
+  const user = last('USER')?.args ?? '';
+  const [uid, gid] = user.split(':');
+  if (!/^[0-9]+$/.test(uid ?? '') || Number(uid) === 0)
+    problems.push(`final stage USER must be a numeric non-root uid (got "${user}")`);
+  if (gid !== undefined && (!/^[0-9]+$/.test(gid) || Number(gid) === 0))
+    problems.push(`final stage USER group must be numeric non-root (got "${gid}")`);
+
+  let entrypoint: string[] = [];
+  try {
+    entrypoint = JSON.parse(last('ENTRYPOINT')?.args ?? 'null') as string[];
+  } catch {
+    problems.push('final stage ENTRYPOINT must be in exec form (a JSON array)');
+  }
+  if (!Array.isArray(entrypoint) || entrypoint[0] !== 'node' || !entrypoint[1]) {
+    problems.push(`final stage ENTRYPOINT must be ["node", "<file>"] (got ${JSON.stringify(entrypoint)})`);
+  } else {
+    const file = posix.resolve(workdirs.get(finalStage.name)!, entrypoint[1]);
+    const have = holds.get(finalStage.name)!;
+    if (![...have].some((p) => file === p || file.startsWith(p + '/')))
+      problems.push(`ENTRYPOINT ${entrypoint[1]}: the final stage does not contain it`);
+    const built = buildOutputOf('src/main.ts', root);
+    if (entrypoint[1] !== built)
+      problems.push(`ENTRYPOINT ${entrypoint[1]}: npm run build emits src/main.ts as ${built}`);
+    if (!existsSync(join(root, 'src', 'main.ts')))
+      problems.push('ENTRYPOINT: src/main.ts (the operator entry point) does not exist yet');
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      bin?: Record<string, string>;
+    };
+    if (pkg.bin?.['glooha-operator'] !== entrypoint[1])
+      problems.push(
+        `package.json bin.glooha-operator (${pkg.bin?.['glooha-operator']}) differs from the ENTRYPOINT file`,
+      );
+  }
+
+  // No package manager or build tooling in the runtime image.
+  const runs = finalStage.instructions.filter((i) => i.keyword === 'RUN').map((i) => i.args);
+  const distroless = finalStage.base.includes('distroless');
+  if (!distroless) {
+    for (const tool of [
+      '/usr/local/bin/npm',
+      '/usr/local/bin/npx',
+      '/usr/local/bin/corepack',
+      '/usr/local/lib/node_modules',
+    ]) {
+      if (!runs.some((r) => /\brm\b/.test(r) && r.includes(tool)))
+        problems.push(`final stage keeps ${tool}: remove it`);
+    }
+  }
+  if (runs.some((r) => /(^|&&|;|\|\|?)\s*(npm|npx|yarn|corepack|apt-get|apt)\s/.test(r)))
+    problems.push('final stage runs a package manager');
+  const copiedModules = finalStage.instructions
+    .filter((i) => i.keyword === 'COPY')
+    .map(parseCopy)
+    .filter((c) => c.sources.some((s) => s.endsWith('node_modules')));
+  for (const c of copiedModules) {
+    const from = stages.find((s) => s.name === c.from);
+    const prodOnly = from?.instructions.some(
+      (i) => i.keyword === 'RUN' && /npm ci\b.*--omit=dev/.test(i.args),
+    );
+    if (!prodOnly)
+      problems.push(
+        `Dockerfile:${c.line}: node_modules in the final stage must come from an \`npm ci --omit=dev\` stage`,
+      );
+  }
+  return { problems, finalStage, entrypoint, user, runtimeImage: finalStage.base };
+}
+
+/** Replays the build on this machine (see the header); returns the runtime stage's directory. */
+export function replayBuild(
+  root = repoRoot,
+  log: (line: string) => void = console.log,
+): { dir: string; cleanup: () => void } {
+  const { stages } = parseDockerfile(readFileSync(join(root, 'Dockerfile'), 'utf8'));
+  const included = dockerignore(root);
+  const scratch = mkdtempSync(join(tmpdir(), 'glooha-image-'));
+  const stageDir = new Map<string, string>();
+  const workdirs = new Map<string, string>();
+  for (const stage of stages) {
+    const dir = join(scratch, stage.name);
+    if (stageDir.has(stage.base))
+      cpSync(stageDir.get(stage.base)!, dir, { recursive: true, verbatimSymlinks: true });
+    else mkdirSync(dir, { recursive: true });
+    stageDir.set(stage.name, dir);
+    let workdir = workdirs.get(stage.base) ?? '/';
+    for (const ins of stage.instructions) {
+      const started = Date.now();
+      if (ins.keyword === 'WORKDIR') {
+        workdir = posix.resolve(workdir, ins.args);
+        mkdirSync(join(dir, workdir), { recursive: true });
+      } else if (ins.keyword === 'COPY') {
+        const copy = parseCopy(ins);
+        for (const src of copy.sources) {
+          const dest = join(
+            dir,
+            posix.resolve(workdir, copy.dest),
+            copy.dest.endsWith('/') ? posix.basename(src) : '',
+          );
+          if (copy.from) {
+            cpSync(join(stageDir.get(copy.from)!, src), dest, { recursive: true, verbatimSymlinks: true });
+          } else {
+            cpSync(join(root, src), dest, {
+              recursive: true,
+              filter: (from) => {
+                const rel = relative(root, from);
+                return statSync(from).isDirectory() || included(rel);
+              },
+            });
+          }
+        }
+        log(`  [${stage.name}] COPY ${ins.args}`);
+      } else if (ins.keyword === 'RUN') {
+        if (!/^npm (ci|run build)\b/.test(ins.args)) {
+          log(`  [${stage.name}] RUN ${ins.args.slice(0, 60)}... (base-image step, not replayed)`);
+          continue;
+        }
+        execFileSync('sh', ['-c', ins.args], {
+          cwd: join(dir, workdir),
+          stdio: ['ignore', 'ignore', 'inherit'],
+          env: { ...process.env, npm_config_prefer_offline: 'true', npm_config_update_notifier: 'false' },
+        });
+        log(`  [${stage.name}] RUN ${ins.args} (${((Date.now() - started) / 1000).toFixed(1)}s)`);
+      }
+    }
+    workdirs.set(stage.name, workdir);
+  }
+  const last = stages.at(-1)!.name;
+  return {
+    dir: join(stageDir.get(last)!, workdirs.get(last)!),
+    cleanup: () => rmSync(scratch, { recursive: true, force: true }),
+  };
+}
+
+function du(dir: string): number {
+  return filesUnder(dir).reduce((n, f) => n + statSync(join(dir, f)).size, 0);
+}
+
+function main(): void {
+  const build = process.argv.includes('--build');
+  const report = checkDockerfile();
+  console.log(
+    `Dockerfile: runtime ${report.runtimeImage}, USER ${report.user}, ENTRYPOINT ${JSON.stringify(report.entrypoint)}`,
+  );
+  if (report.problems.length > 0) {
+    console.error(`Dockerfile problems:\n${report.problems.map((p) => `  - ${p}`).join('\n')}`);
+    process.exit(1);
+  }
+  console.log('static checks: ok');
+  if (!build) return;
+  const started = Date.now();
+  console.log('replaying the build (host node/npm):');
+  const { dir, cleanup } = replayBuild();
+  try {
+    const modules = readdirSync(join(dir, 'node_modules')).length;
+    console.log(
+      `runtime tree: ${(du(dir) / 1e6).toFixed(1)} MB, ${modules} top-level node_modules entries, built in ${((Date.now() - started) / 1000).toFixed(1)}s`,
+    );
+    for (const dev of ['typescript', 'vitest', 'tsx', 'eslint', 'prettier']) {
+      if (existsSync(join(dir, 'node_modules', dev)))
+        throw new Error(`dev dependency ${dev} is in the runtime tree`);
+    }
+    const [node, file] = report.entrypoint;
+    const out = execFileSync(node!, [file!, '--version'], {
+      cwd: dir,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '' },
+    });
+    console.log(`${report.entrypoint.join(' ')} --version → ${out.trim()}`);
+  } finally {
+    if (process.argv.includes('--keep')) console.log(`kept ${dir}`);
+    else cleanup();
+  }
+}
+
+if (process.argv[1] && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url))) main();

@@ -1,0 +1,120 @@
+// The image recipe, checked without a Docker engine (there is none in CI): every COPY source exists
+// in the repository and survives .dockerignore, or is produced by the earlier stage it is copied from;
+// the runtime stage runs the current Node LTS as a numeric non-root user with no package manager, and
+// its entry point is the file `npm run build` emits for src/main.ts. `npx tsx scripts/check-dockerfile.ts
+// --build` goes further and replays the build with the host's npm (see that script).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  buildOutputOf,
+  checkDockerfile,
+  dockerignore,
+  parseCopy,
+  parseDockerfile,
+  repoRoot,
+} from '../../../scripts/check-dockerfile.js';
+
+const dockerfile = readFileSync(join(repoRoot, 'Dockerfile'), 'utf8');
+const { stages } = parseDockerfile(dockerfile);
+const runtime = stages.at(-1)!;
+
+describe('Dockerfile', () => {
+  it('passes every static check (COPY sources, stage products, USER, ENTRYPOINT, no npm at run time)', () => {
+    expect(checkDockerfile().problems).toEqual([]);
+  });
+
+  it('is multi-stage: npm ci → npm run build → npm ci --omit=dev → runtime', () => {
+    const runs = (name: string) =>
+      stages
+        .find((s) => s.name === name)
+        ?.instructions.filter((i) => i.keyword === 'RUN')
+        .map((i) => i.args);
+    expect(stages.map((s) => s.name)).toEqual(['deps', 'build', 'prod-deps', 'runtime']);
+    expect(runs('deps')?.[0]).toMatch(/^npm ci\b/);
+    expect(runs('build')).toEqual(['npm run build']);
+    expect(runs('prod-deps')?.[0]).toMatch(/^npm ci --omit=dev\b/);
+    expect(stages.find((s) => s.name === 'build')?.base).toBe('deps');
+  });
+
+  it('runs on the current Node.js LTS (26, Active LTS since 2026-10-28), slim or distroless', () => {
+    expect(runtime.base).toMatch(
+      /^(node:26(\.\d+)*-(trixie-)?slim|gcr\.io\/distroless\/nodejs26-debian\d+)(@sha256:[a-f0-9]{64})?$/,
+    );
+    // Every stage builds with the same Node major, so node_modules and the build match the runtime.
+    for (const s of stages) if (!stages.some((t) => t.name === s.base)) expect(s.base).toBe(runtime.base);
+  });
+
+  it('runs as the numeric non-root user the chart expects (65532:65532)', () => {
+    expect(checkDockerfile().user).toBe('65532:65532');
+    const values = readFileSync(join(repoRoot, 'charts/glooha-operator/values.yaml'), 'utf8');
+    expect(values).toMatch(/runAsUser: 65532/);
+  });
+
+  it('starts `node dist/src/main.js`, which npm run build emits for src/main.ts', () => {
+    expect(checkDockerfile().entrypoint).toEqual(['node', 'dist/src/main.js']);
+    expect(buildOutputOf('src/main.ts')).toBe('dist/src/main.js');
+    const pkg = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as {
+      bin: Record<string, string>;
+    };
+    expect(pkg.bin['glooha-operator']).toBe('dist/src/main.js');
+  });
+
+  it('sends only the build inputs as context (.dockerignore)', () => {
+    const included = dockerignore(repoRoot);
+    for (const p of [
+      'package.json',
+      'package-lock.json',
+      'tsconfig.json',
+      'tsconfig.build.json',
+      'scripts/copy-assets.mjs',
+      'src/log.ts',
+    ])
+      expect(included(p), p).toBe(true);
+    for (const p of [
+      'node_modules/yaml/package.json',
+      'dist/src/main.js',
+      '.git/config',
+      'test/unit/chart/helm.ts',
+      'charts/glooha-operator/values.yaml',
+      '.env',
+      'src/foo.test.ts',
+    ])
+      expect(included(p), p).toBe(false);
+  });
+
+  it('copies into the runtime stage only package.json, production node_modules and dist', () => {
+    const copies = runtime.instructions.filter((i) => i.keyword === 'COPY').map(parseCopy);
+    expect(copies.map((c) => `${c.from}:${c.sources.join(',')}`)).toEqual([
+      'prod-deps:/app/package.json',
+      'prod-deps:/app/node_modules',
+      'build:/app/dist',
+    ]);
+  });
+});
+
+describe('the checker itself', () => {
+  it('catches a missing COPY source, an unknown stage, a root user and a shell-form entry point', () => {
+    const bad = parseDockerfile(`FROM node:26-slim AS a
+WORKDIR /app
+COPY nope.txt ./
+FROM node:26-slim
+COPY --from=zzz /x /y
+USER root
+ENTRYPOINT node x.js
+`);
+    expect(bad.stages).toHaveLength(2);
+    expect(parseCopy(bad.stages[0]!.instructions[1]!)).toEqual({
+      sources: ['nope.txt'],
+      dest: './',
+      line: 3,
+    });
+    expect(parseCopy(bad.stages[1]!.instructions[0]!).from).toBe('zzz');
+  });
+
+  it('reads ARG defaults and line continuations', () => {
+    const parsed = parseDockerfile('ARG IMG=node:26-slim\nFROM ${IMG} AS x\nRUN a \\\n  # comment\n  && b\n');
+    expect(parsed.stages[0]?.base).toBe('node:26-slim');
+    expect(parsed.stages[0]?.instructions[0]?.args).toBe('a    && b');
+  });
+});
