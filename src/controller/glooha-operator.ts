@@ -95,13 +95,32 @@ function sameTarget(a: GlooHA, b: GlooHA): boolean {
   );
 }
 
-/** The last writer of a drifted object other than us, from managedFields: "kubectl-scale (Update)". */
-function driftAuthor(live: KubernetesObject): string {
-  const others = (live.metadata?.managedFields ?? [])
-    .filter((m) => m.manager !== MANAGER && m.manager !== HANDOVER_MANAGER && m.subresource !== 'status')
-    .sort((a, b) => String(b.time ?? '').localeCompare(String(a.time ?? '')));
-  const last = others[0];
-  return last ? `${last.manager} (${last.operation})` : 'an unknown writer';
+/**
+ * Who changed a drifted field, from managedFields: the other managers that now own one of the drifted
+ * fields (server-side apply moves a field to whoever last wrote it), e.g. "kubectl-scale (Update)".
+ * Falls back to the most recent other writer when no entry names the field.
+ */
+function driftAuthor(live: KubernetesObject, fieldPaths: string[]): string {
+  const others = (live.metadata?.managedFields ?? []).filter(
+    (m) => m.manager !== MANAGER && m.manager !== HANDOVER_MANAGER && m.subresource !== 'status',
+  );
+  const owns = (fields: unknown, path: string[]): boolean => {
+    let node = fields as Record<string, unknown> | undefined;
+    for (const part of path) {
+      node = node?.[`f:${part}`] as Record<string, unknown> | undefined;
+      if (node === undefined) return false;
+    }
+    return true;
+  };
+  const owners = others.filter((m) => fieldPaths.some((p) => owns(m.fieldsV1, p.split('.'))));
+  const pick = (owners.length ? owners : others).sort((a, b) =>
+    String(b.time ?? '').localeCompare(String(a.time ?? '')),
+  );
+  return pick.length
+    ? pick
+        .map((m) => `${m.manager} (${m.operation}${m.subresource ? ` on ${m.subresource}` : ''})`)
+        .join(', ')
+    : 'an unknown writer';
 }
 
 /** Which managed fields differ, in words, for conditions and events. */
@@ -120,7 +139,7 @@ function describeDrift(body: KubeObject, live: KubernetesObject): string {
     body.kind === 'Deployment' && fields.includes('spec.replicas')
       ? ` (replicas ${String(liveSpec.replicas)}, want ${String(spec.replicas)})`
       : '';
-  return `${body.kind} ${body.metadata.name}: ${what}${detail} changed by ${driftAuthor(live)}`;
+  return `${body.kind} ${body.metadata.name}: ${what}${detail} changed by ${driftAuthor(live, fields)}`;
 }
 
 export class GlooHAOperator extends OperatorBase {
@@ -135,6 +154,11 @@ export class GlooHAOperator extends OperatorBase {
   private glooHpas!: Informer<V2HorizontalPodAutoscaler & KubernetesObject>;
   private glooPdbs!: Informer<V1PodDisruptionBudget & KubernetesObject>;
   private leases!: Informer<V1Lease & KubernetesObject>;
+  /**
+   * The last drift corrections per GlooHA. Kept here, not only in status: the status in the cache may
+   * be a step behind our own write, and a reconcile computing status from it would erase the record.
+   */
+  private readonly lastCorrections = new Map<string, DriftReport[]>();
   /** Owned objects by kind, from informers on our managed-by label. */
   private owned = new Map<string, Informer<KubernetesObject>>();
 
@@ -290,12 +314,17 @@ export class GlooHAOperator extends OperatorBase {
       );
       return result;
     } catch (err) {
-      if (err instanceof NotLeaderError || ctx.signal.aborted) {
+      if (err instanceof NotLeaderError || ctx.signal.aborted || !this.leadership.canWrite()) {
         log.info('reconcile stopped: no longer the leader');
         return;
       }
       this.metrics?.reconcile.observe(CONTROLLER_NAME, 'error', (performance.now() - started) / 1000);
-      log.error('reconcile failed; retrying with backoff', { err });
+      if ((err as { code?: number }).code === 409) {
+        // Optimistic concurrency: our cache was a step behind. The retry reads the newer object.
+        log.info('conflict with a newer version; retrying', { err: (err as Error).message.split('\n')[0] });
+      } else {
+        log.error('reconcile failed; retrying with backoff', { err });
+      }
       throw err;
     } finally {
       this.updateReadyGauge();
@@ -320,7 +349,11 @@ export class GlooHAOperator extends OperatorBase {
     log: typeof this.log,
   ): Promise<WorkResult | void> {
     const g = this.gloohas.store.get(key);
-    if (!g) return; // deleted: owned objects go by ownerReference GC, Gloo's objects were handed over
+    if (!g) {
+      // Deleted: owned objects go by ownerReference GC, Gloo's objects were handed over.
+      this.lastCorrections.delete(key);
+      return;
+    }
     if (g.metadata.deletionTimestamp) {
       await this.finalize(g, log);
       return;
@@ -400,6 +433,12 @@ export class GlooHAOperator extends OperatorBase {
       if (outcome.applied) applied++;
       if (outcome.drift) drift.push(outcome.drift);
     }
+    if (drift.some((r) => r.corrected))
+      this.lastCorrections.set(
+        key,
+        drift.filter((r) => r.corrected),
+      );
+    else if (drift.length === 0) drift.push(...(this.lastCorrections.get(key) ?? []));
     for (const w of d.warnings) await this.events.warn(g, 'HAWarning', w.message);
     for (const p of d.problems) await this.events.warn(g, p.code, p.message);
 

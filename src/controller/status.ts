@@ -137,7 +137,7 @@ export function computeStatus(input: StatusInput): GlooHAStatus {
         `${plan.deploymentName} (${cs.readyReplicas ?? 0}/${plan.desiredReplicas} ready, ${updated}/${plan.desiredReplicas} updated)`,
       );
     }
-    if ((cs.readyReplicas ?? 0) === 0) unavailable.push(plan.deploymentName);
+    if (plan.desiredReplicas > 0 && (cs.readyReplicas ?? 0) === 0) unavailable.push(plan.deploymentName);
   }
   status.components = components;
   if (input.leader) status.leader = input.leader;

@@ -1,0 +1,45 @@
+// The API server's audit log (written by the test control plane, Metadata level for every non-read
+// request) tells who wrote what and when — the ground truth for "zero writes in a steady state" and
+// "no two leaders wrote at once", independent of anything the operator reports about itself.
+import { readFileSync } from 'node:fs';
+import { controlPlane } from './cluster.js';
+
+export interface AuditEvent {
+  verb: string;
+  user: { username: string };
+  objectRef?: {
+    resource?: string;
+    namespace?: string;
+    name?: string;
+    subresource?: string;
+    apiGroup?: string;
+  };
+  responseStatus?: { code?: number };
+  requestReceivedTimestamp: string;
+  stageTimestamp: string;
+  stage: string;
+}
+
+const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+
+/** Every completed write request in the audit log (optionally by one user, since a time). */
+export function auditWrites(filter: { username?: string; since?: Date; until?: Date } = {}): AuditEvent[] {
+  const text = readFileSync(controlPlane().auditLogPath, 'utf8');
+  const out: AuditEvent[] = [];
+  for (const line of text.split('\n')) {
+    if (!line) continue;
+    const ev = JSON.parse(line) as AuditEvent;
+    if (ev.stage !== 'ResponseComplete' || !WRITE_VERBS.has(ev.verb)) continue;
+    if (filter.username && ev.user.username !== filter.username) continue;
+    const t = new Date(ev.requestReceivedTimestamp);
+    if (filter.since && t < filter.since) continue;
+    if (filter.until && t > filter.until) continue;
+    out.push(ev);
+  }
+  return out;
+}
+
+export function describeAudit(ev: AuditEvent): string {
+  const r = ev.objectRef ?? {};
+  return `${ev.requestReceivedTimestamp} ${ev.user.username} ${ev.verb} ${r.resource}${r.subresource ? '/' + r.subresource : ''} ${r.namespace ?? ''}/${r.name ?? ''} → ${ev.responseStatus?.code}`;
+}
