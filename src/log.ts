@@ -16,7 +16,7 @@ export interface Logger {
 }
 
 export function isLogLevel(value: string): value is LogLevel {
-  return value in order;
+  return Object.hasOwn(order, value);
 }
 
 export function createLogger(

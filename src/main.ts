@@ -105,7 +105,7 @@ export function parseConfig(
     (values[flag] as string | undefined) ?? (env[envName] || undefined);
 
   const concurrencyRaw = pick('concurrency', 'GLOOHA_CONCURRENCY') ?? '4';
-  const concurrency = Number(concurrencyRaw);
+  const concurrency = /^\d+$/.test(concurrencyRaw) ? Number(concurrencyRaw) : NaN;
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64) {
     throw new UsageError(
       `--concurrency (GLOOHA_CONCURRENCY) must be a whole number from 1 to 64, got "${concurrencyRaw}"`,

@@ -344,7 +344,6 @@ export const statusSchema: Schema = object(
         fresh: boolean({
           description: 'Whether the Lease was renewed within leaseDuration, as the operator observed it.',
         }),
-        renewTime: time('renewTime of the Lease.'),
         acquireTime: time('acquireTime of the Lease.'),
         leaseDurationSeconds: integer(),
         leaseTransitions: integer(),

@@ -145,9 +145,11 @@ export interface ComponentStatus {
 export interface LeaderStatus {
   /** holderIdentity of the `gloo` Lease (a gloo pod name), empty when nobody holds it. */
   holder?: string;
-  /** Whether renewTime + leaseDuration is still in the future, as the operator observed it. */
+  /**
+   * Whether the holder renewed within leaseDurationSeconds, judged on the operator's own monotonic
+   * clock from when it saw the last renewal (never by comparing renewTime with its wall clock).
+   */
   fresh?: boolean;
-  renewTime?: string;
   acquireTime?: string;
   leaseDurationSeconds?: number;
   leaseTransitions?: number;

@@ -11,6 +11,8 @@ export function isSubset(desired: unknown, live: unknown): boolean {
   if (desired === null || desired === undefined)
     return live === desired || live === undefined || live === null;
   if (Array.isArray(desired)) {
+    // The API server omits empty lists: an empty desired list matches a missing one.
+    if (desired.length === 0 && (live === undefined || live === null)) return true;
     if (!Array.isArray(live)) return false;
     const byName = desired.every((d) => isNamed(d)) && live.every((l) => isNamed(l));
     if (byName && desired.length > 0) {
@@ -22,6 +24,7 @@ export function isSubset(desired: unknown, live: unknown): boolean {
     return desired.length === live.length && desired.every((d, i) => isSubset(d, live[i]));
   }
   if (typeof desired === 'object') {
+    if (Object.keys(desired).length === 0 && (live === undefined || live === null)) return true;
     if (typeof live !== 'object' || live === null || Array.isArray(live)) return false;
     return Object.entries(desired as Record<string, unknown>).every(([k, v]) =>
       isSubset(v, (live as Record<string, unknown>)[k]),
@@ -42,6 +45,8 @@ export function stableHash(value: unknown): string {
 }
 
 export function canonicalJson(value: unknown): string {
+  // As JSON.stringify: undefined in a list is null, undefined at the top is "null" (never undefined).
+  if (value === undefined) return 'null';
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>)
