@@ -209,7 +209,6 @@ describe('the GlooHA CRD', () => {
       leader: {
         holder: 'gloo-7d9f-abcde',
         fresh: true,
-        renewTime: '2025-01-01T00:00:05Z',
         leaseDurationSeconds: 15,
         leaseTransitions: 2,
       },
