@@ -15,11 +15,22 @@ import { join } from 'node:path';
 import { inject } from 'vitest';
 import type { ControlPlaneInfo } from '../env/controlplane.js';
 
+let explicitControlPlane: ControlPlaneInfo | undefined;
+
+/**
+ * Outside vitest (scripts/demo.ts), names the control plane these helpers use; vitest's inject() is
+ * only available inside a test run. Pass undefined to go back to inject().
+ */
+export function setControlPlane(info: ControlPlaneInfo | undefined): void {
+  explicitControlPlane = info;
+}
+
 export function controlPlane(): ControlPlaneInfo {
+  if (explicitControlPlane) return explicitControlPlane;
   const info = inject('controlPlane');
   if (!info)
     throw new Error(
-      'no control plane: run integration tests through `npm test` / vitest --project integration',
+      'no control plane: run integration tests through `npm test` / vitest --project integration, or call setControlPlane() first',
     );
   return info;
 }
