@@ -159,6 +159,8 @@ export class GlooHAOperator extends OperatorBase {
    * be a step behind our own write, and a reconcile computing status from it would erase the record.
    */
   private readonly lastCorrections = new Map<string, DriftReport[]>();
+  /** The status last written per GlooHA and the resourceVersion it was computed from. */
+  private readonly lastStatusWrite = new Map<string, { json: string; basedOn: string | undefined }>();
   /** Owned objects by kind, from informers on our managed-by label. */
   private owned = new Map<string, Informer<KubernetesObject>>();
 
@@ -319,7 +321,9 @@ export class GlooHAOperator extends OperatorBase {
         return;
       }
       this.metrics?.reconcile.observe(CONTROLLER_NAME, 'error', (performance.now() - started) / 1000);
-      if ((err as { code?: number }).code === 409) {
+      const code = (err as { code?: number }).code;
+      if (code === 403) return this.forbidden(key, err, log);
+      if (code === 409) {
         // Optimistic concurrency: our cache was a step behind. The retry reads the newer object.
         log.info('conflict with a newer version; retrying', { err: (err as Error).message.split('\n')[0] });
       } else {
@@ -329,6 +333,35 @@ export class GlooHAOperator extends OperatorBase {
     } finally {
       this.updateReadyGauge();
     }
+  }
+
+  /**
+   * A write the API server refused (403) will not succeed on retry until someone grants the
+   * permission: say so in status (Stalled/Forbidden, with the API server's own words naming verb,
+   * resource and namespace) and check again in a minute instead of retrying hot.
+   */
+  private async forbidden(key: string, err: unknown, log: typeof this.log): Promise<WorkResult> {
+    const body = (err as { body?: unknown }).body;
+    let detail = (err as Error).message.split('\n')[0] ?? 'forbidden';
+    try {
+      const parsed = JSON.parse(typeof body === 'string' ? body : JSON.stringify(body)) as {
+        message?: string;
+      };
+      if (parsed.message) detail = parsed.message;
+    } catch {
+      /* keep the first line of the error */
+    }
+    const message = `${detail}. Grant the operator's ServiceAccount this permission (the Helm chart's RBAC does; in namespaced mode the install's namespace must be in watchNamespaces)`;
+    log.error('forbidden: the operator lacks a permission', { detail });
+    const g = this.gloohas.store.get(key);
+    if (g) {
+      await this.stalled(g, log, { reason: 'Forbidden', message }).catch((e: unknown) =>
+        log.error('could not report the missing permission in status either', {
+          err: (e as Error).message.split('\n')[0],
+        }),
+      );
+    }
+    return { requeueAfterMs: 60_000 };
   }
 
   private updateReadyGauge(): void {
@@ -352,6 +385,7 @@ export class GlooHAOperator extends OperatorBase {
     if (!g) {
       // Deleted: owned objects go by ownerReference GC, Gloo's objects were handed over.
       this.lastCorrections.delete(key);
+      this.lastStatusWrite.delete(key);
       return;
     }
     if (g.metadata.deletionTimestamp) {
@@ -561,9 +595,16 @@ export class GlooHAOperator extends OperatorBase {
     await this.writeStatus(g, status);
   }
 
-  /** Replaces status only when it differs from what the cache holds (no write in a steady state). */
+  /**
+   * Replaces status only when it differs from what the cache holds (no write in a steady state), and
+   * not again when the cache simply has not caught up with the status we just wrote.
+   */
   private async writeStatus(g: GlooHA, status: GlooHAStatus): Promise<void> {
-    if (canonicalJson(status) === canonicalJson(g.status ?? {})) return;
+    const json = canonicalJson(status);
+    if (json === canonicalJson(g.status ?? {})) return;
+    const key = `${g.metadata.namespace}/${g.metadata.name}`;
+    const last = this.lastStatusWrite.get(key);
+    if (last && last.json === json && last.basedOn === g.metadata.resourceVersion) return;
     await this.custom.patchNamespacedCustomObjectStatus(
       {
         group: GROUP,
@@ -575,6 +616,7 @@ export class GlooHAOperator extends OperatorBase {
       },
       setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
     );
+    this.lastStatusWrite.set(key, { json, basedOn: g.metadata.resourceVersion });
   }
 
   private async setFinalizers(g: GlooHA, finalizers: string[]): Promise<void> {

@@ -367,7 +367,25 @@ describe('GlooHA reconciler (as the chart ServiceAccount)', () => {
         .catch((err: unknown) => renewErrors.push(err));
     }, 2000);
     try {
-      await new Promise((r) => setTimeout(r, 2000));
+      // Let the rollouts of the previous tests settle (pods becoming available change status for real),
+      // so the window below measures only what lease churn causes.
+      await eventually(
+        'no reconcile for 4 s',
+        async () => {
+          const a = await metricValue(operator.metricsUrl, 'controller_runtime_reconcile_total', {
+            controller: 'glooha',
+          });
+          await new Promise((r) => setTimeout(r, 4000));
+          return (
+            a ===
+            (await metricValue(operator.metricsUrl, 'controller_runtime_reconcile_total', {
+              controller: 'glooha',
+            }))
+          );
+        },
+        (quiet) => quiet,
+        { timeoutMs: 60_000, intervalMs: 0 },
+      );
       const since = new Date();
       const before = await metricValue(operator.metricsUrl, 'controller_runtime_reconcile_total', {
         controller: 'glooha',
@@ -525,5 +543,59 @@ describe('GlooHA reconciler (as the chart ServiceAccount)', () => {
     expect(await httpStatusOf(asOperator.readNamespacedSecret({ name: 'x', namespace: id.namespace }))).toBe(
       403,
     );
+  });
+});
+
+describe('namespaced mode (--watch-namespaces, the chart with watchNamespaces)', () => {
+  it('reconciles in its namespaces with per-namespace Roles, and reports a missing permission as Stalled/Forbidden', async () => {
+    const opNs = await createNamespace('glooha-ns-mode');
+    const installNs = await createNamespace('gloo-ns-mode');
+    const nsId = await installOperatorRbac(opNs, { watchNamespaces: [installNs] });
+    const nsOperator = await startOperatorInProcess(nsId, { args: [`--watch-namespaces=${installNs}`] });
+    try {
+      // Take away the PDB permissions of the chart's Role in the install namespace.
+      const role = (await rbac.listNamespacedRole({ namespace: installNs })).items.find((r) =>
+        r.metadata?.name?.startsWith('glooha-'),
+      )!;
+      const fullRules = role.rules ?? [];
+      await rbac.patchNamespacedRole(
+        {
+          name: role.metadata!.name!,
+          namespace: installNs,
+          body: { rules: fullRules.filter((r) => !r.resources?.includes('poddisruptionbudgets')) },
+        },
+        mergePatch,
+      );
+      await createGlooInstall(admin, { namespace: installNs });
+      await createGlooHA(installNs, 'gloo', { gloo: { replicas: 2 } });
+      const stalled = await waitCondition(installNs, 'gloo', 'Stalled', 'True', 'Forbidden');
+      expect(condition(stalled, 'Stalled')?.message).toMatch(
+        /poddisruptionbudgets.*Grant the operator's ServiceAccount/,
+      );
+
+      await rbac.patchNamespacedRole(
+        { name: role.metadata!.name!, namespace: installNs, body: { rules: fullRules } },
+        mergePatch,
+      );
+      // Any change re-queues it; without one the operator re-checks within a minute.
+      await custom.patchNamespacedCustomObject(
+        {
+          group: GROUP,
+          version: VERSION,
+          namespace: installNs,
+          plural: PLURAL,
+          name: 'gloo',
+          body: { metadata: { annotations: { poke: '1' } } },
+        },
+        mergePatch,
+      );
+      await waitCondition(installNs, 'gloo', 'Ready', 'True');
+      expect((await deployment(installNs, 'gloo')).spec?.replicas).toBe(2);
+      expect((await policy.listNamespacedPodDisruptionBudget({ namespace: installNs })).items).toHaveLength(
+        1,
+      );
+    } finally {
+      await nsOperator.shutdown('test end');
+    }
   });
 });
