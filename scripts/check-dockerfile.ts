@@ -11,7 +11,7 @@
 // The replay does not run base-image RUN steps (e.g. removing npm from the runtime image) and uses the
 // host's Node version, not the image's; it proves the COPY set is enough to build and that the
 // production-only dependency tree starts the operator.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -384,7 +384,7 @@ function du(dir: string): number {
   return filesUnder(dir).reduce((n, f) => n + statSync(join(dir, f)).size, 0);
 }
 
-function main(): void {
+async function main(): Promise<void> {
   const build = process.argv.includes('--build');
   const report = checkDockerfile();
   console.log(
@@ -415,10 +415,97 @@ function main(): void {
       env: { PATH: process.env.PATH ?? '' },
     });
     console.log(`${report.entrypoint.join(' ')} --version → ${out.trim()}`);
+    if (process.argv.includes('--start')) await startAgainstControlPlane(dir, report.entrypoint);
   } finally {
     if (process.argv.includes('--keep')) console.log(`kept ${dir}`);
     else cleanup();
   }
 }
 
-if (process.argv[1] && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url))) main();
+/**
+ * `--start`: the production-only tree runs the operator against a real (test) control plane, with
+ * nothing from the dev tree on its module path, and reconciles a GlooHA to Ready.
+ */
+async function startAgainstControlPlane(dir: string, entrypoint: string[]): Promise<void> {
+  const { startControlPlane } = await import('../test/env/controlplane.js');
+  const { setControlPlane, installCrds, adminKubeConfig } = await import('../test/support/cluster.js');
+  const { createGlooInstall } = await import('../test/support/gloo-install.js');
+  const { CustomObjectsApi } = await import('@kubernetes/client-node');
+  const plane = await startControlPlane({ log: (l) => console.log(`  [testenv] ${l}`) });
+  const started = Date.now();
+  const child = spawn(
+    entrypoint[0]!,
+    [
+      entrypoint[1]!,
+      `--kubeconfig=${plane.kubeconfigPath}`,
+      '--leader-elect=false',
+      '--metrics-bind-address=127.0.0.1:0',
+    ],
+    {
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+  try {
+    const { failures: _f, stop: _s, ...info } = plane;
+    setControlPlane(info);
+    await installCrds();
+    const kc = adminKubeConfig();
+    await createGlooInstall(kc, { namespace: 'default' });
+    const custom = kc.makeApiClient(CustomObjectsApi);
+    await custom.createNamespacedCustomObject({
+      group: 'glooha.io',
+      version: 'v1alpha1',
+      namespace: 'default',
+      plural: 'gloohas',
+      body: {
+        apiVersion: 'glooha.io/v1alpha1',
+        kind: 'GlooHA',
+        metadata: { name: 'gloo' },
+        spec: { gloo: { replicas: 2 } },
+      },
+    });
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      if (child.exitCode !== null)
+        throw new Error(`the operator exited with ${child.exitCode}:\n${stderr.slice(-3000)}`);
+      const g = (await custom.getNamespacedCustomObject({
+        group: 'glooha.io',
+        version: 'v1alpha1',
+        namespace: 'default',
+        plural: 'gloohas',
+        name: 'gloo',
+      })) as {
+        status?: { conditions?: { type: string; status: string }[] };
+      };
+      if (g.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) break;
+      if (Date.now() > deadline)
+        throw new Error(`no Ready GlooHA after 60 s; operator log:\n${stderr.slice(-3000)}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    console.log(
+      `production tree: the operator reconciled a GlooHA to Ready against the test control plane in ${((Date.now() - started) / 1000).toFixed(1)}s`,
+    );
+    child.kill('SIGTERM');
+    const code = await new Promise<number | null>((r) =>
+      child.exitCode !== null ? r(child.exitCode) : child.once('exit', r),
+    );
+    if (code !== 0)
+      throw new Error(`the operator exited ${code} on SIGTERM (want 0):\n${stderr.slice(-2000)}`);
+    console.log('production tree: SIGTERM → exit 0');
+  } finally {
+    child.kill('SIGKILL');
+    setControlPlane(undefined);
+    await plane.stop();
+  }
+}
+
+if (process.argv[1] && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url))) {
+  main().catch((err: unknown) => {
+    console.error(err instanceof Error ? err.message : String(err));
+    process.exit(1);
+  });
+}
