@@ -14,8 +14,9 @@
 // {@link InstrumentedWatch} counts them by wrapping `Watch.watch`: the code is the HTTP status of the
 // watch request, or `<error>` if it never got one. Like client-go, a watch counts as method GET.
 
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
-import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpAgent, type ClientRequest } from 'node:http';
 import { Agent as HttpsAgent, type AgentOptions } from 'node:https';
 import {
   createConfiguration,
@@ -78,6 +79,38 @@ export interface InstrumentOptions {
 const POOL_KEYS = ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername'] as const;
 const agentPool = new Map<string, HttpAgent>();
 
+/**
+ * The fence of the write being sent, read by the pooled agents at the last moment (see fenceAgent).
+ * AsyncLocalStorage carries it from `send()` through client-node and node-fetch to `http.request`.
+ */
+const fenceContext = new AsyncLocalStorage<() => void>();
+
+/**
+ * Re-checks the write fence when the request gets its socket — Node emits 'socket' synchronously right
+ * before it flushes the request bytes — and destroys the request unsent if the check fails. The
+ * check in `send()` alone leaves a gap: a process frozen (SIGSTOP, a long GC pause) between that check
+ * and the flush one tick later would send the write on waking, after another replica took over.
+ * (On a new connection the bytes wait for the TLS handshake after this point; that window remains.)
+ */
+function fenceAgent<T extends HttpAgent>(agent: T): T {
+  const target = agent as unknown as { addRequest(req: ClientRequest, opts: unknown): void };
+  const addRequest = target.addRequest.bind(agent);
+  target.addRequest = (req, opts) => {
+    const check = fenceContext.getStore();
+    if (check) {
+      req.once('socket', () => {
+        try {
+          check();
+        } catch (err) {
+          req.destroy(err as Error);
+        }
+      });
+    }
+    addRequest(req, opts);
+  };
+  return agent;
+}
+
 function pooledAgent(fresh: HttpAgent): HttpAgent {
   // Only plain http/https Agents: proxy agents (socks/http(s)-proxy) have their own connection logic.
   const isHttps = fresh.constructor === HttpsAgent;
@@ -95,7 +128,7 @@ function pooledAgent(fresh: HttpAgent): HttpAgent {
   if (!agent) {
     const { path: _path, ...rest } = options; // `path` is set by Agent itself
     const opts: AgentOptions = { ...rest, keepAlive: true, keepAliveMsecs: 15_000, scheduling: 'lifo' };
-    agent = isHttps ? new HttpsAgent(opts) : new HttpAgent(opts);
+    agent = fenceAgent(isHttps ? new HttpsAgent(opts) : new HttpAgent(opts));
     agentPool.set(key, agent);
   }
   return agent;
@@ -135,8 +168,14 @@ export function instrumentHttpLibrary(
       if (signals.length === 1) request.setSignal(signals[0] as AbortSignal);
       else if (signals.length > 1) request.setSignal(AbortSignal.any(signals));
       const start = performance.now();
+      const fence =
+        WRITE_METHODS.has(method) && options.beforeWrite
+          ? () => options.beforeWrite?.(method, request.getUrl())
+          : undefined;
       try {
-        const response = await inner.send(request).toPromise();
+        const response = await (fence
+          ? fenceContext.run(fence, () => inner.send(request).toPromise())
+          : inner.send(request).toPromise());
         metrics.request(method, String(response.httpStatusCode), host, (performance.now() - start) / 1000);
         return response;
       } catch (err) {

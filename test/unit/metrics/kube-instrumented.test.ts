@@ -26,6 +26,28 @@ describe('instrumented client-node clients', () => {
     await api.stop();
   });
 
+  it('re-checks the write fence when the request gets its socket, and sends nothing if it fails there', async () => {
+    // The first check (in send) passes and the one at socket time fails: what a replica frozen
+    // between the two would see on waking after its renew deadline.
+    let calls = 0;
+    let failAtSocket = false;
+    const coord = makeApiClient(api.kubeConfig(), CoordinationV1Api, {
+      beforeWrite: () => {
+        calls++;
+        if (failAtSocket && calls % 2 === 0) throw new NotLeaderError('renew deadline passed while paused');
+      },
+    });
+    await coord.createNamespacedLease({ namespace: 'ns', body: lease }); // warms a kept-alive socket
+    expect(calls).toBe(2);
+    const before = api.requests.length;
+    failAtSocket = true;
+    await expect(
+      coord.replaceNamespacedLease({ name: 'lock', namespace: 'ns', body: lease }),
+    ).rejects.toThrow(/renew deadline passed while paused/);
+    expect(calls).toBe(4);
+    expect(api.requests.length).toBe(before);
+  });
+
   it('count every request into rest_client_requests_total by code and method, including transport errors', async () => {
     const metrics = createMetrics({ defaultMetrics: false });
     const coord = makeApiClient(api.kubeConfig(), CoordinationV1Api, { metrics: metrics.restClient });
