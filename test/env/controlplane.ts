@@ -88,6 +88,8 @@ export interface ApiServerOptions {
   auditLogPath?: string;
   onUnexpectedExit: (proc: ManagedProcess, code: number | null) => void;
   pidFile?: string;
+  /** Client certificate for the /readyz probe (default: admin.crt and admin.key in `dir`). */
+  adminCert?: { cert: string; key: string };
 }
 
 /**
@@ -138,8 +140,8 @@ export async function startApiServer(opts: ApiServerOptions): Promise<ManagedPro
   );
   const tls = {
     ca: readFileSync(opts.pki.caCert),
-    cert: readFileSync(join(opts.dir, 'admin.crt')),
-    key: readFileSync(join(opts.dir, 'admin.key')),
+    cert: readFileSync(opts.adminCert?.cert ?? join(opts.dir, 'admin.crt')),
+    key: readFileSync(opts.adminCert?.key ?? join(opts.dir, 'admin.key')),
   };
   await waitFor(`${name} /readyz`, () => httpOk(`https://127.0.0.1:${opts.port}/readyz`, tls), {
     timeoutMs: 120_000,

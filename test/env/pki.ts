@@ -97,6 +97,20 @@ export function createPki(dir: string): Pki {
   };
 }
 
+/** The Pki that createPki(dir) wrote (for a second API server on the same control plane). */
+export function loadPki(dir: string): Pki {
+  const p = (name: string) => join(dir, name);
+  return {
+    dir,
+    caCert: p('ca.crt'),
+    caKey: p('ca.key'),
+    servingCert: p('serving.crt'),
+    servingKey: p('serving.key'),
+    saKey: p('sa.key'),
+    saPub: p('sa.pub'),
+  };
+}
+
 /** A client certificate for `user` in `groups`, signed by the control plane's CA. */
 export function createClientCert(pki: Pki, user: string, groups: string[]): { cert: string; key: string } {
   const base = join(pki.dir, `client-${user.replace(/[^a-zA-Z0-9_-]/g, '_')}`);
