@@ -86,15 +86,7 @@ export function createPki(dir: string): Pki {
   ]);
   openssl(['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', p('sa.key')]);
   openssl(['pkey', '-in', p('sa.key'), '-pubout', '-out', p('sa.pub')]);
-  return {
-    dir,
-    caCert: p('ca.crt'),
-    caKey: p('ca.key'),
-    servingCert: p('serving.crt'),
-    servingKey: p('serving.key'),
-    saKey: p('sa.key'),
-    saPub: p('sa.pub'),
-  };
+  return loadPki(dir);
 }
 
 /** The Pki that createPki(dir) wrote (for a second API server on the same control plane). */
