@@ -82,10 +82,12 @@ function componentReady(plan: ComponentPlan, input: StatusInput): boolean {
   if (!dep) return false;
   const observed = dep.status?.observedGeneration ?? 0;
   if (observed < (dep.metadata?.generation ?? 0)) return false;
-  return (
-    (dep.status?.readyReplicas ?? 0) >= plan.desiredReplicas &&
-    (dep.status?.updatedReplicas ?? 0) >= plan.desiredReplicas
-  );
+  // Rolled out as `kubectl rollout status` judges it, and enough of it ready: every pod runs the
+  // current template (no old pod makes up the count) and every one of them is ready.
+  const updated = dep.status?.updatedReplicas ?? 0;
+  const ready = dep.status?.readyReplicas ?? 0;
+  const total = dep.status?.replicas ?? 0;
+  return updated >= plan.desiredReplicas && total === updated && ready >= updated;
 }
 
 function describe(findings: Finding[]): string {

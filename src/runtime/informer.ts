@@ -26,6 +26,7 @@
 // `timeoutSeconds` plus a stall timer that aborts a watch that has been silent for longer than that;
 // and it swallows exceptions thrown by the event callback (they are caught as "parse errors") — hence
 // every handler call here is wrapped and logged.
+import { setMaxListeners } from 'node:events';
 import { Watch, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { realClock, sleep, type Clock } from './clock.js';
 import type { EventFilter } from './filters.js';
@@ -561,6 +562,9 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
     if (this.abort) return;
     this.abort = new AbortController();
     const signal = this.abort.signal;
+    // One signal serves every namespace's reflector, each adding (and removing) a few abort listeners
+    // per list/watch: with ten namespaces Node's default limit of 10 would warn of a leak that is not.
+    setMaxListeners(0, signal);
     this.runs = this.reflectors.map((r) =>
       r
         .run(signal, () => this.checkSynced())

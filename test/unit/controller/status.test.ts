@@ -315,6 +315,18 @@ describe('converging', () => {
     expect(cond(s, 'Reconciling')).toMatchObject({ status: 'True', reason: 'WaitingForReplicas' });
   });
 
+  it('an old pod does not make up the count: all updated pods must be ready and no old pod left', () => {
+    // 3 pods of the new template, one not ready yet, plus an old ready pod: 3 ready in total.
+    const mixed = computeStatus(
+      input({ deployments: deployments({ gloo: { ready: 3, updated: 3, replicas: 4 } }) }),
+    );
+    expect(cond(mixed, 'Ready').status).toBe('False');
+    const done = computeStatus(
+      input({ deployments: deployments({ gloo: { ready: 3, updated: 3, replicas: 3 } }) }),
+    );
+    expect(cond(done, 'Ready').status).toBe('True');
+  });
+
   it('a Deployment with fewer ready than desired replicas is not ready', () => {
     const s = computeStatus(input({ deployments: deployments({ gloo: { ready: 2, updated: 3 } }) }));
     expect(cond(s, 'Ready').message).toBe('waiting for gloo (2/3 ready, 3/3 updated)');
