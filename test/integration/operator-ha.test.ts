@@ -35,8 +35,9 @@ import { startApiServer, type ApiServerOptions } from '../env/controlplane.js';
 import { loadPki } from '../env/pki.js';
 import { freePort, type ManagedProcess } from '../env/processes.js';
 import { auditWrites, describeAudit, type AuditEvent } from '../support/audit.js';
-import { adminKubeConfig, controlPlane, createNamespace, installCrds } from '../support/cluster.js';
+import { adminKubeConfig, controlPlane, createNamespace } from '../support/cluster.js';
 import { createGlooInstall } from '../support/gloo-install.js';
+import { createGlooHA, getGlooHA } from '../support/glooha.js';
 import {
   installOperatorRbac,
   metricValue,
@@ -300,27 +301,6 @@ function overlaps(intervals: Interval[]): string[] {
 const iso = (ms: number) => new Date(ms).toISOString();
 
 // ---------------------------------------------------------------- Gloo installs and GlooHAs
-
-async function createGlooHA(namespace: string, name: string, spec: GlooHASpec): Promise<void> {
-  await installCrds(); // idempotent; a test run alone may come first
-  await custom.createNamespacedCustomObject({
-    group: GROUP,
-    version: VERSION,
-    namespace,
-    plural: PLURAL,
-    body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'GlooHA', metadata: { name, namespace }, spec },
-  });
-}
-
-async function getGlooHA(namespace: string, name: string): Promise<GlooHA> {
-  return (await custom.getNamespacedCustomObject({
-    group: GROUP,
-    version: VERSION,
-    namespace,
-    plural: PLURAL,
-    name,
-  })) as GlooHA;
-}
 
 const isReady = (g: GlooHA): boolean => {
   const c = g.status?.conditions?.find((x) => x.type === 'Ready');

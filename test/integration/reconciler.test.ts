@@ -21,6 +21,7 @@ import { formatMicroTime } from '../../src/leader/lease-client.js';
 import { auditWrites, describeAudit } from '../support/audit.js';
 import { adminKubeConfig, controlPlane, createNamespace, kubeConfigFor } from '../support/cluster.js';
 import { createGlooInstall } from '../support/gloo-install.js';
+import { createGlooHA, getGlooHA } from '../support/glooha.js';
 import {
   installOperatorRbac,
   metricValue,
@@ -42,41 +43,6 @@ const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 let id: OperatorIdentity;
 let operator: InProcessOperator;
-
-beforeAll(async () => {
-  const ns = await createNamespace('glooha-system');
-  id = await installOperatorRbac(ns);
-  operator = await startOperatorInProcess(id, { args: ['--resync-period=10m'] });
-  await eventually(
-    'the operator to lead',
-    () => metricValue(operator.metricsUrl, 'leader_election_master_status'),
-    (v) => v === 1,
-  );
-});
-
-afterAll(async () => {
-  await operator?.shutdown('test end');
-});
-
-async function createGlooHA(namespace: string, name: string, spec: GlooHASpec): Promise<void> {
-  await custom.createNamespacedCustomObject({
-    group: GROUP,
-    version: VERSION,
-    namespace,
-    plural: PLURAL,
-    body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'GlooHA', metadata: { name, namespace }, spec },
-  });
-}
-
-async function getGlooHA(namespace: string, name: string): Promise<GlooHA> {
-  return (await custom.getNamespacedCustomObject({
-    group: GROUP,
-    version: VERSION,
-    namespace,
-    plural: PLURAL,
-    name,
-  })) as GlooHA;
-}
 
 async function patchSpec(namespace: string, name: string, spec: Record<string, unknown>): Promise<void> {
   await custom.patchNamespacedCustomObject(
@@ -152,6 +118,22 @@ async function newInstall(prefix: string, spec: GlooHASpec = productionSpec): Pr
 }
 
 describe('GlooHA reconciler (as the chart ServiceAccount)', () => {
+  // This block's operator; stopped before the next block starts its own (both would reconcile).
+  beforeAll(async () => {
+    const ns = await createNamespace('glooha-system');
+    id = await installOperatorRbac(ns);
+    operator = await startOperatorInProcess(id, { args: ['--resync-period=10m'] });
+    await eventually(
+      'the operator to lead',
+      () => metricValue(operator.metricsUrl, 'leader_election_master_status'),
+      (v) => v === 1,
+    );
+  });
+
+  afterAll(async () => {
+    await operator?.shutdown('test end');
+  });
+
   let ns: string;
 
   it('applies a GlooHA: replicas, lease env, PDBs, lease RBAC, HPA bounds, Helm values; then Ready', async () => {
@@ -553,6 +535,18 @@ describe('namespaced mode (--watch-namespaces, the chart with watchNamespaces)',
     const nsId = await installOperatorRbac(opNs, { watchNamespaces: [installNs] });
     const nsOperator = await startOperatorInProcess(nsId, { args: [`--watch-namespaces=${installNs}`] });
     try {
+      // Caches synced (readyz) and leading, before a permission is taken away: an informer that cannot
+      // list never syncs, and the operator (like controller-runtime) does not reconcile before it has.
+      await eventually(
+        'the namespaced operator to be ready',
+        () => fetch(`${nsOperator.metricsUrl}/readyz`).then((r) => r.status),
+        (c) => c === 200,
+      );
+      await eventually(
+        'the namespaced operator to lead',
+        () => metricValue(nsOperator.metricsUrl, 'leader_election_master_status'),
+        (v) => v === 1,
+      );
       // Take away the PDB permissions of the chart's Role in the install namespace.
       const role = (await rbac.listNamespacedRole({ namespace: installNs })).items.find((r) =>
         r.metadata?.name?.startsWith('glooha-'),

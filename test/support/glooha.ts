@@ -1,0 +1,29 @@
+// Creating and reading GlooHA resources as the admin, for integration tests.
+import { CustomObjectsApi } from '@kubernetes/client-node';
+import { GROUP, PLURAL, VERSION } from '../../src/api/constants.js';
+import type { GlooHA, GlooHASpec } from '../../src/api/types.js';
+import { adminKubeConfig, installCrds } from './cluster.js';
+
+const custom = () => adminKubeConfig().makeApiClient(CustomObjectsApi);
+
+/** Creates a GlooHA (installing the CRD first: idempotent, and a test file run alone may come first). */
+export async function createGlooHA(namespace: string, name: string, spec: GlooHASpec): Promise<void> {
+  await installCrds();
+  await custom().createNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace,
+    plural: PLURAL,
+    body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'GlooHA', metadata: { name, namespace }, spec },
+  });
+}
+
+export async function getGlooHA(namespace: string, name: string): Promise<GlooHA> {
+  return (await custom().getNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace,
+    plural: PLURAL,
+    name,
+  })) as GlooHA;
+}
