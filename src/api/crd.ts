@@ -53,7 +53,7 @@ export const PRINTER_COLUMNS: PrinterColumn[] = [
     name: 'Drift',
     type: 'string',
     jsonPath: '.spec.driftPolicy',
-    description: 'enforce, warn or off.',
+    description: 'enforce, warn or ignore.',
     priority: 1,
   },
   {

@@ -50,6 +50,61 @@ const celTimes = (n: number, field: string) =>
   Array.from({ length: n }, () => `duration(self.${field})`).join(' + ');
 
 /**
+ * Bounds on the leader-election timings. They keep Gloo's election working, and they keep every CEL
+ * expression far from int64 overflow (5 × 10m in nanoseconds is 3e12, int64 ends at 9.2e18):
+ *  - retryPeriod ≥ 200ms: every gloo replica reads or writes the Lease once per retryPeriod, and
+ *    client-go's default client rate limit is 5 requests a second (rest.Config QPS 5); faster retries
+ *    are throttled by the client itself and only add API-server load.
+ *  - renewDeadline ≥ 1s: the leader gives up after renewDeadline without a successful renewal; the
+ *    Kubernetes API latency SLO for a single-object write is 1s at the 99th percentile, so a shorter
+ *    deadline makes a healthy cluster's ordinary tail latency cost Gloo its leader.
+ *  - leaseDuration ≤ 10m: after a leader crashes, nobody leads for up to leaseDuration (Gloo then
+ *    writes no statuses). Ten minutes is Kubernetes' default Deployment progress deadline; a longer
+ *    lease outlasts the rollout that replaced the crashed leader.
+ */
+export const LEASE_BOUNDS = {
+  minRetryPeriod: '200ms',
+  minRenewDeadline: '1s',
+  maxLeaseDuration: '10m',
+} as const;
+
+const ns = (d: string): bigint => parseDuration(d) ?? 0n;
+/** TS: a field in duration syntax, as nanoseconds, or undefined (absent or malformed: other rules say so). */
+const durationOf = (self: Node, field: string): bigint | undefined =>
+  has(self, field) ? parseDuration(String(self[field])) : undefined;
+/** CEL: the field is absent or malformed (the format rule reports it), or `test` holds. */
+const celDurationGuard = (field: string, test: string) =>
+  `!has(self.${field}) || !${celDurationSyntax(`self.${field}`)} || ${test}`;
+
+/** Gloo's chart selects its pods on these keys (gloo, and gateway-proxy-id for proxies). */
+export const CHART_SELECTOR_KEYS = ['gloo', 'gateway-proxy-id'] as const;
+
+/** CEL: a qualified name's prefix (before '/') is at most 253 characters (a DNS subdomain). */
+const celPrefixFits = (expr: string) => `(!${expr}.contains('/') || ${expr}.indexOf('/') <= 253)`;
+const prefixFits = (name: string): boolean => !name.includes('/') || name.indexOf('/') <= 253;
+
+/**
+ * Two gatewayProxies entries that may manage one Deployment. A proxy's Deployment is its
+ * deploymentName, else the kebab-case of its key (Gloo's chart: publicGw → public-gw). CEL has no
+ * regex replace to compute that kebab-case, but kebab-casing only inserts dashes and lowercases, so
+ * two names that are equal after kebab-casing are equal lowercased with their dashes removed. That
+ * comparison is what both sides use: it rejects every real collision (publicGw + public-gw) and, on
+ * the safe side, names that differ only in case and dashes (gatewayproxy + gatewayProxy), which are
+ * one typo apart anyway. Two explicit deploymentNames are compared exactly.
+ */
+const squash = (name: string): string => name.toLowerCase().replaceAll('-', '');
+const celSquash = (expr: string) => `${expr}.lowerAscii().replace('-', '')`;
+const celProxyName = (k: string) => `(has(self[${k}].deploymentName) ? self[${k}].deploymentName : ${k})`;
+function proxiesCollide(a: string, pa: Node, b: string, pb: Node): boolean {
+  const da = has(pa, 'deploymentName') ? String(pa.deploymentName) : undefined;
+  const db = has(pb, 'deploymentName') ? String(pb.deploymentName) : undefined;
+  if (da !== undefined && db !== undefined) return da === db;
+  return squash(da ?? a) === squash(db ?? b);
+}
+/** Deployments that are not gateway proxies: the gloo and discovery components manage them. */
+export const RESERVED_DEPLOYMENTS = ['gloo', 'discovery'] as const;
+
+/**
  * CEL: a PDB minAvailable (int or percentage, in `m`) leaves at least one of `n` pods evictable.
  * Kubernetes rounds a minAvailable percentage up, hence (p*n + 99) / 100. A malformed percentage
  * and 100% pass here: the format and not-all rules report them with a more precise message.
@@ -131,7 +186,7 @@ export const RULES: readonly Rule[] = [
     on: 'LeaderElection',
     rule: celPositiveDuration('renewDeadline'),
     fieldPath: '.renewDeadline',
-    message: durationMessage('renewDeadline', 'LEADER_ELECTION_RENEW_PERIOD', '10s or 500ms'),
+    message: durationMessage('renewDeadline', 'LEADER_ELECTION_RENEW_PERIOD', '10s or 1m'),
     check: (self) => !has(self, 'renewDeadline') || (parseDuration(String(self.renewDeadline)) ?? 0n) > 0n,
   },
   {
@@ -164,13 +219,61 @@ export const RULES: readonly Rule[] = [
       '!has(self.renewDeadline) || !has(self.retryPeriod) || ' +
       `!${celDurationSyntax('self.renewDeadline')} || !${celDurationSyntax('self.retryPeriod')} || ` +
       // 5 × renewDeadline > 6 × retryPeriod is renewDeadline > 1.2 × retryPeriod, exactly.
+      // The bounds first: && and || short-circuit in CEL, so an out-of-range value (its own rule
+      // reports it) never reaches the sums that would overflow int64 nanoseconds.
+      `!(duration(self.renewDeadline) <= duration('${LEASE_BOUNDS.maxLeaseDuration}')) || !(duration(self.retryPeriod) <= duration('${LEASE_BOUNDS.maxLeaseDuration}')) || ` +
       `${celTimes(5, 'renewDeadline')} > ${celTimes(6, 'retryPeriod')}`,
     fieldPath: '.renewDeadline',
     message: `renewDeadline must be longer than 1.2 × retryPeriod (${timingRule}): raise renewDeadline or lower retryPeriod`,
     check: (self) => {
       const renew = has(self, 'renewDeadline') ? parseDuration(String(self.renewDeadline)) : undefined;
       const retry = has(self, 'retryPeriod') ? parseDuration(String(self.retryPeriod)) : undefined;
-      return renew === undefined || retry === undefined || 5n * renew > 6n * retry;
+      const max = ns(LEASE_BOUNDS.maxLeaseDuration);
+      return (
+        renew === undefined || retry === undefined || renew > max || retry > max || 5n * renew > 6n * retry
+      );
+    },
+  },
+  {
+    id: 'lease-duration-max',
+    on: 'LeaderElection',
+    rule: celDurationGuard(
+      'leaseDuration',
+      `duration(self.leaseDuration) <= duration('${LEASE_BOUNDS.maxLeaseDuration}')`,
+    ),
+    fieldPath: '.leaseDuration',
+    message: `leaseDuration must be at most ${LEASE_BOUNDS.maxLeaseDuration}: after a leader crashes nobody leads Gloo for up to leaseDuration; Gloo's default is 15s`,
+    check: (self) => {
+      const lease = durationOf(self, 'leaseDuration');
+      return lease === undefined || lease <= ns(LEASE_BOUNDS.maxLeaseDuration);
+    },
+  },
+  {
+    id: 'renew-deadline-min',
+    on: 'LeaderElection',
+    rule: celDurationGuard(
+      'renewDeadline',
+      `duration(self.renewDeadline) <= duration('0s') || duration(self.renewDeadline) >= duration('${LEASE_BOUNDS.minRenewDeadline}')`,
+    ),
+    fieldPath: '.renewDeadline',
+    message: `renewDeadline must be at least ${LEASE_BOUNDS.minRenewDeadline}: a shorter deadline makes an ordinary slow API-server write (the latency SLO is 1s) cost Gloo its leader; Gloo's default is 10s`,
+    check: (self) => {
+      const renew = durationOf(self, 'renewDeadline');
+      return renew === undefined || renew === 0n || renew >= ns(LEASE_BOUNDS.minRenewDeadline);
+    },
+  },
+  {
+    id: 'retry-period-min',
+    on: 'LeaderElection',
+    rule: celDurationGuard(
+      'retryPeriod',
+      `duration(self.retryPeriod) <= duration('0s') || duration(self.retryPeriod) >= duration('${LEASE_BOUNDS.minRetryPeriod}')`,
+    ),
+    fieldPath: '.retryPeriod',
+    message: `retryPeriod must be at least ${LEASE_BOUNDS.minRetryPeriod}: each gloo replica calls the API server once per retryPeriod, and client-go's default rate limit is 5 requests a second; Gloo's default is 2s`,
+    check: (self) => {
+      const retry = durationOf(self, 'retryPeriod');
+      return retry === undefined || retry === 0n || retry >= ns(LEASE_BOUNDS.minRetryPeriod);
     },
   },
 
@@ -246,6 +349,35 @@ export const RULES: readonly Rule[] = [
       "gatewayProxies keys must be the proxy's name under gatewayProxies in Gloo's Helm values, such as gatewayProxy: a lowercase letter, then letters, digits or dashes, at most 63 characters",
     check: (self) =>
       Object.keys(self).every((k) => k.length <= 63 && /^[a-z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$/.test(k)),
+  },
+  {
+    id: 'gateway-proxy-deployments-distinct',
+    on: 'GatewayProxies',
+    rule:
+      'self.all(a, self.all(b, a == b || ' +
+      '(has(self[a].deploymentName) && has(self[b].deploymentName) ? self[a].deploymentName != self[b].deploymentName : ' +
+      `${celSquash(celProxyName('a'))} != ${celSquash(celProxyName('b'))})))`,
+    message:
+      "two gatewayProxies entries must not manage the same Deployment: their deploymentName, or their key kebab-cased as Gloo's chart does (publicGw and public-gw both mean Deployment public-gw), must differ in more than case and dashes; remove one entry or set distinct deploymentNames",
+    check: (self) => {
+      const entries = Object.entries(self).map(([k, v]) => [k, obj(v)] as const);
+      return entries.every(([a, pa], i) =>
+        entries.every(([b, pb], j) => i === j || !proxiesCollide(a, pa, b, pb)),
+      );
+    },
+  },
+  {
+    id: 'gateway-proxy-not-gloo-or-discovery',
+    on: 'GatewayProxies',
+    rule: `self.all(k, !(${celProxyName('k')} in [${RESERVED_DEPLOYMENTS.map((d) => `'${d}'`).join(', ')}]))`,
+    message:
+      'gatewayProxies entries must not name the gloo or discovery Deployment (as deploymentName, or as the key): spec.gloo and spec.discovery manage those; rename the entry or set its deploymentName',
+    check: (self) =>
+      Object.entries(self).every(([k, v]) => {
+        const p = obj(v);
+        const name = has(p, 'deploymentName') ? String(p.deploymentName) : k;
+        return !(RESERVED_DEPLOYMENTS as readonly string[]).includes(name);
+      }),
   },
   {
     id: 'proxy-replicas-or-autoscaling',
@@ -337,6 +469,36 @@ export const RULES: readonly Rule[] = [
     message:
       'minDomains can only be set with whenUnsatisfiable: DoNotSchedule (Kubernetes rejects it otherwise); remove it or change whenUnsatisfiable',
     check: (self) => !has(self, 'minDomains') || self.whenUnsatisfiable === 'DoNotSchedule',
+  },
+  {
+    id: 'topology-key-prefix',
+    on: 'TopologySpreadConstraint',
+    rule: `!has(self.topologyKey) || ${celPrefixFits('self.topologyKey')}`,
+    fieldPath: '.topologyKey',
+    message:
+      'topologyKey must be a node label key: its prefix (before /) is a DNS subdomain of at most 253 characters, such as topology.kubernetes.io/zone',
+    check: (self) => !has(self, 'topologyKey') || prefixFits(String(self.topologyKey)),
+  },
+  {
+    id: 'match-label-keys-prefix',
+    on: 'TopologySpreadConstraint',
+    rule: `!has(self.matchLabelKeys) || self.matchLabelKeys.all(k, ${celPrefixFits('k')})`,
+    fieldPath: '.matchLabelKeys',
+    message:
+      'matchLabelKeys must be pod label keys: a prefix (before /) is a DNS subdomain of at most 253 characters, such as pod-template-hash or app.kubernetes.io/version',
+    check: (self) =>
+      !Array.isArray(self.matchLabelKeys) || self.matchLabelKeys.every((k) => prefixFits(String(k))),
+  },
+  {
+    id: 'match-label-keys-not-selector',
+    on: 'TopologySpreadConstraint',
+    rule: `!has(self.matchLabelKeys) || self.matchLabelKeys.all(k, !(k in [${CHART_SELECTOR_KEYS.map((k) => `'${k}'`).join(', ')}]))`,
+    fieldPath: '.matchLabelKeys',
+    message:
+      "matchLabelKeys must not name a key of the Deployment's selector (gloo or gateway-proxy-id in Gloo's chart): glooha already selects on those, and Kubernetes then cannot create the pods; use a key such as pod-template-hash",
+    check: (self) =>
+      !Array.isArray(self.matchLabelKeys) ||
+      self.matchLabelKeys.every((k) => !(CHART_SELECTOR_KEYS as readonly string[]).includes(String(k))),
   },
 ];
 

@@ -30,10 +30,25 @@ export const DEFAULTS = {
 } as const;
 
 export const MAX_GATEWAY_PROXIES = 16;
+
+/**
+ * driftPolicy values. None is a YAML 1.1 boolean word (y/n/yes/no/on/off/true/false): kubectl and
+ * Helm read YAML 1.1, so an unquoted `off` reaches the API server as the boolean false.
+ */
+export const DRIFT_POLICIES = ['enforce', 'warn', 'ignore'] as const;
 export const MAX_TOPOLOGY_SPREAD_CONSTRAINTS = 8;
 
 const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
 const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
+/**
+ * A Kubernetes qualified name (label key, topologyKey): an optional DNS-subdomain prefix and '/', then
+ * a name of at most 63 characters (k8s.io/apimachinery validation.IsQualifiedName). The prefix's own
+ * 253-character limit is a CEL rule (RE2 cannot count it alongside the name).
+ */
+export const QUALIFIED_NAME =
+  '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$';
+/** Longest qualified name: a 253-character prefix, '/', a 63-character name. */
+export const QUALIFIED_NAME_MAX_LENGTH = 317;
 
 const labelMap = (description: string) => map(string({ maxLength: 63 }), { description, maxProperties: 16 });
 
@@ -153,13 +168,16 @@ const topologySpreadConstraints = array(
         }),
         topologyKey: string({
           description: 'Node label that defines a domain, e.g. topology.kubernetes.io/zone.',
-          maxLength: 317,
+          maxLength: QUALIFIED_NAME_MAX_LENGTH,
+          pattern: QUALIFIED_NAME,
         }),
         whenUnsatisfiable: string({ enum: ['DoNotSchedule', 'ScheduleAnyway'] }),
         minDomains: integer({ minimum: 1 }),
         nodeAffinityPolicy: string({ enum: ['Honor', 'Ignore'] }),
         nodeTaintsPolicy: string({ enum: ['Honor', 'Ignore'] }),
-        matchLabelKeys: array(string({ maxLength: 317 }), {
+        matchLabelKeys: array(string({ maxLength: QUALIFIED_NAME_MAX_LENGTH, pattern: QUALIFIED_NAME }), {
+          description:
+            "Pod label keys whose values further narrow the pods counted (e.g. pod-template-hash); not a key of the Deployment's selector (gloo, gateway-proxy-id in Gloo's chart).",
           maxItems: 8,
           'x-kubernetes-list-type': 'atomic',
         }),
@@ -258,8 +276,8 @@ export const specSchema: Schema = object(
     gatewayProxies,
     driftPolicy: string({
       description:
-        'What to do when someone changes a managed field: enforce (revert it), warn (report it in the Drifted condition only) or off. Default enforce.',
-      enum: ['enforce', 'warn', 'off'],
+        'What to do when someone changes a managed field: enforce (revert it), warn (report it in the Drifted condition only) or ignore. Default enforce.',
+      enum: [...DRIFT_POLICIES],
       default: DEFAULTS.driftPolicy,
     }),
   },

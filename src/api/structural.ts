@@ -21,20 +21,51 @@ export function joinPath(parent: string, key: string): string {
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** Returns a deep copy with null fields dropped and schema defaults filled in, as the API server does. */
+/**
+ * The schema of a field, looked up as an own property: `constructor`, `toString` or `__proto__` are
+ * unknown fields, not members of Object.prototype.
+ */
+export function fieldSchema(schema: Schema, key: string): Schema | undefined {
+  if (schema.properties && Object.hasOwn(schema.properties, key)) return schema.properties[key];
+  return schema.additionalProperties;
+}
+
+/**
+ * Sets an own, enumerable property. Plain assignment of `__proto__` would replace the object's
+ * prototype instead, and smuggle a whole unvalidated subtree in through inheritance.
+ */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** A deep copy made only of own properties (no prototype tricks), for values outside the schema. */
+function copyPlain(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(copyPlain);
+  if (!isObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) setOwn(out, key, copyPlain(v));
+  return out;
+}
+
+/**
+ * Returns a deep copy with schema defaults filled in and null dropped from the fields the schema
+ * declares, as the API server does (it prunes nulls of non-nullable fields before defaulting). An
+ * unknown field keeps its null: the server rejects it as unknown, null or not (kubectl's default
+ * --validate=strict), so the validator must still see it.
+ */
 export function applyDefaults(value: unknown, schema: Schema): unknown {
   if (Array.isArray(value))
-    return schema.items ? value.map((v) => applyDefaults(v, schema.items as Schema)) : value;
+    return schema.items ? value.map((v) => applyDefaults(v, schema.items as Schema)) : copyPlain(value);
   if (!isObject(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [key, v] of Object.entries(value)) {
-    if (v === null) continue;
-    const child = schema.properties?.[key] ?? schema.additionalProperties;
-    out[key] = child ? applyDefaults(v, child) : structuredClone(v);
+    const child = fieldSchema(schema, key);
+    if (v === null && child) continue;
+    setOwn(out, key, child ? applyDefaults(v, child) : copyPlain(v));
   }
   for (const [key, child] of Object.entries(schema.properties ?? {})) {
-    if (out[key] === undefined && child.default !== undefined) {
-      out[key] = applyDefaults(structuredClone(child.default), child);
+    if (!Object.hasOwn(out, key) && child.default !== undefined) {
+      setOwn(out, key, applyDefaults(structuredClone(child.default), child));
     }
   }
   return out;
@@ -55,6 +86,19 @@ function typeName(v: unknown): string {
   return `a ${typeof v}`;
 }
 
+/** Characters as the API server counts them for maxLength/minLength: Unicode code points, not UTF-16 units. */
+export function codePoints(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+/** The range of an integer `format` (the API server enforces int32 and int64 on integer fields). */
+const INTEGER_FORMATS: Record<string, [number, number]> = {
+  int32: [-(2 ** 31), 2 ** 31 - 1],
+  int64: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+};
+
 function check(value: unknown, schema: Schema, path: string, errors: FieldError[]): void {
   const fail = (message: string): void => {
     errors.push({ path, message });
@@ -62,7 +106,7 @@ function check(value: unknown, schema: Schema, path: string, errors: FieldError[
 
   if (schema['x-kubernetes-int-or-string']) {
     if (typeof value === 'string') {
-      if (schema.maxLength !== undefined && value.length > schema.maxLength)
+      if (schema.maxLength !== undefined && codePoints(value) > schema.maxLength)
         fail(`must be at most ${schema.maxLength} characters`);
     } else if (!Number.isInteger(value)) {
       fail(`must be an integer or a string such as "50%", not ${typeName(value)}`);
@@ -84,21 +128,26 @@ function check(value: unknown, schema: Schema, path: string, errors: FieldError[
           `must be one of ${schema.enum.map((e) => JSON.stringify(e)).join(', ')}, not ${JSON.stringify(value)}`,
         );
       }
-      if (schema.minLength !== undefined && value.length < schema.minLength)
+      if (schema.minLength !== undefined && codePoints(value) < schema.minLength)
         fail(`must be at least ${schema.minLength} characters`);
-      if (schema.maxLength !== undefined && value.length > schema.maxLength)
+      if (schema.maxLength !== undefined && codePoints(value) > schema.maxLength)
         fail(`must be at most ${schema.maxLength} characters`);
       if (schema.pattern !== undefined && !new RegExp(schema.pattern).test(value)) {
         fail(`${JSON.stringify(value)} is not a valid value: it must match ${schema.pattern}`);
       }
       return;
-    case 'integer':
+    case 'integer': {
       if (!Number.isInteger(value)) return fail(`must be an integer, not ${typeName(value)}`);
+      const range = schema.format ? INTEGER_FORMATS[schema.format] : undefined;
+      if (range && ((value as number) < range[0] || (value as number) > range[1])) {
+        return fail(`must be a ${schema.format} integer, from ${range[0]} to ${range[1]}`);
+      }
       if (schema.minimum !== undefined && (value as number) < schema.minimum)
         fail(`must be at least ${schema.minimum}`);
       if (schema.maximum !== undefined && (value as number) > schema.maximum)
         fail(`must be at most ${schema.maximum}`);
       return;
+    }
     case 'number':
       if (typeof value !== 'number') fail(`must be a number, not ${typeName(value)}`);
       return;
@@ -117,7 +166,8 @@ function checkObject(
   errors: FieldError[],
 ): void {
   for (const key of schema.required ?? []) {
-    if (value[key] === undefined) errors.push({ path: joinPath(path, key), message: 'is required' });
+    if (!Object.hasOwn(value, key) || value[key] === undefined)
+      errors.push({ path: joinPath(path, key), message: 'is required' });
   }
   if (schema.additionalProperties) {
     const keys = Object.keys(value);
@@ -130,7 +180,7 @@ function checkObject(
   if (!schema.properties) return;
   const known = Object.keys(schema.properties);
   for (const [key, v] of Object.entries(value)) {
-    const child = schema.properties[key];
+    const child = Object.hasOwn(schema.properties, key) ? schema.properties[key] : undefined;
     if (!child) {
       // metadata: the API server owns the rest of it.
       if (schema[OPEN]) continue;

@@ -9,7 +9,7 @@ import type { ConditionType } from './constants.js';
 export type IntOrPercent = number | string;
 
 export type AntiAffinity = 'none' | 'preferred' | 'required';
-export type DriftPolicy = 'enforce' | 'warn' | 'off';
+export type DriftPolicy = 'enforce' | 'warn' | 'ignore';
 
 export interface LabelSelectorRequirement {
   key: string;

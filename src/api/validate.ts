@@ -7,7 +7,7 @@ import { API_VERSION, KIND } from './constants.js';
 import { DEF, type Schema } from './openapi.js';
 import { RULES, type Rule } from './rules.js';
 import { glooHASchema, specSchema } from './schema.js';
-import { applyDefaults, joinPath, validateStructure, type FieldError } from './structural.js';
+import { applyDefaults, joinPath, setOwn, validateStructure, type FieldError } from './structural.js';
 import type { DefaultedGlooHA, DefaultedSpec, GlooHASpec } from './types.js';
 
 export type { FieldError } from './structural.js';
@@ -34,22 +34,60 @@ export function validateGlooHA(input: unknown): ValidationResult<DefaultedGlooHA
   }
   if (raw.kind !== KIND)
     errors.push({ path: 'kind', message: `must be ${KIND}, not ${JSON.stringify(raw.kind)}` });
-  const metadata = raw.metadata as Record<string, unknown> | undefined;
-  if (typeof metadata?.name !== 'string' || metadata.name === '') {
+  errors.push(...metadataErrors(raw.metadata));
+  const withoutStatus: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(raw)) if (key !== 'status') setOwn(withoutStatus, key, value);
+  const defaulted = applyDefaults(withoutStatus, glooHASchema) as Record<string, unknown>;
+  const structural = validateStructure(defaulted, glooHASchema).map((e) => withHint(e, defaulted));
+  errors.push(...structural, ...runRules(defaulted, glooHASchema, structural));
+  if (errors.length > 0) return { ok: false, errors };
+  return { ok: true, value: defaulted as unknown as DefaultedGlooHA };
+}
+
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/**
+ * metadata.name and metadata.namespace as the API server checks them (a DNS subdomain; a DNS label
+ * of at most 63 characters). `glooha render` writes both into YAML it prints, so anything else could
+ * also smuggle text into the output (a namespace holding a newline and `---`).
+ */
+function metadataErrors(metadata: unknown): FieldError[] {
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
+    return [{ path: 'metadata.name', message: 'is required: name the GlooHA (at most 63 characters)' }];
+  }
+  const { name, namespace } = metadata as Record<string, unknown>;
+  const errors: FieldError[] = [];
+  if (typeof name !== 'string' || name === '') {
     errors.push({ path: 'metadata.name', message: 'is required: name the GlooHA (at most 63 characters)' });
-  } else if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(metadata.name)) {
+  } else if (name.length > 253 || !DNS_SUBDOMAIN.test(name)) {
     errors.push({
       path: 'metadata.name',
       message:
         'must be a lowercase RFC 1123 name: letters, digits, dashes and dots, starting and ending with a letter or digit',
     });
   }
-  const { status: _status, ...withoutStatus } = raw;
-  const defaulted = applyDefaults(withoutStatus, glooHASchema) as Record<string, unknown>;
-  const structural = validateStructure(defaulted, glooHASchema);
-  errors.push(...structural, ...runRules(defaulted, glooHASchema, structural));
-  if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, value: defaulted as unknown as DefaultedGlooHA };
+  if (namespace !== undefined && namespace !== null) {
+    if (typeof namespace !== 'string' || namespace.length > 63 || !DNS_LABEL.test(namespace)) {
+      errors.push({
+        path: 'metadata.namespace',
+        message:
+          'must be a namespace name: at most 63 lowercase letters, digits and dashes, starting and ending with a letter or digit',
+      });
+    }
+  }
+  return errors;
+}
+
+/** driftPolicy: off was renamed; say so instead of only listing the values. */
+function withHint(error: FieldError, value: Record<string, unknown>): FieldError {
+  if (error.path !== 'spec.driftPolicy') return error;
+  const given = (value.spec as Record<string, unknown> | undefined)?.driftPolicy;
+  if (given !== false && given !== 'off') return error;
+  return {
+    ...error,
+    message: `${error.message}: write driftPolicy: ignore (what "off" was called before; YAML 1.1, which kubectl and Helm read, turns an unquoted off into false)`,
+  };
 }
 
 /** Runs the rule table over `value`, skipping nodes whose subtree already failed structurally. */

@@ -3,6 +3,8 @@
 
 import { readFileSync } from 'node:fs';
 import { RENDER_USAGE, USAGE, UsageError, parseArgs } from './args.js';
+import { escapeControl } from './escape.js';
+import { readFileCapped, readStreamCapped } from './input.js';
 import { EXIT_INVALID, InvalidInput, render, type CliIO } from './render.js';
 
 export async function main(
@@ -23,16 +25,22 @@ export async function main(
         return await render(args, io);
     }
   } catch (err) {
+    // Everything echoed from the input is escaped: one problem stays one line, and no escape
+    // sequence reaches the terminal.
     if (err instanceof UsageError) {
-      io.stderr(`glooha: ${err.message}\nRun 'glooha render --help' for usage.\n`);
+      io.stderr(`glooha: ${escapeControl(err.message)}\nRun 'glooha render --help' for usage.\n`);
       return EXIT_INVALID;
     }
     if (err instanceof InvalidInput) {
-      io.stderr(`glooha: ${err.source} is invalid:\n${err.problems.map((p) => `  ${p}\n`).join('')}`);
+      io.stderr(
+        `glooha: ${escapeControl(err.source)} is invalid:\n${err.problems.map((p) => `  ${escapeControl(p)}\n`).join('')}`,
+      );
       return EXIT_INVALID;
     }
     const e = err as Error;
-    io.stderr(`glooha: internal error: ${e.message}\n${env.GLOOHA_DEBUG ? `${e.stack}\n` : ''}`);
+    io.stderr(
+      `glooha: internal error: ${escapeControl(String(e.message))}\n${env.GLOOHA_DEBUG ? `${e.stack}\n` : ''}`,
+    );
     return 1;
   }
 }
@@ -56,16 +64,22 @@ function version(): string {
   }
 }
 
-/** The real process's I/O. */
+/** The real process's I/O: capped reads, stdout with backpressure. */
 export function processIO(): CliIO {
+  // `glooha render ... | head` closes the pipe early: that is not an error worth a message.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw err;
+  });
   return {
-    readFile: (path) => readFileSync(path, 'utf8'),
-    readStdin: async () => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-      return Buffer.concat(chunks).toString('utf8');
-    },
-    stdout: (text) => process.stdout.write(text),
+    readFile: (path, maxBytes) => readFileCapped(path, maxBytes),
+    // process.stdin throws or errors (EBADF) when fd 0 is closed (`glooha render -f - <&-`).
+    readStdin: (maxBytes) => readStreamCapped(process.stdin, maxBytes, 'stdin'),
+    stdout: (text) =>
+      new Promise<void>((resolve) => {
+        if (process.stdout.write(text)) resolve();
+        else process.stdout.once('drain', resolve);
+      }),
     stderr: (text) => process.stderr.write(text),
   };
 }

@@ -2,7 +2,7 @@
 // observed install (from --install, or Gloo's chart layout) and prints YAML. Everything it needs from
 // the outside world comes through `CliIO`, so tests run it in-process.
 
-import { Document, parseAllDocuments } from 'yaml';
+import { MAX_ALIAS_COUNT, parseAllKubeYaml, stringifyKubeYaml } from '../api/kube-yaml.js';
 import { validateGlooHA, type FieldError } from '../api/validate.js';
 import type { GlooHA } from '../api/types.js';
 import { desired, installNamespaceOf } from '../core/desired.js';
@@ -12,12 +12,16 @@ import { helmValuesYaml } from '../core/helm-values-yaml.js';
 import { chartInstall, type ObservedInstall } from '../core/observed.js';
 import type { KubeObject } from '../core/templates.js';
 import type { RenderArgs } from './args.js';
+import { escapeControl } from './escape.js';
+import { MAX_INPUT_BYTES, UnreadableInput, tooLarge } from './input.js';
 import { parseObservedInstall } from './install-file.js';
 
 export interface CliIO {
-  readFile(path: string): string;
-  readStdin(): Promise<string>;
-  stdout(text: string): void;
+  /** The file's text; may stop reading (and throw UnreadableInput) beyond maxBytes. */
+  readFile(path: string, maxBytes: number): string | Promise<string>;
+  readStdin(maxBytes: number): Promise<string>;
+  /** Resolves when the text may be followed by more (stdout's backpressure). */
+  stdout(text: string): void | Promise<void>;
   stderr(text: string): void;
 }
 
@@ -35,13 +39,23 @@ export class InvalidInput extends Error {
   }
 }
 
+/**
+ * Validates every document first (invalid input prints nothing on stdout), then renders each GlooHA
+ * and writes its documents as they are made, waiting for stdout to drain, so that memory does not
+ * grow with the output.
+ */
 export async function render(args: RenderArgs, io: CliIO): Promise<number> {
   const source = args.filename === '-' ? 'stdin' : args.filename;
-  const text = args.filename === '-' ? await io.readStdin() : readOrFail(io, args.filename);
+  const text = await readOrFail(io, args.filename);
   const glooHAs = parseGlooHAs(text, source, args.namespace ?? 'default');
-  const install = args.install ? readInstall(io, args.install) : undefined;
+  const install = args.install ? await readInstall(io, args.install) : undefined;
 
-  const docs: string[] = [];
+  const stderr = (line: string) => io.stderr(`${escapeControl(line)}\n`);
+  let first = true;
+  const emit = async (doc: string) => {
+    await io.stdout(first ? doc : `---\n${doc}`);
+    first = false;
+  };
   for (const g of glooHAs) {
     const observed = install ?? chartInstall(installNamespaceOf(g), g.spec?.gatewayProxies ?? {});
     const result = desired(g, observed);
@@ -49,34 +63,71 @@ export async function render(args: RenderArgs, io: CliIO): Promise<number> {
     const d = result.desired;
     const who = `${d.owner.namespace}/${d.owner.name}`;
     if (!d.owner.uid && args.output !== 'helm-values') {
-      io.stderr(
-        `note: ${who}: no metadata.uid (offline render), so owned objects carry no ownerReferences; the operator adds them\n`,
+      stderr(
+        `note: ${who}: no metadata.uid (offline render), so owned objects carry no ownerReferences; the operator adds them`,
       );
     }
-    for (const w of d.warnings) io.stderr(`warning: ${who}: ${formatFinding(w)}\n`);
-    for (const p of d.problems) io.stderr(`problem: ${who}: ${formatFinding(p)}\n`);
+    for (const w of d.warnings) stderr(`warning: ${who}: ${formatFinding(w)}`);
+    for (const p of d.problems) stderr(`problem: ${who}: ${formatFinding(p)}`);
     if (args.output !== 'manifests') {
-      for (const n of helmValuesNotes(g)) io.stderr(`note: ${who}: ${formatFinding(n)}\n`);
+      for (const n of helmValuesNotes(g)) stderr(`note: ${who}: ${formatFinding(n)}`);
     }
     if (args.output !== 'helm-values') {
-      docs.push(...d.owned.map((o) => yamlDoc(o)));
-      docs.push(...d.patches.map((o) => yamlDoc(o, patchComment(o))));
+      for (const o of d.owned) await emit(yamlDoc(o));
+      for (const o of d.patches) await emit(yamlDoc(o, patchComment(o)));
     }
-    if (args.output !== 'manifests') docs.push(helmValuesYaml(d.helmValues, who));
+    if (args.output !== 'manifests') await emit(helmValuesYaml(d.helmValues, who));
   }
-  io.stdout(docs.join('---\n'));
   return EXIT_OK;
 }
 
-function readOrFail(io: CliIO, path: string): string {
+/** The input's text ("-" is stdin), at most MAX_INPUT_BYTES of it. */
+async function readOrFail(io: CliIO, path: string): Promise<string> {
+  const what = path === '-' ? 'stdin' : path;
+  let text: string;
   try {
-    return io.readFile(path);
+    text = path === '-' ? await io.readStdin(MAX_INPUT_BYTES) : await io.readFile(path, MAX_INPUT_BYTES);
   } catch (err) {
+    if (err instanceof UnreadableInput) throw new InvalidInput(what, [err.message]);
     const code = (err as NodeJS.ErrnoException).code;
-    throw new InvalidInput(path, [
-      `cannot read ${path}${code === 'ENOENT' ? ': no such file' : code ? `: ${code}` : ''}`,
-    ]);
+    const why =
+      code === 'ENOENT'
+        ? ': no such file'
+        : code === 'EISDIR'
+          ? ': it is a directory'
+          : code === 'EBADF' || code === 'EINVAL'
+            ? ': it is closed'
+            : code
+              ? `: ${code}`
+              : '';
+    throw new InvalidInput(what, [`cannot read ${what}${why}`]);
   }
+  if (Buffer.byteLength(text) > MAX_INPUT_BYTES)
+    throw new InvalidInput(what, [tooLarge(what, MAX_INPUT_BYTES).message]);
+  return text;
+}
+
+/** The documents of a YAML stream as kubectl reads them, or the problems that stop that. */
+function parseDocuments(text: string): { values: unknown[]; problems: string[] } {
+  const docs = parseAllKubeYaml(text);
+  const list = Array.isArray(docs) ? docs : [];
+  const problems: string[] = [];
+  if (!Array.isArray(docs)) problems.push('not a YAML stream');
+  const values: unknown[] = [];
+  list.forEach((doc, i) => {
+    const where = list.length > 1 ? `document ${i + 1}: ` : '';
+    if (doc.errors.length > 0) {
+      for (const e of doc.errors) problems.push(`${where}YAML: ${e.message.split('\n')[0]}`);
+      return;
+    }
+    try {
+      values.push(doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }));
+    } catch (err) {
+      // yaml throws a ReferenceError when aliases expand past maxAliasCount (a "billion laughs").
+      problems.push(`${where}YAML: ${(err as Error).message.split('\n')[0]}`);
+    }
+  });
+  return { values, problems };
 }
 
 function formatError(e: FieldError): string {
@@ -84,27 +135,20 @@ function formatError(e: FieldError): string {
 }
 
 function parseGlooHAs(text: string, source: string, namespace: string): GlooHA[] {
-  const docs = parseAllDocuments(text, { prettyErrors: true });
-  const problems: string[] = [];
+  const { values, problems } = parseDocuments(text);
   const glooHAs: GlooHA[] = [];
-  const list = Array.isArray(docs) ? docs : [];
-  if (!Array.isArray(docs)) problems.push('not a YAML stream');
-  list.forEach((doc, i) => {
-    const where = list.length > 1 ? `document ${i + 1}: ` : '';
-    if (doc.errors.length > 0) {
-      for (const e of doc.errors) problems.push(`${where}YAML: ${e.message.split('\n')[0]}`);
-      return;
-    }
-    const value = doc.toJS() as unknown;
+  values.forEach((value, i) => {
     if (value === null || value === undefined) return;
+    const where = values.length > 1 ? `document ${i + 1}: ` : '';
     const result = validateGlooHA(value);
     if (!result.ok) {
       const name = (value as { metadata?: { name?: unknown } }).metadata?.name;
-      const prefix = list.length > 1 ? `${where}${typeof name === 'string' ? `${name}: ` : ''}` : '';
+      const prefix = values.length > 1 ? `${where}${typeof name === 'string' ? `${name}: ` : ''}` : '';
       for (const e of result.errors) problems.push(prefix + formatError(e));
       return;
     }
-    const g = value as GlooHA;
+    // The validated, defaulted copy: the raw value may hold nulls the validator dropped.
+    const g = result.value;
     glooHAs.push({ ...g, metadata: { ...g.metadata, namespace: g.metadata.namespace ?? namespace } });
   });
   if (problems.length === 0 && glooHAs.length === 0) problems.push('no GlooHA found (the input is empty)');
@@ -112,16 +156,11 @@ function parseGlooHAs(text: string, source: string, namespace: string): GlooHA[]
   return glooHAs;
 }
 
-function readInstall(io: CliIO, path: string): ObservedInstall {
-  const docs = parseAllDocuments(readOrFail(io, path));
-  const first = Array.isArray(docs) ? docs[0] : undefined;
-  if (!first || first.errors.length > 0) {
-    throw new InvalidInput(
-      path,
-      first?.errors.map((e) => `YAML: ${e.message.split('\n')[0]}`) ?? ['no YAML document'],
-    );
-  }
-  const parsed = parseObservedInstall(first.toJS());
+async function readInstall(io: CliIO, path: string): Promise<ObservedInstall> {
+  const { values, problems } = parseDocuments(await readOrFail(io, path));
+  if (problems.length > 0) throw new InvalidInput(path, problems);
+  if (values[0] === undefined) throw new InvalidInput(path, ['no YAML document']);
+  const parsed = parseObservedInstall(values[0]);
   if (!parsed.ok) throw new InvalidInput(path, parsed.errors.map(formatError));
   return parsed.value;
 }
@@ -131,7 +170,5 @@ function patchComment(o: KubeObject): string {
 }
 
 function yamlDoc(obj: KubeObject, comment?: string): string {
-  const doc = new Document(obj, { aliasDuplicateObjects: false });
-  if (comment) doc.commentBefore = comment;
-  return doc.toString({ lineWidth: 0, blockQuote: 'literal' });
+  return stringifyKubeYaml(obj, { comment, blockQuote: 'literal' });
 }

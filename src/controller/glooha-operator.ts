@@ -510,7 +510,7 @@ export class GlooHAOperator extends OperatorBase {
     if (live && lastApplied === hash) {
       if (isSubset(body, live)) return { applied: false };
       const message = describeDrift(body, live);
-      if (d.driftPolicy === 'off') return { applied: false };
+      if (d.driftPolicy === 'ignore') return { applied: false };
       if (d.driftPolicy === 'warn') {
         await this.events.warn(g, 'DriftDetected', message);
         return { applied: false, drift: { message, corrected: false } };

@@ -186,6 +186,56 @@ export const RULE_CASES: Record<string, RuleCases> = {
       { name: "Flux's timings", spec: le({ leaseDuration: '35s', renewDeadline: '30s', retryPeriod: '5s' }) },
     ],
   },
+  'lease-duration-max': {
+    bad: [
+      {
+        name: 'a second over',
+        spec: le({ leaseDuration: '10m1s' }),
+        path: 'spec.gloo.leaderElection.leaseDuration',
+      },
+      {
+        // 5 × 512410h overflowed int64 nanoseconds in the timing rule ("integer overflow evaluating rule").
+        name: 'renewDeadline large enough to overflow 5 × it in CEL',
+        spec: le({ leaseDuration: '999999h', renewDeadline: '512410h', retryPeriod: '2s' }),
+        path: 'spec.gloo.leaderElection.leaseDuration',
+      },
+      {
+        name: '58 years',
+        spec: le({ leaseDuration: '508080h', renewDeadline: '10s' }),
+        path: 'spec.gloo.leaderElection.leaseDuration',
+      },
+    ],
+    good: [
+      { name: 'ten minutes', spec: le({ leaseDuration: '10m', renewDeadline: '9m', retryPeriod: '1m' }) },
+    ],
+  },
+  'renew-deadline-min': {
+    bad: [
+      {
+        name: 'just under a second',
+        spec: le({ renewDeadline: '999ms', retryPeriod: '200ms' }),
+        path: 'spec.gloo.leaderElection.renewDeadline',
+      },
+    ],
+    good: [
+      { name: 'one second', spec: le({ leaseDuration: '2s', renewDeadline: '1s', retryPeriod: '200ms' }) },
+    ],
+  },
+  'retry-period-min': {
+    bad: [
+      {
+        name: 'just under 200ms',
+        spec: le({ retryPeriod: '199ms' }),
+        path: 'spec.gloo.leaderElection.retryPeriod',
+      },
+      {
+        name: 'a fraction of a millisecond',
+        spec: le({ retryPeriod: '0.5ms' }),
+        path: 'spec.gloo.leaderElection.retryPeriod',
+      },
+    ],
+    good: [{ name: '200ms', spec: le({ retryPeriod: '200ms' }) }],
+  },
   'pdb-exactly-one': {
     bad: [
       { name: 'neither', spec: gloo({ podDisruptionBudget: {} }), path: 'spec.gloo.podDisruptionBudget' },
@@ -318,6 +368,61 @@ export const RULE_CASES: Record<string, RuleCases> = {
       { name: 'kebab-case', spec: proxy({ replicas: 2 }, 'gateway-proxy-ssl') },
     ],
   },
+  'gateway-proxy-deployments-distinct': {
+    bad: [
+      {
+        name: 'publicGw and public-gw (both Deployment public-gw)',
+        spec: { gatewayProxies: { publicGw: { replicas: 2 }, 'public-gw': { replicas: 2 } } },
+        path: 'spec.gatewayProxies',
+      },
+      {
+        name: 'equal deploymentNames',
+        spec: {
+          gatewayProxies: {
+            a: { deploymentName: 'edge', replicas: 2 },
+            b: { deploymentName: 'edge', replicas: 2 },
+          },
+        },
+        path: 'spec.gatewayProxies',
+      },
+      {
+        name: "a deploymentName equal to another key's Deployment",
+        spec: {
+          gatewayProxies: {
+            gatewayProxy: { replicas: 2 },
+            other: { deploymentName: 'gateway-proxy', replicas: 2 },
+          },
+        },
+        path: 'spec.gatewayProxies',
+      },
+    ],
+    good: [
+      {
+        name: 'distinct keys',
+        spec: { gatewayProxies: { gatewayProxy: { replicas: 2 }, publicGw: { replicas: 2 } } },
+      },
+      {
+        name: 'deploymentNames that differ only in dashes (compared exactly)',
+        spec: {
+          gatewayProxies: {
+            a: { deploymentName: 'edge-gw', replicas: 2 },
+            b: { deploymentName: 'edgegw', replicas: 2 },
+          },
+        },
+      },
+    ],
+  },
+  'gateway-proxy-not-gloo-or-discovery': {
+    bad: [
+      { name: 'key gloo', spec: proxy({ replicas: 2 }, 'gloo'), path: 'spec.gatewayProxies' },
+      {
+        name: 'deploymentName discovery',
+        spec: proxy({ replicas: 2, deploymentName: 'discovery' }, 'edge'),
+        path: 'spec.gatewayProxies',
+      },
+    ],
+    good: [{ name: 'gloo as part of a name', spec: proxy({ replicas: 2 }, 'glooEdge') }],
+  },
   'proxy-replicas-or-autoscaling': {
     bad: [{ name: 'neither', spec: proxy({ antiAffinity: 'required' }), path: GP }],
     good: [{ name: 'replicas', spec: proxy({ replicas: 2, antiAffinity: 'required' }) }],
@@ -419,6 +524,105 @@ export const RULE_CASES: Record<string, RuleCases> = {
           replicas: 3,
           topologySpreadConstraints: [
             { maxSkew: 1, topologyKey: zone, whenUnsatisfiable: 'DoNotSchedule', minDomains: 3 },
+          ],
+        }),
+      },
+    ],
+  },
+  'topology-key-prefix': {
+    bad: [
+      {
+        name: 'a 254-character prefix',
+        spec: gloo({
+          topologySpreadConstraints: [
+            { maxSkew: 1, topologyKey: `${'a'.repeat(254)}/zone`, whenUnsatisfiable: 'DoNotSchedule' },
+          ],
+        }),
+        path: 'spec.gloo.topologySpreadConstraints[0].topologyKey',
+      },
+    ],
+    good: [
+      {
+        name: 'a 253-character prefix',
+        spec: gloo({
+          topologySpreadConstraints: [
+            { maxSkew: 1, topologyKey: `${'a'.repeat(253)}/zone`, whenUnsatisfiable: 'DoNotSchedule' },
+          ],
+        }),
+      },
+    ],
+  },
+  'match-label-keys-prefix': {
+    bad: [
+      {
+        name: 'a 254-character prefix',
+        spec: gloo({
+          topologySpreadConstraints: [
+            {
+              maxSkew: 1,
+              topologyKey: zone,
+              whenUnsatisfiable: 'DoNotSchedule',
+              matchLabelKeys: [`${'a'.repeat(254)}/v`],
+            },
+          ],
+        }),
+        path: 'spec.gloo.topologySpreadConstraints[0].matchLabelKeys',
+      },
+    ],
+    good: [
+      {
+        name: 'pod-template-hash and a prefixed key',
+        spec: gloo({
+          topologySpreadConstraints: [
+            {
+              maxSkew: 1,
+              topologyKey: zone,
+              whenUnsatisfiable: 'DoNotSchedule',
+              matchLabelKeys: ['pod-template-hash', 'app.kubernetes.io/version'],
+            },
+          ],
+        }),
+      },
+    ],
+  },
+  'match-label-keys-not-selector': {
+    bad: [
+      {
+        name: 'gloo (the selector key of every Gloo Deployment)',
+        spec: gloo({
+          topologySpreadConstraints: [
+            { maxSkew: 1, topologyKey: zone, whenUnsatisfiable: 'DoNotSchedule', matchLabelKeys: ['gloo'] },
+          ],
+        }),
+        path: 'spec.gloo.topologySpreadConstraints[0].matchLabelKeys',
+      },
+      {
+        name: 'gateway-proxy-id on a proxy',
+        spec: proxy({
+          replicas: 2,
+          topologySpreadConstraints: [
+            {
+              maxSkew: 1,
+              topologyKey: zone,
+              whenUnsatisfiable: 'ScheduleAnyway',
+              matchLabelKeys: ['pod-template-hash', 'gateway-proxy-id'],
+            },
+          ],
+        }),
+        path: `${GP}.topologySpreadConstraints[0].matchLabelKeys`,
+      },
+    ],
+    good: [
+      {
+        name: 'pod-template-hash',
+        spec: gloo({
+          topologySpreadConstraints: [
+            {
+              maxSkew: 1,
+              topologyKey: zone,
+              whenUnsatisfiable: 'DoNotSchedule',
+              matchLabelKeys: ['pod-template-hash'],
+            },
           ],
         }),
       },

@@ -155,7 +155,7 @@ describe('structural validation', () => {
           path: 'spec.gloo.antiAffinity',
           message: 'must be one of "none", "preferred", "required", not "sometimes"',
         },
-        { path: 'spec.driftPolicy', message: 'must be one of "enforce", "warn", "off", not "revert"' },
+        { path: 'spec.driftPolicy', message: 'must be one of "enforce", "warn", "ignore", not "revert"' },
         { path: 'spec.target.namespace', message: expect.stringContaining('is not a valid value') },
       ]),
     );

@@ -27,7 +27,9 @@ async function glooha(args: string[], files: Record<string, string> = {}, stdin 
       throw Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' });
     },
     readStdin: async () => stdin,
-    stdout: (t) => (stdout += t),
+    stdout: (t) => {
+      stdout += t;
+    },
     stderr: (t) => (stderr += t),
   });
   const docs =

@@ -1,0 +1,135 @@
+// YAML as kubectl and Helm read it. Both turn YAML into JSON with sigs.k8s.io/yaml, which resolves
+// plain scalars the way go-yaml v2 does: YAML 1.1 booleans (y, yes, on, off, n, ...), Go integer
+// literals (010 is octal 8, 0o10, 0x1F, 0b11, underscores ignored), floats such as 1e3 or 3.0 that
+// then become JSON numbers, timestamps left as strings, no sexagesimal (1:20 stays a string), `<<`
+// merge keys, and duplicate keys where the last one wins. `glooha render` reads files with this
+// schema so that its answer is the cluster's answer, and everything glooha writes as YAML (the CRD,
+// rendered objects, Helm values) is stringified with it, so that any string that go-yaml would read
+// as something else (off, 010, 0o10) is quoted.
+//
+// The `yaml` package does the parsing; only the resolution of plain scalars is replaced.
+
+import {
+  Document,
+  parseAllDocuments,
+  type DocumentOptions,
+  type ParseOptions,
+  type ScalarTag,
+  type SchemaOptions,
+  type ToStringOptions,
+} from 'yaml';
+
+/** go-yaml v2's yamlStyleFloat: what it accepts as a float after removing underscores. */
+const GO_YAML_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
+/** strconv.ParseInt/ParseUint with base 0 (sign, then 0b / 0o / 0x / leading-0 octal / decimal). */
+const GO_INT = /^([-+]?)(0[bB][01]+|0[oO][0-7]+|0[xX][0-9a-fA-F]+|0[0-7]*|[1-9][0-9]*)$/;
+const INT64_MIN = -(2n ** 63n);
+const UINT64_MAX = 2n ** 64n - 1n;
+/** go-yaml v2 resolves these by table, before trying numbers. */
+const SPECIAL_FLOATS: Record<string, number> = {
+  '.inf': Infinity,
+  '.Inf': Infinity,
+  '.INF': Infinity,
+  '+.inf': Infinity,
+  '+.Inf': Infinity,
+  '+.INF': Infinity,
+  '-.inf': -Infinity,
+  '-.Inf': -Infinity,
+  '-.INF': -Infinity,
+  '.nan': NaN,
+  '.NaN': NaN,
+  '.NAN': NaN,
+};
+
+function goInteger(plain: string): number | undefined {
+  const m = GO_INT.exec(plain);
+  if (!m) return undefined;
+  const [, sign = '', body = ''] = m;
+  const digits = /^0[bBoOxX]/.test(body)
+    ? body
+    : body.length > 1 && body.startsWith('0')
+      ? `0o${body.slice(1)}`
+      : body;
+  const magnitude = BigInt(digits);
+  const value = sign === '-' ? -magnitude : magnitude;
+  // ParseInt, then ParseUint: anything from int64's minimum to uint64's maximum is an integer.
+  if (value < INT64_MIN || value > UINT64_MAX) return undefined;
+  return Number(value);
+}
+
+/**
+ * The number go-yaml v2 reads from a plain scalar, or undefined when it stays a string. Mirrors
+ * resolve() in gopkg.in/yaml.v2 (used by sigs.k8s.io/yaml): table lookups, then, for a scalar
+ * starting with a digit or sign, int, uint and float; for one starting with '.', a float.
+ */
+export function goYamlNumber(text: string): number | undefined {
+  const special = SPECIAL_FLOATS[text];
+  if (special !== undefined) return special;
+  const first = text[0];
+  if (first === '.') return GO_YAML_FLOAT.test(text) ? finite(Number(text)) : undefined;
+  if (first === undefined || !/[-+0-9]/.test(first)) return undefined;
+  const plain = text.replaceAll('_', '');
+  const int = goInteger(plain);
+  if (int !== undefined) return int;
+  // strconv.ParseFloat fails with a range error beyond float64 (1e400): the scalar stays a string.
+  if (GO_YAML_FLOAT.test(plain)) return finite(Number(plain));
+  return undefined;
+}
+
+const finite = (n: number): number | undefined => (Number.isFinite(n) ? n : undefined);
+
+/** A duck-typed RegExp: the yaml package only ever calls .test() on a tag's `test`. */
+const matcher = (fn: (text: string) => boolean) => ({ test: fn }) as unknown as RegExp;
+
+const goNumber: ScalarTag = {
+  tag: 'tag:yaml.org,2002:float',
+  default: true,
+  test: matcher((text) => goYamlNumber(text) !== undefined),
+  resolve: (text) => goYamlNumber(text) ?? text,
+  identify: (value) => typeof value === 'number',
+};
+
+/**
+ * YAML 1.1's tags with go-yaml v2's numbers: the yaml package's own int, float, sexagesimal and
+ * timestamp tags go (go-yaml keeps 1:20 and 2001-12-14 as strings; it reads 0o10 and 08 as numbers).
+ */
+type Tags = Exclude<SchemaOptions['customTags'], ((tags: never) => unknown) | null | undefined>;
+function goYamlTags(tags: Tags): Tags {
+  const dropped = new Set([
+    'tag:yaml.org,2002:int',
+    'tag:yaml.org,2002:float',
+    'tag:yaml.org,2002:timestamp',
+  ]);
+  const kept = tags.filter((t) => typeof t === 'string' || !dropped.has(t.tag));
+  return [...kept, goNumber];
+}
+
+const SCHEMA: SchemaOptions = { schema: 'yaml-1.1', customTags: goYamlTags, merge: true };
+
+/** Parse options for YAML as kubectl reads it. Aliases are capped (an alias bomb is an error). */
+export const KUBE_YAML_PARSE_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
+  ...SCHEMA,
+  version: '1.1',
+  uniqueKeys: false,
+  prettyErrors: false,
+};
+
+/** The most alias expansions a document may need (yaml's toJS throws beyond it). */
+export const MAX_ALIAS_COUNT = 100;
+
+export function parseAllKubeYaml(text: string) {
+  return parseAllDocuments(text, KUBE_YAML_PARSE_OPTIONS);
+}
+
+/** YAML text that kubectl and Helm read back as exactly `value`. */
+export function stringifyKubeYaml(
+  value: unknown,
+  options: ToStringOptions & { comment?: string } = {},
+): string {
+  const { comment, ...toString } = options;
+  const doc = new Document(value, { ...SCHEMA, version: '1.1', aliasDuplicateObjects: false });
+  // No %YAML directive: kubectl accepts it, but the files stay plain for every other reader.
+  if (doc.directives) doc.directives.yaml.explicit = false;
+  if (comment) doc.commentBefore = comment;
+  return doc.toString({ lineWidth: 0, ...toString });
+}
