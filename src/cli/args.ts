@@ -95,11 +95,20 @@ export function parseArgs(argv: readonly string[]): Args {
   if (!(OUTPUTS as readonly string[]).includes(output)) {
     throw new UsageError(`--output must be one of ${OUTPUTS.join(', ')}, not ${JSON.stringify(output)}`);
   }
+  const namespace = flags.get('--namespace');
+  if (
+    namespace !== undefined &&
+    (namespace.length > 63 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(namespace))
+  ) {
+    throw new UsageError(
+      `--namespace must be a namespace name (at most 63 lowercase letters, digits and dashes), not ${JSON.stringify(namespace)}`,
+    );
+  }
   return {
     command: 'render',
     filename,
     output: output as Output,
     install: flags.get('--install'),
-    namespace: flags.get('--namespace'),
+    namespace,
   };
 }

@@ -18,6 +18,7 @@ import type {
   IntOrPercent,
   PodDisruptionBudgetSpec,
 } from '../api/types.js';
+import { upgradeLegacyValues } from '../api/legacy.js';
 import { validateGlooHA, type FieldError } from '../api/validate.js';
 import { budgetOf, floorReplicas, intentsOf, type ComponentIntent } from './components.js';
 import { describeComponent, type Finding } from './findings.js';
@@ -74,7 +75,8 @@ export function installNamespaceOf(glooHA: GlooHA): string {
 }
 
 export function desired(glooHA: GlooHA, observed: ObservedInstall): DesiredResult {
-  const validated = validateGlooHA(glooHA);
+  const legacy = upgradeLegacyValues(glooHA);
+  const validated = validateGlooHA(legacy.glooHA);
   if (!validated.ok) return { ok: false, errors: validated.errors };
   const g = validated.value;
   const spec = g.spec;
@@ -85,6 +87,7 @@ export function desired(glooHA: GlooHA, observed: ObservedInstall): DesiredResul
   };
   const ns = installNamespaceOf(g);
   const ctx: Context = { owner, ns, observed, spec, owned: [], patches: [], warnings: [], problems: [] };
+  for (const note of legacy.notes) ctx.warnings.push({ code: 'DeprecatedValue', ...note });
 
   const values = helmValues(g);
   ctx.owned.push(helmValuesConfigMap(ctx, g, values));
@@ -301,7 +304,9 @@ function deploymentPatch(
   const podSpec: Record<string, unknown> = {};
   const antiAffinity = podAntiAffinity(c.antiAffinity, dep.selector);
   if (antiAffinity) podSpec.affinity = { podAntiAffinity: antiAffinity };
-  const spread = topologySpreadConstraints(c.topologySpreadConstraints, dep.selector);
+  const spread = selectorKeysInMatchLabelKeys(ctx, c, dep)
+    ? undefined
+    : topologySpreadConstraints(c.topologySpreadConstraints, dep.selector);
   if (spread) podSpec.topologySpreadConstraints = spread;
   if (c.role === 'gloo') {
     const env = glooEnv(ctx, c, dep);
@@ -317,6 +322,30 @@ function deploymentPatch(
       podSpec: { set: setPodSpec, value: podSpec },
     }),
   );
+}
+
+/**
+ * matchLabelKeys naming a key of the Deployment's selector: Kubernetes would accept the Deployment
+ * and then refuse its pods, and the component would wait for ever. Admission rejects the chart's
+ * selector keys; an install with other selectors is caught here, and the constraints are not applied.
+ */
+function selectorKeysInMatchLabelKeys(ctx: Context, c: ComponentIntent, dep: ObservedDeployment): boolean {
+  const selectorKeys = new Set([
+    ...Object.keys(dep.selector.matchLabels ?? {}),
+    ...(dep.selector.matchExpressions ?? []).map((e) => e.key),
+  ]);
+  const clashes = (c.topologySpreadConstraints ?? []).flatMap((t, i) =>
+    (t.matchLabelKeys ?? []).filter((k) => selectorKeys.has(k)).map((k) => ({ i, k })),
+  );
+  const first = clashes[0];
+  if (!first) return false;
+  ctx.problems.push({
+    code: 'MatchLabelKeyInSelector',
+    component: c.id,
+    path: `${c.specPath}.topologySpreadConstraints[${first.i}].matchLabelKeys`,
+    message: `matchLabelKeys ${clashes.map((x) => x.k).join(', ')} ${clashes.length > 1 ? 'are keys' : 'is a key'} of Deployment ${dep.name}'s selector, which glooha already uses as the labelSelector; Kubernetes would then refuse to create its pods, so the topology spread constraints are not applied. Remove ${clashes.length > 1 ? 'them' : 'it'} from matchLabelKeys`,
+  });
+  return true;
 }
 
 function glooEnv(ctx: Context, c: ComponentIntent, dep: ObservedDeployment) {

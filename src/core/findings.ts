@@ -20,7 +20,8 @@ export type WarningCode =
   | 'PDBAllowsFullOutage'
   | 'PDBProtectsNothing'
   | 'UnmanagedGatewayProxy'
-  | 'DiscoveryReplicas';
+  | 'DiscoveryReplicas'
+  | 'DeprecatedValue';
 
 export type ProblemCode =
   | 'DeploymentNotFound'
@@ -30,7 +31,8 @@ export type ProblemCode =
   | 'ForeignPodDisruptionBudget'
   | 'MultiplePodDisruptionBudgets'
   | 'MultipleHorizontalPodAutoscalers'
-  | 'HorizontalPodAutoscalerConflict';
+  | 'HorizontalPodAutoscalerConflict'
+  | 'MatchLabelKeyInSelector';
 
 export type HelmNoteCode =
   'HelmListReplaced' | 'HelmCannotExpress' | 'HelmProxyDefaultsInherited' | 'HelmReplicasRemoved';

@@ -5,7 +5,6 @@
 // accepted by the server, with the leader-election Role granting exactly what Gloo's election needs.
 import {
   ApiException,
-  ApiextensionsV1Api,
   AppsV1Api,
   CoordinationV1Api,
   CustomObjectsApi,
@@ -15,7 +14,6 @@ import {
   type V1Deployment,
 } from '@kubernetes/client-node';
 import { readFileSync } from 'node:fs';
-import { request, type RequestOptions } from 'node:https';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -26,7 +24,8 @@ import type { GlooHA } from '../../src/api/types.js';
 import { defaultSpec } from '../../src/api/validate.js';
 import { desired } from '../../src/core/desired.js';
 import { chartInstall, chartLabels } from '../../src/core/observed.js';
-import { adminKubeConfig, createNamespace, kubeConfigFor } from '../support/cluster.js';
+import { raw } from '../support/api-request.js';
+import { adminKubeConfig, createNamespace, installCrds, kubeConfigFor } from '../support/cluster.js';
 import { RULE_CASES, glooHAObject } from '../unit/api/rule-cases.js';
 
 const repoRoot = join(import.meta.dirname, '..', '..');
@@ -61,7 +60,7 @@ let api: CustomObjectsApi;
 let ns: string;
 
 beforeAll(async () => {
-  await applyCrd();
+  await installCrds();
   api = adminKubeConfig().makeApiClient(CustomObjectsApi);
   ns = await createNamespace('crd');
 });
@@ -407,76 +406,4 @@ async function getTable(path: string): Promise<Table> {
   return JSON.parse(
     await raw('GET', path, undefined, { Accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' }),
   ) as Table;
-}
-
-/**
- * Server-side applies crds/glooha.io_gloohas.yaml as YAML text and waits until it is Established.
- * Not through client-node's typed clients: their serializer drops every x-kubernetes-* field of a
- * CRD schema (int-or-string, validations), which makes the API server reject it or, worse, accept it
- * without its CEL rules.
- */
-async function applyCrd(): Promise<void> {
-  const text = readFileSync(join(repoRoot, 'crds', 'glooha.io_gloohas.yaml'), 'utf8');
-  await raw(
-    'PATCH',
-    `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRD_NAME}?fieldManager=glooha-crd-test&force=true`,
-    text,
-    {
-      'Content-Type': 'application/apply-patch+yaml',
-    },
-  );
-  const ext = adminKubeConfig().makeApiClient(ApiextensionsV1Api);
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const crd = await ext.readCustomResourceDefinition({ name: CRD_NAME });
-    if (crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) return;
-    if (Date.now() > deadline) throw new Error(`CRD ${CRD_NAME} not Established after 30s`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-/** A request with the admin credentials; resolves to the body of a 2xx response, retrying 429s as client-go does. */
-async function raw(
-  method: string,
-  path: string,
-  body?: string,
-  headers: Record<string, string> = {},
-): Promise<string> {
-  for (let attempt = 0; ; attempt++) {
-    const res = await send(method, path, body, headers);
-    if (res.code === 429 && attempt < 20) {
-      await new Promise((r) => setTimeout(r, 250));
-      continue;
-    }
-    if (res.code >= 200 && res.code < 300) return res.text;
-    throw new Error(`${method} ${path}: ${res.code}: ${res.text}`);
-  }
-}
-
-async function send(
-  method: string,
-  path: string,
-  body: string | undefined,
-  headers: Record<string, string>,
-): Promise<{ code: number; text: string }> {
-  const kc = adminKubeConfig();
-  const server = new URL(kc.getCurrentCluster()?.server ?? '');
-  const opts: RequestOptions = {
-    hostname: server.hostname,
-    port: server.port,
-    path,
-    method,
-    headers: { Accept: 'application/json', ...headers },
-  };
-  await kc.applyToHTTPSOptions(opts);
-  return new Promise((resolve, reject) => {
-    const req = request(opts, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (text += d));
-      res.on('end', () => resolve({ code: res.statusCode ?? 0, text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
 }

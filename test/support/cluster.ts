@@ -1,16 +1,7 @@
 // What integration tests use to reach the shared control plane: an admin client, a fresh namespace
 // per test, clients authenticated as a ServiceAccount (to prove RBAC), and the project's CRDs.
-import {
-  ApiextensionsV1Api,
-  CoreV1Api,
-  KubeConfig,
-  KubernetesObjectApi,
-  PatchStrategy,
-  loadAllYaml,
-  type KubernetesObject,
-} from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import type { ControlPlaneInfo } from '../env/controlplane.js';
@@ -87,27 +78,15 @@ export async function kubeConfigFor(
 
 const repoRoot = join(import.meta.dirname, '..', '..');
 
-/** Server-side applies every crds/*.yaml and waits until each CRD is Established. */
+/**
+ * Installs crds/ the way users do, with `kubectl apply --server-side -f crds/`, and waits until every
+ * CRD is Established. kubectl reads the files as YAML 1.1 (an unquoted `off` is false there); a
+ * JavaScript YAML 1.2 parser would install a different CRD than users get.
+ */
 export async function installCrds(): Promise<void> {
-  const kc = adminKubeConfig();
-  const objects = KubernetesObjectApi.makeApiClient(kc);
-  const ext = kc.makeApiClient(ApiextensionsV1Api);
+  // Imported here: kubectl.ts imports this module for controlPlane().
+  const { kubectlOk } = await import('./kubectl.js');
   const dir = join(repoRoot, 'crds');
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml'))) {
-    // loadAllYaml, not yaml's toJS(): client-node's typed serializer only keeps x-kubernetes-* schema
-    // fields (int-or-string, CEL validations) on objects it deserialized itself; others lose them silently.
-    for (const doc of loadAllYaml(readFileSync(join(dir, file), 'utf8'))) {
-      const crd = doc as KubernetesObject | null;
-      if (!crd) continue;
-      await objects.patch(crd, undefined, undefined, 'glooha-tests', true, PatchStrategy.ServerSideApply);
-      const name = crd.metadata?.name ?? '';
-      const deadline = Date.now() + 30_000;
-      for (;;) {
-        const got = await ext.readCustomResourceDefinition({ name });
-        if (got.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
-        if (Date.now() > deadline) throw new Error(`CRD ${name} not Established after 30s`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
-  }
+  await kubectlOk(['apply', '--server-side', '--force-conflicts', '--field-manager=glooha-tests', '-f', dir]);
+  await kubectlOk(['wait', '--for=condition=Established', '--timeout=30s', '-f', dir]);
 }

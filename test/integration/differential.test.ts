@@ -1,0 +1,194 @@
+// The differential test: seeded, generated GlooHA inputs (test/support/spec-generator.ts) go through
+// `glooha render`'s reader and validator, and through what `kubectl create` does (kubectl's own YAML
+// to JSON conversion, then the real API server with the generated CRD, strict field validation). Every
+// disagreement fails the test: one accepts and the other rejects, or both reject but name different
+// fields. Accepted inputs are then created for real, and the object the API server stores must have
+// exactly the spec defaultSpec() computes.
+//
+//   GLOOHA_DIFF_SPECS=3000 GLOOHA_DIFF_SEED=7 npx vitest run --project integration test/integration/differential.test.ts
+//
+// CI runs the default (300 JSON + 60 YAML cases, seed 1); the summary line gives the counts.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GROUP, PLURAL, VERSION } from '../../src/api/constants.js';
+import { MAX_ALIAS_COUNT, parseAllKubeYaml } from '../../src/api/kube-yaml.js';
+import type { GlooHA } from '../../src/api/types.js';
+import { defaultSpec, validateGlooHA } from '../../src/api/validate.js';
+import { send } from '../support/api-request.js';
+import { createNamespace, installCrds } from '../support/cluster.js';
+import { kubectl } from '../support/kubectl.js';
+import { generateCases, type GeneratedCase } from '../support/spec-generator.js';
+
+const COUNT = Number(process.env.GLOOHA_DIFF_SPECS ?? 300);
+const SEED = Number(process.env.GLOOHA_DIFF_SEED ?? 1);
+
+/** A verdict: accepted (with the spec as stored/validated), or rejected at these field paths. */
+type Verdict = { ok: true; spec: unknown; json?: string } | { ok: false; paths: string[]; detail: string };
+
+/** `spec.gatewayProxies[publicGw].x` and `spec.gatewayProxies.publicGw.x` name the same field. */
+function normalisePath(path: string): string {
+  return path.replace(/\[([^\]]*)\]/g, (_m, key: string) => (/^\d+$/.test(key) ? `[${key}]` : `.${key}`));
+}
+
+/** What glooha render concludes from the text. */
+function tsVerdict(text: string): Verdict {
+  const docs = parseAllKubeYaml(text);
+  const doc = docs[0];
+  if (!doc || doc.errors.length > 0) return { ok: false, paths: ['<yaml>'], detail: String(doc?.errors[0]) };
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (err) {
+    return { ok: false, paths: ['<yaml>'], detail: String(err) };
+  }
+  const result = validateGlooHA(value);
+  if (result.ok) return { ok: true, spec: defaultSpec((value as GlooHA).spec) };
+  return {
+    ok: false,
+    paths: [...new Set(result.errors.map((e) => normalisePath(e.path)))].sort(),
+    detail: result.errors.map((e) => `${e.path}: ${e.message}`).join('\n'),
+  };
+}
+
+interface Status {
+  message?: string;
+  details?: { causes?: { field?: string; message?: string }[] };
+}
+
+/** The field paths of an API server rejection (422 causes, or 400 strict-decoding errors). */
+function serverPaths(code: number, text: string): string[] {
+  const status = JSON.parse(text) as Status;
+  const paths = new Set<string>();
+  for (const c of status.details?.causes ?? []) {
+    // "<nil>": the server's note that it skipped CEL rules on a schema-invalid object.
+    if (c.field && c.field !== '<nil>') paths.add(normalisePath(c.field));
+  }
+  for (const m of (status.message ?? '').matchAll(/(?:unknown|duplicate) field "([^"]+)"/g)) {
+    paths.add(normalisePath(m[1] as string));
+  }
+  if (paths.size === 0) paths.add(`<${code}: ${status.message ?? text}>`);
+  return [...paths].sort();
+}
+
+/**
+ * What the cluster concludes: the JSON a client (or kubectl, for YAML) sends, through a dry-run
+ * create with strict field validation (kubectl's default, --validate=strict).
+ */
+async function serverVerdict(c: GeneratedCase, namespace: string): Promise<Verdict> {
+  let json = c.text;
+  if (c.kind === 'yaml') {
+    // kubectl's own YAML → JSON conversion (sigs.k8s.io/yaml); --validate=false keeps it to just that.
+    const converted = await kubectl(
+      ['create', '--dry-run=client', '--validate=false', '-o', 'json', '-n', namespace, '-f', '-'],
+      c.text,
+    );
+    if (converted.code !== 0) return { ok: false, paths: ['<yaml>'], detail: converted.stderr };
+    json = converted.stdout;
+  }
+  const res = await send(
+    'POST',
+    `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${PLURAL}?dryRun=All&fieldValidation=Strict`,
+    json,
+    { 'Content-Type': 'application/json' },
+  );
+  if (res.code === 201 || res.code === 200) {
+    return { ok: true, spec: (JSON.parse(res.text) as GlooHA).spec, json };
+  }
+  if (res.code !== 422 && res.code !== 400) throw new Error(`${c.id}: unexpected ${res.code}: ${res.text}`);
+  return {
+    ok: false,
+    paths: serverPaths(res.code, res.text),
+    detail: (JSON.parse(res.text) as Status).message ?? '',
+  };
+}
+
+interface Disagreement {
+  id: string;
+  text: string;
+  ts: Verdict;
+  server: Verdict;
+}
+
+const agree = (a: Verdict, b: Verdict): boolean =>
+  a.ok && b.ok ? true : !a.ok && !b.ok ? JSON.stringify(a.paths) === JSON.stringify(b.paths) : false;
+
+let namespace: string;
+const results: { c: GeneratedCase; ts: Verdict; server: Verdict }[] = [];
+
+beforeAll(async () => {
+  await installCrds();
+  namespace = await createNamespace('differential');
+  const cases = generateCases(SEED, COUNT);
+  const queue = [...cases];
+  // A few requests in flight: the API server answers dry runs in milliseconds, kubectl in ~100 ms.
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      for (let c = queue.shift(); c; c = queue.shift()) {
+        results.push({ c, ts: tsVerdict(c.text), server: await serverVerdict(c, namespace) });
+      }
+    }),
+  );
+  results.sort((a, b) => a.c.id.localeCompare(b.c.id, 'en', { numeric: true }));
+}, 600_000);
+
+afterAll(() => {
+  const accepted = results.filter((r) => r.server.ok).length;
+  const agreements = results.filter((r) => agree(r.ts, r.server)).length;
+  const yaml = results.filter((r) => r.c.kind === 'yaml').length;
+  console.log(
+    `differential: seed ${SEED}, ${results.length} specs (${results.length - yaml} JSON, ${yaml} YAML via kubectl), ` +
+      `${agreements} agreements, ${results.length - agreements} disagreements; the API server accepted ${accepted}, rejected ${results.length - accepted}`,
+  );
+});
+
+describe(`glooha render and the API server agree on generated specs (seed ${SEED}, ${COUNT} JSON specs)`, () => {
+  it('every spec: both accept, or both reject naming the same fields', () => {
+    const disagreements: Disagreement[] = results
+      .filter((r) => !agree(r.ts, r.server))
+      .map((r) => ({ id: r.c.id, text: r.c.text, ts: r.ts, server: r.server }));
+    expect(results.length).toBeGreaterThanOrEqual(COUNT);
+    expect(disagreements.slice(0, 10)).toEqual([]);
+    expect(disagreements).toHaveLength(0);
+  });
+
+  it('the generator reaches both verdicts often: at least a quarter accepted, a quarter rejected', () => {
+    const accepted = results.filter((r) => r.server.ok).length;
+    expect(accepted).toBeGreaterThan(results.length / 4);
+    expect(results.length - accepted).toBeGreaterThan(results.length / 4);
+  });
+
+  it('the object the API server stores has exactly the spec defaultSpec() gives, for every accepted spec', async () => {
+    const accepted = results.filter((r) => r.server.ok && r.ts.ok);
+    expect(accepted.length).toBeGreaterThan(0);
+    const mismatches: string[] = [];
+    for (const r of accepted) {
+      const sent = (r.server as { json: string }).json;
+      const created = await send(
+        'POST',
+        `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${PLURAL}?fieldValidation=Strict`,
+        sent,
+        { 'Content-Type': 'application/json' },
+      );
+      expect(created.code, created.text).toBe(201);
+      const name = (JSON.parse(created.text) as GlooHA).metadata.name;
+      const got = await send('GET', `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${PLURAL}/${name}`);
+      const stored = (JSON.parse(got.text) as GlooHA).spec;
+      const expected = (r.ts as { spec: unknown }).spec;
+      if (JSON.stringify(sortKeys(stored)) !== JSON.stringify(sortKeys(expected))) {
+        mismatches.push(
+          `${r.c.id}: stored ${JSON.stringify(stored)}, defaultSpec ${JSON.stringify(expected)}`,
+        );
+      }
+    }
+    expect(mismatches).toEqual([]);
+  }, 600_000);
+});
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (typeof v !== 'object' || v === null) return v;
+  return Object.fromEntries(
+    Object.entries(v as Record<string, unknown>)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([k, x]) => [k, sortKeys(x)]),
+  );
+}

@@ -1,0 +1,411 @@
+// A seeded generator of GlooHA inputs aimed at the boundaries of every rule, for the differential test
+// (test/integration/differential.test.ts): the same text goes to `glooha render`'s reader and validator
+// and, through kubectl's YAML-to-JSON conversion, to the real API server; they must agree.
+//
+// Two kinds of case:
+//  - json: a valid base spec with 0-3 mutations, each setting one field to a value at or across a
+//    rule's boundary (durations, int32 limits, int-or-percent, PDB both/none, autoscaling bounds,
+//    proxy keys and Deployment names, topology keys, unknown/null/prototype-named fields). Sent as
+//    JSON text: exactly what a client sends.
+//  - yaml: YAML 1.1 text (booleans, octal, merge keys, duplicate keys, keys that are booleans) that
+//    only kubectl can say how to read.
+
+export interface GeneratedCase {
+  /** Stable within a seed: `json-17`, `yaml-3`. */
+  id: string;
+  kind: 'json' | 'yaml';
+  /** The whole GlooHA document, as the user (or client) would write it. */
+  text: string;
+}
+
+/** mulberry32: small, fast, and the same sequence on every platform for a seed. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+type Rand = () => number;
+const pick = <T>(r: Rand, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)] as T;
+const chance = (r: Rand, p: number) => r() < p;
+
+type Json = Record<string, unknown>;
+
+/** Sets an own property, also for `__proto__` (plain assignment would change the prototype). */
+function put(o: Json, key: string, value: unknown): void {
+  Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** Sets `value` at `path` (keys), creating objects on the way. */
+function setPath(root: Json, path: readonly string[], value: unknown): void {
+  let node = root;
+  for (const key of path.slice(0, -1)) {
+    const next = Object.hasOwn(node, key) ? node[key] : undefined;
+    if (typeof next !== 'object' || next === null || Array.isArray(next)) put(node, key, {});
+    node = node[key] as Json;
+  }
+  put(node, path[path.length - 1] as string, value);
+}
+
+const DURATIONS = [
+  '15s',
+  '10s',
+  '2s',
+  '0s',
+  '',
+  '15',
+  '1d',
+  '-1s',
+  '1.0.0s',
+  '15S',
+  '15 s',
+  '199ms',
+  '200ms',
+  '999ms',
+  '1s',
+  '1000ms',
+  '2400ms',
+  '2401ms',
+  '9500ms',
+  '10m',
+  '10m1s',
+  '9m59.999s',
+  '1m30s',
+  '1.5s',
+  '0.5ms',
+  '999999h',
+  '512410h',
+  '508080h',
+  '999999h999999h99999h',
+  '9999999h',
+  '15.5555s',
+  'abc',
+  5,
+  true,
+  null,
+] as const;
+const INT32 = [
+  0,
+  1,
+  2,
+  3,
+  5,
+  -1,
+  2147483647,
+  2147483648,
+  -2147483648,
+  -2147483649,
+  4294967296,
+  1.5,
+  '3',
+  null,
+] as const;
+const INT_OR_PERCENT = [
+  0,
+  1,
+  2,
+  3,
+  '0%',
+  '1%',
+  '50%',
+  '99%',
+  '100%',
+  '101%',
+  '5',
+  'abc',
+  -1,
+  1.5,
+  '😀😀😀😀',
+  '10000',
+  '00%',
+] as const;
+const PROXY_KEYS = [
+  'gatewayProxy',
+  'publicGw',
+  'public-gw',
+  'gloo',
+  'discovery',
+  'GatewayProxy',
+  'a',
+  'true',
+  'gateway_proxy',
+  'proxy-',
+  `p${'x'.repeat(62)}`,
+  `p${'x'.repeat(63)}`,
+  'edge',
+  'glooEdge',
+  'HTTPGateway',
+  'httpGateway',
+] as const;
+const DEPLOYMENT_NAMES = [
+  'edge',
+  'gateway-proxy',
+  'public-gw',
+  'gloo',
+  'discovery',
+  'Bad_Name',
+  'edge.gw',
+  `e${'x'.repeat(239)}`,
+  `e${'x'.repeat(240)}`,
+  '',
+  '-edge',
+] as const;
+const TOPOLOGY_KEYS = [
+  'zone',
+  'topology.kubernetes.io/zone',
+  'kubernetes.io/hostname',
+  '',
+  'a b',
+  'zone-',
+  `x/${'a'.repeat(63)}`,
+  `x/${'a'.repeat(64)}`,
+  `${'a'.repeat(253)}/z`,
+  `${'a'.repeat(254)}/z`,
+  'Zone',
+  '/zone',
+  'a/b/c',
+] as const;
+const MATCH_LABEL_KEYS = [
+  ['pod-template-hash'],
+  ['gloo'],
+  ['gateway-proxy-id'],
+  ['a b'],
+  [''],
+  ['app.kubernetes.io/version'],
+  [`${'a'.repeat(254)}/v`],
+  ['pod-template-hash', 'pod-template-hash'],
+  [],
+] as const;
+const UNKNOWN_NAMES = [
+  'foo',
+  'replica',
+  'constructor',
+  'toString',
+  'hasOwnProperty',
+  '__proto__',
+  'valueOf',
+] as const;
+const UNKNOWN_VALUES = [1, null, {}, 'x', { gloo: { replicas: 0 } }] as const;
+
+function baseSpec(r: Rand): Json {
+  const spec: Json = {};
+  if (chance(r, 0.7)) {
+    const gloo: Json = {};
+    if (chance(r, 0.7)) gloo.replicas = pick(r, [1, 2, 3, 5]);
+    if (gloo.replicas === 1 && chance(r, 0.5)) gloo.leaderElection = { enabled: false };
+    else if (chance(r, 0.4))
+      gloo.leaderElection = { leaseDuration: '20s', renewDeadline: '15s', retryPeriod: '3s' };
+    if (chance(r, 0.3)) gloo.podDisruptionBudget = { maxUnavailable: 1 };
+    if (chance(r, 0.3)) gloo.antiAffinity = pick(r, ['none', 'preferred', 'required']);
+    spec.gloo = gloo;
+  }
+  if (chance(r, 0.3)) spec.discovery = chance(r, 0.5) ? {} : { replicas: pick(r, [0, 1]) };
+  if (chance(r, 0.6)) {
+    const proxies: Json = {};
+    proxies.gatewayProxy = { replicas: pick(r, [1, 2, 3]) };
+    if (chance(r, 0.5)) proxies.publicGw = { autoscaling: { minReplicas: 2, maxReplicas: 6 } };
+    spec.gatewayProxies = proxies;
+  }
+  if (chance(r, 0.3)) spec.driftPolicy = pick(r, ['enforce', 'warn', 'ignore']);
+  if (chance(r, 0.2)) spec.target = { namespace: 'gloo-system' };
+  return spec;
+}
+
+type Mutation = (r: Rand, spec: Json, doc: Json) => void;
+
+const LE = ['gloo', 'leaderElection'];
+const GP = ['gatewayProxies', 'gatewayProxy'];
+const spread = (r: Rand, t: Json): Json => ({
+  maxSkew: 1,
+  topologyKey: 'zone',
+  whenUnsatisfiable: pick(r, ['DoNotSchedule', 'ScheduleAnyway']),
+  ...t,
+});
+
+const MUTATIONS: Mutation[] = [
+  // durations and the timing rules
+  (r, s) =>
+    setPath(s, [...LE, pick(r, ['leaseDuration', 'renewDeadline', 'retryPeriod'])], pick(r, DURATIONS)),
+  (r, s) =>
+    setPath(s, LE, {
+      leaseDuration: pick(r, DURATIONS),
+      renewDeadline: pick(r, DURATIONS),
+      retryPeriod: pick(r, DURATIONS),
+    }),
+  (r, s) => setPath(s, [...LE, 'enabled'], pick(r, [true, false, 'yes', null, 0])),
+  // int32 and replica rules
+  (r, s) => setPath(s, ['gloo', 'replicas'], pick(r, INT32)),
+  (r, s) => setPath(s, ['discovery', 'replicas'], pick(r, INT32)),
+  (r, s) => setPath(s, [...GP, 'replicas'], pick(r, INT32)),
+  (r, s) =>
+    setPath(s, [...GP, 'autoscaling'], {
+      minReplicas: pick(r, INT32),
+      maxReplicas: pick(r, INT32),
+    }),
+  (r, s) => setPath(s, [...GP, 'autoscaling'], { minReplicas: pick(r, [1, 2, 3]) }),
+  // PDBs: int-or-percent, both/none, against replicas and minReplicas
+  (r, s) =>
+    setPath(s, chance(r, 0.5) ? ['gloo', 'podDisruptionBudget'] : [...GP, 'podDisruptionBudget'], {
+      [pick(r, ['minAvailable', 'maxUnavailable'])]: pick(r, INT_OR_PERCENT),
+    }),
+  (r, s) =>
+    setPath(s, ['gloo', 'podDisruptionBudget'], pick(r, [{}, { minAvailable: 1, maxUnavailable: 1 }, null])),
+  (r, s) =>
+    setPath(s, ['gatewayProxies', 'publicGw'], {
+      autoscaling: { minReplicas: pick(r, [1, 2, 3]), maxReplicas: 4 },
+      podDisruptionBudget: { minAvailable: pick(r, INT_OR_PERCENT) },
+    }),
+  // proxies: keys, Deployment names, replicas xor autoscaling, nulls
+  (r, s) => setPath(s, ['gatewayProxies', pick(r, PROXY_KEYS)], { replicas: 2 }),
+  (r, s) =>
+    setPath(s, ['gatewayProxies', pick(r, PROXY_KEYS)], {
+      replicas: 2,
+      deploymentName: pick(r, DEPLOYMENT_NAMES),
+    }),
+  (r, s) =>
+    setPath(
+      s,
+      [...GP],
+      pick(r, [{}, { replicas: 2, autoscaling: { minReplicas: 2, maxReplicas: 3 } }, null]),
+    ),
+  (r, s) => setPath(s, ['gatewayProxies'], pick(r, [null, {}, []])),
+  // topology spread
+  (r, s) =>
+    setPath(s, ['gloo', 'topologySpreadConstraints'], [spread(r, { topologyKey: pick(r, TOPOLOGY_KEYS) })]),
+  (r, s) =>
+    setPath(
+      s,
+      [...GP, 'topologySpreadConstraints'],
+      [spread(r, { matchLabelKeys: [...pick(r, MATCH_LABEL_KEYS)] })],
+    ),
+  (r, s) =>
+    setPath(
+      s,
+      ['gloo', 'topologySpreadConstraints'],
+      [
+        spread(r, {
+          maxSkew: pick(r, INT32),
+          minDomains: pick(r, [undefined, 1, 0, 3]),
+          whenUnsatisfiable: pick(r, ['DoNotSchedule', 'ScheduleAnyway', 'Whatever']),
+          nodeAffinityPolicy: pick(r, [undefined, 'Honor', 'ignore']),
+        }),
+      ],
+    ),
+  (_r, s) =>
+    setPath(
+      s,
+      ['gloo', 'topologySpreadConstraints'],
+      [
+        { maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'DoNotSchedule' },
+        { maxSkew: 2, topologyKey: 'zone', whenUnsatisfiable: 'DoNotSchedule' },
+      ],
+    ),
+  // enums and the target
+  (r, s) =>
+    setPath(s, ['driftPolicy'], pick(r, ['enforce', 'warn', 'ignore', 'off', false, 'revert', 'Enforce'])),
+  (r, s) => setPath(s, ['gloo', 'antiAffinity'], pick(r, ['none', 'preferred', 'required', 'sometimes', ''])),
+  (r, s) =>
+    setPath(s, ['target', 'namespace'], pick(r, ['gloo-system', 'Gloo', `n${'x'.repeat(63)}`, '', 'a.b'])),
+  (r, s) =>
+    setPath(
+      s,
+      ['target', 'helmRelease'],
+      pick(r, ['gloo', `r${'x'.repeat(52)}`, `r${'x'.repeat(53)}`, 'Gloo']),
+    ),
+  (r, s) =>
+    setPath(
+      s,
+      ['target', 'selector', 'matchLabels', 'app'],
+      pick(r, ['gloo', 'x'.repeat(63), 'x'.repeat(64), `a${'😀'.repeat(62)}`, `a${'😀'.repeat(63)}`]),
+    ),
+  // unknown, null and prototype-named fields, at several depths
+  (r, s) => setPath(s, [pick(r, UNKNOWN_NAMES)], pick(r, UNKNOWN_VALUES)),
+  (r, s) => setPath(s, ['gloo', pick(r, UNKNOWN_NAMES)], pick(r, UNKNOWN_VALUES)),
+  (r, s) => setPath(s, [...GP, pick(r, UNKNOWN_NAMES)], pick(r, UNKNOWN_VALUES)),
+  (r, s) => setPath(s, [...LE, pick(r, UNKNOWN_NAMES)], pick(r, UNKNOWN_VALUES)),
+  // the object itself
+  (r, _s, doc) => put(doc.metadata as Json, 'name', pick(r, ['x'.repeat(63), 'x'.repeat(64)])),
+];
+
+function jsonCase(r: Rand, index: number): GeneratedCase {
+  const spec = baseSpec(r);
+  const doc: Json = { apiVersion: 'glooha.io/v1alpha1', kind: 'GlooHA', metadata: { name: `json-${index}` } };
+  const n = pick(r, [0, 1, 1, 2, 2, 3]);
+  for (let i = 0; i < n; i++) pick(r, MUTATIONS)(r, spec, doc);
+  put(doc, 'spec', spec);
+  return { id: `json-${index}`, kind: 'json', text: JSON.stringify(doc) };
+}
+
+// ---- YAML 1.1 -----------------------------------------------------------------------------------
+
+const YAML_INTS = [
+  '010',
+  '08',
+  '0o10',
+  '0x10',
+  '1_0',
+  '3.0',
+  '1e1',
+  '2E0',
+  '+3',
+  '.5',
+  '3',
+  '~',
+  '"3"',
+  'yes',
+  '0b11',
+  '1:20',
+  '2147483648',
+];
+const YAML_BOOLS = ['off', 'on', 'yes', 'no', 'y', 'n', 'true', 'False', 'OFF', '"false"', '1', '~'];
+const YAML_DURATIONS = ['15s', '1:20', '"1:20"', '10m', '0x10s', '2001-12-14', '~', '20s'];
+const YAML_POLICIES = ['off', '"off"', 'ignore', 'warn', 'enforce', 'no', 'Off', '~', 'on'];
+const YAML_KEYS = ['on', 'n', 'yes', 'y', 'off', 'gatewayProxy', '"on"', 'true', '1', '010', 'NO'];
+const YAML_STRINGS = ['2001-12-14', 'gloo', '010', '1e3', 'null', 'no'];
+
+type Fragment = (r: Rand) => string;
+
+const FRAGMENTS: Fragment[] = [
+  (r) => `  gloo:\n    replicas: ${pick(r, YAML_INTS)}\n`,
+  (r) =>
+    `  gloo:\n    replicas: ${pick(r, ['1', '2', '3'])}\n    leaderElection:\n      enabled: ${pick(r, YAML_BOOLS)}\n`,
+  (r) => `  gloo:\n    leaderElection:\n      leaseDuration: ${pick(r, YAML_DURATIONS)}\n`,
+  (r) => `  driftPolicy: ${pick(r, YAML_POLICIES)}\n`,
+  (r) => `  gatewayProxies:\n    ${pick(r, YAML_KEYS)}: {replicas: ${pick(r, YAML_INTS)}}\n`,
+  (r) =>
+    `  gatewayProxies:\n    gatewayProxy: &p {replicas: ${pick(r, ['2', '3', '010'])}}\n    publicGw:\n      <<: *p\n${chance(r, 0.5) ? `      replicas: ${pick(r, ['4', '0'])}\n` : ''}`,
+  (r) =>
+    `  gatewayProxies:\n    publicGw:\n${chance(r, 0.5) ? `      replicas: ${pick(r, ['4', '0'])}\n` : ''}      <<: {replicas: ${pick(r, ['2', '5'])}, antiAffinity: required}\n`,
+  (r) => `  gloo:\n    replicas: ${pick(r, YAML_INTS)}\n    replicas: ${pick(r, ['1', '3', '0'])}\n`,
+  (r) => `  driftPolicy: ${pick(r, YAML_POLICIES)}\n  driftPolicy: ${pick(r, YAML_POLICIES)}\n`,
+  (r) => `  target:\n    helmRelease: ${pick(r, YAML_STRINGS)}\n`,
+  (r) => `  discovery:\n    replicas: ${pick(r, YAML_INTS)}\n`,
+  (r) =>
+    `  gloo:\n    podDisruptionBudget:\n      ${pick(r, ['minAvailable', 'maxUnavailable'])}: ${pick(r, ['50%', '1', '010', '"1"', '1.0', '0x1', '~'])}\n`,
+  (r) => `  gloo:\n    antiAffinity: ${pick(r, ['none', 'preferred', 'No', '~'])}\n`,
+];
+
+function yamlCase(r: Rand, index: number): GeneratedCase {
+  const n = pick(r, [1, 1, 2]);
+  const parts = Array.from({ length: n }, () => pick(r, FRAGMENTS)(r));
+  // Two fragments with the same top-level key are duplicate keys too: kubectl keeps the last.
+  const text = `apiVersion: glooha.io/v1alpha1\nkind: GlooHA\nmetadata:\n  name: yaml-${index}\nspec:\n${parts.join('')}`;
+  return { id: `yaml-${index}`, kind: 'yaml', text };
+}
+
+/** `count` JSON cases and count/5 YAML cases (each YAML case costs a kubectl run), from `seed`. */
+export function generateCases(seed: number, count: number): GeneratedCase[] {
+  const r = prng(seed);
+  const cases: GeneratedCase[] = [];
+  for (let i = 0; i < count; i++) cases.push(jsonCase(r, i));
+  for (let i = 0; i < Math.max(1, Math.round(count / 5)); i++) cases.push(yamlCase(r, i));
+  return cases;
+}
+
+/** How many rule-boundary mutations and YAML fragments exist, for the report. */
+export const GENERATOR_SIZE = { mutations: MUTATIONS.length, yamlFragments: FRAGMENTS.length };

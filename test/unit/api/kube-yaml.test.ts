@@ -1,0 +1,82 @@
+// YAML as kubectl reads it (sigs.k8s.io/yaml over go-yaml v2), and the generated files that kubectl
+// and Helm read. The integration differential test checks the same inputs against the real kubectl.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { buildCrd } from '../../../src/api/crd.js';
+import { goYamlNumber, parseAllKubeYaml, stringifyKubeYaml } from '../../../src/api/kube-yaml.js';
+
+const repoRoot = join(import.meta.dirname, '..', '..', '..');
+const read = (text: string) =>
+  parseAllKubeYaml(text)[0]?.toJS({ maxAliasCount: 100 }) as Record<string, unknown>;
+
+describe('reading YAML as kubectl does', () => {
+  it('YAML 1.1 booleans, as values and as keys', () => {
+    expect(read('a: yes\nb: on\nc: off\nd: n\ne: Y\nf: "off"\n')).toEqual({
+      a: true,
+      b: true,
+      c: false,
+      d: false,
+      e: true,
+      f: 'off',
+    });
+    expect(Object.keys(read('n: 1\non: 2\nyes: 3\n'))).toEqual(['false', 'true']);
+  });
+
+  it('Go integer literals: 010 is 8, 0o10, 0x1F, 0b11, underscores; 08 and 1e3 are floats that JSON turns into integers', () => {
+    expect(
+      read('a: 010\nb: 0o10\nc: 0x1F\nd: 0b11\ne: 1_000\nf: 08\ng: 1e3\nh: 3.0\ni: -0b11\nj: .5\n'),
+    ).toEqual({
+      a: 8,
+      b: 8,
+      c: 31,
+      d: 3,
+      e: 1000,
+      f: 8,
+      g: 1000,
+      h: 3,
+      i: -3,
+      j: 0.5,
+    });
+  });
+
+  it('no sexagesimal and no timestamps: 1:20 and 2001-12-14 stay strings; 1e400 too', () => {
+    expect(read('a: 1:20\nb: 2001-12-14\nc: 1e400\n')).toEqual({ a: '1:20', b: '2001-12-14', c: '1e400' });
+  });
+
+  it('merge keys and duplicate keys (the last wins)', () => {
+    expect(read('base: &b {p: 1, q: 2}\nm:\n  q: 3\n  <<: *b\nd: 1\nd: 2\n')).toEqual({
+      base: { p: 1, q: 2 },
+      m: { p: 1, q: 3 },
+      d: 2,
+    });
+  });
+
+  it('goYamlNumber follows strconv: int64 and uint64 ranges, then float', () => {
+    expect(goYamlNumber('9223372036854775807')).toBe(2 ** 63);
+    expect(goYamlNumber('18446744073709551615')).toBe(2 ** 64);
+    expect(goYamlNumber('0x')).toBeUndefined();
+    expect(goYamlNumber('+')).toBeUndefined();
+    expect(goYamlNumber('1.2.3')).toBeUndefined();
+    expect(goYamlNumber('_1')).toBeUndefined();
+  });
+});
+
+describe('writing YAML that kubectl and Helm read back unchanged', () => {
+  it('quotes every string go-yaml would read as something else', () => {
+    const value = {
+      list: ['off', 'on', 'n', 'yes', '010', '0o10', '08', '1e3', '.5', '1_0', '~', 'null', 'enforce'],
+    };
+    const text = stringifyKubeYaml(value);
+    expect(read(text)).toEqual(value);
+  });
+
+  it('the generated CRD, read as YAML 1.1, is exactly the CRD (driftPolicy enum included)', () => {
+    const text = readFileSync(join(repoRoot, 'crds', 'glooha.io_gloohas.yaml'), 'utf8');
+    const crd = JSON.parse(JSON.stringify(buildCrd())) as unknown;
+    expect(read(text)).toEqual(crd);
+    expect(parse(text, { version: '1.1' })).toEqual(crd);
+    expect(text).toContain('- ignore');
+  });
+});
