@@ -12,6 +12,11 @@ export interface FieldError {
   message: string;
   /** The rule (rules.ts) that failed, for CEL-backed checks. */
   ruleId?: string;
+  /**
+   * How the API server treats it: `unknown` fails decoding (strict field validation) before any
+   * validation; `blocking` (wrong type, enum, required, too long, too many) stops the CEL rules.
+   */
+  kind?: 'unknown' | 'blocking';
 }
 
 export function joinPath(parent: string, key: string): string {
@@ -100,8 +105,11 @@ const INTEGER_FORMATS: Record<string, [number, number]> = {
 };
 
 function check(value: unknown, schema: Schema, path: string, errors: FieldError[]): void {
-  const fail = (message: string): void => {
-    errors.push({ path, message });
+  // Schema errors that make the API server skip every CEL rule (apiextensions' hasBlockingErr):
+  // TypeInvalid, NotSupported (enum), Required, TooLong and TooMany. Pattern, minimum and format
+  // errors are not blocking: the rules still run.
+  const fail = (message: string, blocking = true): void => {
+    errors.push({ path, message, ...(blocking ? { kind: 'blocking' as const } : {}) });
   };
 
   if (schema['x-kubernetes-int-or-string']) {
@@ -129,23 +137,23 @@ function check(value: unknown, schema: Schema, path: string, errors: FieldError[
         );
       }
       if (schema.minLength !== undefined && codePoints(value) < schema.minLength)
-        fail(`must be at least ${schema.minLength} characters`);
+        fail(`must be at least ${schema.minLength} characters`, false);
       if (schema.maxLength !== undefined && codePoints(value) > schema.maxLength)
         fail(`must be at most ${schema.maxLength} characters`);
       if (schema.pattern !== undefined && !new RegExp(schema.pattern).test(value)) {
-        fail(`${JSON.stringify(value)} is not a valid value: it must match ${schema.pattern}`);
+        fail(`${JSON.stringify(value)} is not a valid value: it must match ${schema.pattern}`, false);
       }
       return;
     case 'integer': {
       if (!Number.isInteger(value)) return fail(`must be an integer, not ${typeName(value)}`);
       const range = schema.format ? INTEGER_FORMATS[schema.format] : undefined;
       if (range && ((value as number) < range[0] || (value as number) > range[1])) {
-        return fail(`must be a ${schema.format} integer, from ${range[0]} to ${range[1]}`);
+        return fail(`must be a ${schema.format} integer, from ${range[0]} to ${range[1]}`, false);
       }
       if (schema.minimum !== undefined && (value as number) < schema.minimum)
-        fail(`must be at least ${schema.minimum}`);
+        fail(`must be at least ${schema.minimum}`, false);
       if (schema.maximum !== undefined && (value as number) > schema.maximum)
-        fail(`must be at most ${schema.maximum}`);
+        fail(`must be at most ${schema.maximum}`, false);
       return;
     }
     case 'number':
@@ -167,12 +175,16 @@ function checkObject(
 ): void {
   for (const key of schema.required ?? []) {
     if (!Object.hasOwn(value, key) || value[key] === undefined)
-      errors.push({ path: joinPath(path, key), message: 'is required' });
+      errors.push({ path: joinPath(path, key), message: 'is required', kind: 'blocking' });
   }
   if (schema.additionalProperties) {
     const keys = Object.keys(value);
     if (schema.maxProperties !== undefined && keys.length > schema.maxProperties) {
-      errors.push({ path, message: `must have at most ${schema.maxProperties} entries, not ${keys.length}` });
+      errors.push({
+        path,
+        message: `must have at most ${schema.maxProperties} entries, not ${keys.length}`,
+        kind: 'blocking',
+      });
     }
     for (const key of keys) check(value[key], schema.additionalProperties, `${path}[${key}]`, errors);
     return;
@@ -188,6 +200,7 @@ function checkObject(
       errors.push({
         path: joinPath(path, key),
         message: `unknown field${near ? `; did you mean ${near}?` : ''} (known fields: ${known.join(', ')})`,
+        kind: 'unknown',
       });
       continue;
     }
@@ -197,7 +210,11 @@ function checkObject(
 
 function checkArray(value: unknown[], schema: Schema, path: string, errors: FieldError[]): void {
   if (schema.maxItems !== undefined && value.length > schema.maxItems) {
-    errors.push({ path, message: `must have at most ${schema.maxItems} items, not ${value.length}` });
+    errors.push({
+      path,
+      message: `must have at most ${schema.maxItems} items, not ${value.length}`,
+      kind: 'blocking',
+    });
   }
   value.forEach((item, i) => schema.items && check(item, schema.items, `${path}[${i}]`, errors));
   const keys = schema['x-kubernetes-list-map-keys'];

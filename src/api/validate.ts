@@ -39,7 +39,13 @@ export function validateGlooHA(input: unknown): ValidationResult<DefaultedGlooHA
   for (const [key, value] of Object.entries(raw)) if (key !== 'status') setOwn(withoutStatus, key, value);
   const defaulted = applyDefaults(withoutStatus, glooHASchema) as Record<string, unknown>;
   const structural = validateStructure(defaulted, glooHASchema).map((e) => withHint(e, defaulted));
-  errors.push(...structural, ...runRules(defaulted, glooHASchema, structural));
+  // In the API server's order: with strict field validation (kubectl's default) an unknown field
+  // fails the request while decoding, before anything is validated; a blocking schema error (wrong
+  // type, enum, required, too long, too many) means the CEL rules are not evaluated at all.
+  const unknown = structural.filter((e) => e.kind === 'unknown');
+  if (unknown.length > 0) return { ok: false, errors: unknown.map(withoutKind) };
+  errors.push(...structural.map(withoutKind));
+  if (!structural.some((e) => e.kind === 'blocking')) errors.push(...runRules(defaulted, glooHASchema));
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, value: defaulted as unknown as DefaultedGlooHA };
 }
@@ -79,6 +85,8 @@ function metadataErrors(metadata: unknown): FieldError[] {
   return errors;
 }
 
+const withoutKind = ({ kind: _kind, ...e }: FieldError): FieldError => e;
+
 /** driftPolicy: off was renamed; say so instead of only listing the values. */
 function withHint(error: FieldError, value: Record<string, unknown>): FieldError {
   if (error.path !== 'spec.driftPolicy') return error;
@@ -90,27 +98,12 @@ function withHint(error: FieldError, value: Record<string, unknown>): FieldError
   };
 }
 
-/** Runs the rule table over `value`, skipping nodes whose subtree already failed structurally. */
-export function runRules(
-  value: unknown,
-  schema: Schema,
-  structuralErrors: FieldError[] = [],
-  path = '',
-): FieldError[] {
+/** Runs the rule table over `value` (which has passed the schema's blocking checks). */
+export function runRules(value: unknown, schema: Schema, path = ''): FieldError[] {
   const errors: FieldError[] = [];
   visit(value, schema, path, (node, nodeSchema, nodePath) => {
     const defName = nodeSchema[DEF];
     if (!defName) return;
-    // A node whose subtree failed structurally is not checked further (its values may have the wrong
-    // type). The root's rules only read metadata, so only metadata errors stop them.
-    const broken =
-      nodePath === ''
-        ? structuralErrors.some((e) => e.path.startsWith('metadata'))
-        : structuralErrors.some(
-            (e) =>
-              e.path === nodePath || e.path.startsWith(`${nodePath}.`) || e.path.startsWith(`${nodePath}[`),
-          );
-    if (broken) return;
     for (const rule of RULES.filter((r) => r.on === defName)) {
       if (!rule.check(node as Record<string, unknown>)) {
         errors.push({ path: errorPath(nodePath, rule), message: rule.message, ruleId: rule.id });

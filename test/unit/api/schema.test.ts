@@ -191,16 +191,33 @@ describe('structural validation', () => {
     ]);
   });
 
-  it('reports every problem at once, structural and rule-based', () => {
+  it('reports problems in the stages of the API server: a blocking schema error (here an enum) leaves the rules unchecked', () => {
     const errors = errorsOf({
       gloo: { replicas: 3, leaderElection: { enabled: false }, antiAffinity: 'never' },
       discovery: { replicas: 2 },
       gatewayProxies: { gatewayProxy: { replicas: 2, autoscaling: { minReplicas: 1, maxReplicas: 2 } } },
     });
+    expect(errors.map((e) => e.path).sort()).toEqual(['spec.gloo.antiAffinity']);
+  });
+
+  it('reports non-blocking schema errors (pattern, minimum) and every rule at once', () => {
+    const errors = errorsOf({
+      gloo: { replicas: 3, leaderElection: { enabled: false } },
+      discovery: { replicas: 2 },
+      target: { namespace: 'Bad_NS' },
+      gatewayProxies: { gatewayProxy: { replicas: 2, autoscaling: { minReplicas: 1, maxReplicas: 2 } } },
+    });
     expect(errors.map((e) => e.path).sort()).toEqual([
       'spec.discovery.replicas',
       'spec.gatewayProxies[gatewayProxy]',
-      'spec.gloo.antiAffinity',
+      'spec.gloo.leaderElection.enabled',
+      'spec.target.namespace',
+    ]);
+  });
+
+  it('reports only unknown fields when there are any: strict field validation fails while decoding', () => {
+    expect(errorsOf({ gloo: { replicas: 0, replica: 1 }, driftPolicy: 'x' }).map((e) => e.path)).toEqual([
+      'spec.gloo.replica',
     ]);
   });
 

@@ -46,7 +46,7 @@ describe('matchLabelKeys naming a key of the observed Deployment selector', () =
         path: 'spec.gloo.topologySpreadConstraints[0].matchLabelKeys',
       }),
     );
-    const patch = get(d.patches, 'Deployment', 'gloo') as {
+    const patch = get(d.patches, 'Deployment', 'gloo') as unknown as {
       spec: { template: { spec: Record<string, unknown> } };
     };
     expect(patch.spec.template.spec.topologySpreadConstraints).toBeUndefined();
@@ -55,7 +55,7 @@ describe('matchLabelKeys naming a key of the observed Deployment selector', () =
   it('with a selector that does not use the key, the constraints are applied', () => {
     const d = run(glooHA(spec));
     expect(d.problems).toEqual([]);
-    const patch = get(d.patches, 'Deployment', 'gloo') as {
+    const patch = get(d.patches, 'Deployment', 'gloo') as unknown as {
       spec: { template: { spec: Record<string, unknown> } };
     };
     expect(patch.spec.template.spec.topologySpreadConstraints).toHaveLength(1);
