@@ -11,6 +11,10 @@
 
 import {
   Document,
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
   parseAllDocuments,
   type DocumentOptions,
   type ParseOptions,
@@ -104,9 +108,12 @@ function goYamlTags(tags: Tags): Tags {
   return [...kept, goNumber];
 }
 
-const SCHEMA: SchemaOptions = { schema: 'yaml-1.1', customTags: goYamlTags, merge: true };
+const SCHEMA: SchemaOptions = { schema: 'yaml-1.1', customTags: goYamlTags };
 
-/** Parse options for YAML as kubectl reads it. Aliases are capped (an alias bomb is an error). */
+/**
+ * Parse options for YAML as kubectl reads it. Merge keys are applied by toKubeJS, in go-yaml v2's
+ * order (the yaml package's own toJS follows the YAML spec's order instead).
+ */
 export const KUBE_YAML_PARSE_OPTIONS: ParseOptions & DocumentOptions & SchemaOptions = {
   ...SCHEMA,
   version: '1.1',
@@ -114,11 +121,81 @@ export const KUBE_YAML_PARSE_OPTIONS: ParseOptions & DocumentOptions & SchemaOpt
   prettyErrors: false,
 };
 
-/** The most alias expansions a document may need (yaml's toJS throws beyond it). */
+/** The most alias expansions (nested ones included) a document may need; more is an alias bomb. */
 export const MAX_ALIAS_COUNT = 100;
 
 export function parseAllKubeYaml(text: string) {
   return parseAllDocuments(text, KUBE_YAML_PARSE_OPTIONS);
+}
+
+/** A document that kubectl could not turn into JSON either. */
+export class KubeYamlError extends Error {
+  override name = 'KubeYamlError';
+}
+
+/**
+ * The document's value as sigs.k8s.io/yaml gives it to kubectl: keys in order, a later key replacing
+ * an earlier one, and a `<<` merge key setting the merged map's entries at its position (so it
+ * replaces keys before it and is replaced by keys after it; of a list of merged maps, the first wins).
+ * Keys that are not strings become strings (true, false, 8); a null or collection key is an error.
+ */
+export function toKubeJS(doc: Document.Parsed, maxAliasCount = MAX_ALIAS_COUNT): unknown {
+  let expansions = 0;
+  const convert = (node: unknown): unknown => {
+    if (node === null || node === undefined) return null;
+    if (isAlias(node)) {
+      if (++expansions > maxAliasCount) {
+        throw new KubeYamlError(
+          `more than ${maxAliasCount} alias expansions: a document that expands aliases this much is a resource exhaustion attack ("billion laughs")`,
+        );
+      }
+      return convert(node.resolve(doc));
+    }
+    if (isScalar(node)) return node.value;
+    if (isSeq(node)) return node.items.map(convert);
+    if (isMap(node)) {
+      const out: Record<string, unknown> = {};
+      const merge = (source: unknown): void => {
+        const target = isAlias(source) ? source.resolve(doc) : source;
+        if (isSeq(target)) {
+          for (const item of [...target.items].reverse()) merge(item);
+          return;
+        }
+        const value = convert(source);
+        if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+          throw new KubeYamlError('a merge key (<<) must be followed by a mapping or a list of mappings');
+        }
+        for (const [k, v] of Object.entries(value)) setOwn(out, k, v);
+      };
+      for (const pair of node.items) {
+        if (isMergeKey(pair.key)) {
+          merge(pair.value);
+          continue;
+        }
+        setOwn(out, keyString(convert(pair.key)), convert(pair.value));
+      }
+      return out;
+    }
+    return null;
+  };
+  return convert(doc.contents);
+}
+
+/** A plain `<<` key (YAML 1.1's merge tag resolves it to a symbol; a quoted "<<" is a string key). */
+function isMergeKey(key: unknown): boolean {
+  if (!isScalar(key) || (key.type !== undefined && key.type !== 'PLAIN')) return false;
+  return key.value === '<<' || (typeof key.value === 'symbol' && key.value.description === '<<');
+}
+
+function keyString(key: unknown): string {
+  if (typeof key === 'string') return key;
+  if (typeof key === 'boolean' || typeof key === 'number') return String(key);
+  throw new KubeYamlError(`unsupported map key ${JSON.stringify(key)}: keys must be strings`);
+}
+
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  // Object.defineProperty, not assignment: a "__proto__" key must stay a key.
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 /** YAML text that kubectl and Helm read back as exactly `value`. */

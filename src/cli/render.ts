@@ -2,7 +2,7 @@
 // observed install (from --install, or Gloo's chart layout) and prints YAML. Everything it needs from
 // the outside world comes through `CliIO`, so tests run it in-process.
 
-import { MAX_ALIAS_COUNT, parseAllKubeYaml, stringifyKubeYaml } from '../api/kube-yaml.js';
+import { parseAllKubeYaml, stringifyKubeYaml, toKubeJS } from '../api/kube-yaml.js';
 import { validateGlooHA, type FieldError } from '../api/validate.js';
 import type { GlooHA } from '../api/types.js';
 import { desired, installNamespaceOf } from '../core/desired.js';
@@ -121,9 +121,9 @@ function parseDocuments(text: string): { values: unknown[]; problems: string[] }
       return;
     }
     try {
-      values.push(doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }));
+      values.push(toKubeJS(doc));
     } catch (err) {
-      // yaml throws a ReferenceError when aliases expand past maxAliasCount (a "billion laughs").
+      // Too many alias expansions (a "billion laughs"), a null key, a merge of a non-mapping.
       problems.push(`${where}YAML: ${(err as Error).message.split('\n')[0]}`);
     }
   });

@@ -24,7 +24,9 @@ import type { GlooHA } from '../../src/api/types.js';
 import { defaultSpec } from '../../src/api/validate.js';
 import { desired } from '../../src/core/desired.js';
 import { chartInstall, chartLabels } from '../../src/core/observed.js';
-import { raw } from '../support/api-request.js';
+import { buildCrd } from '../../src/api/crd.js';
+import { raw, send } from '../support/api-request.js';
+import { kubectl, kubectlOk } from '../support/kubectl.js';
 import { adminKubeConfig, createNamespace, installCrds, kubeConfigFor } from '../support/cluster.js';
 import { RULE_CASES, glooHAObject } from '../unit/api/rule-cases.js';
 
@@ -220,7 +222,7 @@ describe('the GlooHA CRD', () => {
       ...coords,
       namespace: ns,
       name,
-      body: { ...current, spec: { ...current.spec, driftPolicy: 'off' }, status },
+      body: { ...current, spec: { ...current.spec, driftPolicy: 'ignore' }, status },
     })) as GlooHA;
     expect(written.status).toEqual(status);
     expect(written.spec?.driftPolicy).toBe('enforce');
@@ -242,6 +244,94 @@ describe('the GlooHA CRD', () => {
 
     const table = await getTable(`/apis/${GROUP}/${VERSION}/namespaces/${ns}/${PLURAL}/${name}`);
     expect(table.rows[0]?.cells.slice(1, 4)).toEqual(['True', 2, 'gloo-7d9f-abcde']);
+  });
+});
+
+describe('the CRD as users install and use it, with kubectl (YAML 1.1)', () => {
+  const gha = (name: string, spec: string) =>
+    `apiVersion: ${GROUP}/${VERSION}\nkind: GlooHA\nmetadata:\n  name: ${name}\n  namespace: ${ns}\nspec:\n${spec}`;
+
+  it('serves driftPolicy as strings, and accepts every value written unquoted, as the README shows', async () => {
+    const served = JSON.parse(
+      await raw('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRD_NAME}`),
+    ) as { spec: { versions: { schema: { openAPIV3Schema: Record<string, any> } }[] } }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const schema = served.spec.versions[0]?.schema.openAPIV3Schema;
+    expect(schema?.properties.spec.properties.driftPolicy.enum).toEqual(['enforce', 'warn', 'ignore']);
+    // Everything kubectl read from the file is what buildCrd() meant: no string turned into a boolean.
+    const crd = buildCrd() as { spec: { versions: { schema: unknown }[] } };
+    expect(served.spec.versions[0]?.schema).toEqual(crd.spec.versions[0]?.schema);
+    for (const policy of ['enforce', 'warn', 'ignore']) {
+      const out = await kubectlOk(
+        ['create', '--dry-run=server', '-o', 'json', '-f', '-'],
+        gha(`drift-${policy}`, `  driftPolicy: ${policy}\n`),
+      );
+      expect((JSON.parse(out) as GlooHA).spec?.driftPolicy).toBe(policy);
+    }
+    // The old spelling is a boolean to kubectl: rejected, with the field named.
+    const off = await kubectl(
+      ['create', '--dry-run=server', '-f', '-'],
+      gha('drift-off', '  driftPolicy: off\n'),
+    );
+    expect(off.code).not.toBe(0);
+    expect(off.stderr).toContain('spec.driftPolicy');
+  });
+
+  it('keeps a GlooHA stored with driftPolicy "off" by an older CRD updatable (validation ratcheting)', async () => {
+    // The old CRD, as a YAML 1.2 or JSON client installed it: enum enforce, warn, "off".
+    const old = JSON.parse(JSON.stringify(buildCrd())) as {
+      spec: { versions: { schema: { openAPIV3Schema: { properties: Record<string, any> } } }[] }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    };
+    const version = old.spec.versions[0];
+    if (!version) throw new Error('no version');
+    version.schema.openAPIV3Schema.properties.spec.properties.driftPolicy.enum = ['enforce', 'warn', 'off'];
+    try {
+      await kubectlOk(['replace', '-f', '-'], JSON.stringify(old));
+      await kubectlOk(['wait', '--for=condition=Established', `crd/${CRD_NAME}`]);
+      await kubectlOk(['create', '-f', '-'], gha('legacy', '  driftPolicy: "off"\n'));
+    } finally {
+      await installCrds();
+    }
+    await kubectlOk([
+      'patch',
+      'gha',
+      'legacy',
+      '-n',
+      ns,
+      '--type',
+      'merge',
+      '-p',
+      '{"spec":{"gloo":{"replicas":3}}}',
+    ]);
+    const got = JSON.parse(await kubectlOk(['get', 'gha', 'legacy', '-n', ns, '-o', 'json'])) as GlooHA;
+    expect(got.spec?.driftPolicy).toBe('off');
+    expect(got.spec?.gloo?.replicas).toBe(3);
+    // The operator's core reads it as ignore and says what to write.
+    const result = desired(got, chartInstall(ns, {}));
+    expect(result.ok && result.desired.driftPolicy).toBe('ignore');
+    // Setting it anew is refused.
+    const again = await kubectl(
+      ['create', '--dry-run=server', '-f', '-'],
+      gha('legacy-2', '  driftPolicy: "off"\n'),
+    );
+    expect(again.code).not.toBe(0);
+  });
+
+  it('JSON float literals: kubectl sends 3.0 as 3 (render reads it so); sent as is, the server refuses it', async () => {
+    const json = `{"apiVersion":"${GROUP}/${VERSION}","kind":"GlooHA","metadata":{"name":"floats","namespace":"${ns}"},"spec":{"gloo":{"replicas":3.0}}}`;
+    const viaKubectl = JSON.parse(
+      await kubectlOk(['create', '--dry-run=server', '-o', 'json', '-f', '-'], json),
+    ) as GlooHA;
+    expect(viaKubectl.spec?.gloo?.replicas).toBe(3);
+    const direct = await send(
+      'POST',
+      `/apis/${GROUP}/${VERSION}/namespaces/${ns}/${PLURAL}?dryRun=All`,
+      json,
+      {
+        'Content-Type': 'application/json',
+      },
+    );
+    expect(direct.code).toBe(422);
+    expect(direct.text).toContain('expected int, got float64');
   });
 });
 

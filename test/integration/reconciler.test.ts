@@ -299,7 +299,7 @@ describe('GlooHA reconciler (as the chart ServiceAccount)', () => {
     await new Promise((r) => setTimeout(r, 3000));
     expect((await deployment(ns, 'gloo')).spec?.replicas).toBe(2);
 
-    await patchSpec(ns, 'gloo', { driftPolicy: 'off' });
+    await patchSpec(ns, 'gloo', { driftPolicy: 'ignore' });
     await scaleAs(ns, 'gloo', 3, 'kubectl-scale');
     await new Promise((r) => setTimeout(r, 3000));
     expect((await deployment(ns, 'gloo')).spec?.replicas).toBe(3);

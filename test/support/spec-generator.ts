@@ -7,13 +7,14 @@
 //    rule's boundary (durations, int32 limits, int-or-percent, PDB both/none, autoscaling bounds,
 //    proxy keys and Deployment names, topology keys, unknown/null/prototype-named fields). Sent as
 //    JSON text: exactly what a client sends.
-//  - yaml: YAML 1.1 text (booleans, octal, merge keys, duplicate keys, keys that are booleans) that
-//    only kubectl can say how to read.
+//  - file: YAML 1.1 text (booleans, octal, merge keys, duplicate keys, keys that are booleans) that
+//    only kubectl can say how to read, applied the way users apply files.
 
 export interface GeneratedCase {
   /** Stable within a seed: `json-17`, `yaml-3`. */
   id: string;
-  kind: 'json' | 'yaml';
+  /** json: sent as is, as an API client sends it; file: a file applied with kubectl (YAML or JSON). */
+  kind: 'json' | 'file';
   /** The whole GlooHA document, as the user (or client) would write it. */
   text: string;
 }
@@ -395,13 +396,105 @@ function yamlCase(r: Rand, index: number): GeneratedCase {
   const parts = Array.from({ length: n }, () => pick(r, FRAGMENTS)(r));
   // Two fragments with the same top-level key are duplicate keys too: kubectl keeps the last.
   const text = `apiVersion: glooha.io/v1alpha1\nkind: GlooHA\nmetadata:\n  name: yaml-${index}\nspec:\n${parts.join('')}`;
-  return { id: `yaml-${index}`, kind: 'yaml', text };
+  return { id: `yaml-${index}`, kind: 'file', text };
 }
 
-/** `count` JSON cases and count/5 YAML cases (each YAML case costs a kubectl run), from `seed`. */
+const doc = (name: string, spec: string) =>
+  `{"apiVersion":"glooha.io/v1alpha1","kind":"GlooHA","metadata":{"name":"${name}"},"spec":${spec}}`;
+const yamlDoc = (name: string, spec: string) =>
+  `apiVersion: glooha.io/v1alpha1\nkind: GlooHA\nmetadata:\n  name: ${name}\nspec:\n${spec}`;
+const zone = '"topologyKey":"zone","whenUnsatisfiable":"DoNotSchedule"';
+
+/** The inputs issue 11 reported, as written there: always run, whatever the seed. */
+const REPORTED: [string, 'json' | 'file', string][] = [
+  ['null-proxy', 'json', '{"gatewayProxies":{"x":null}}'],
+  ['null-proxy-beside-one', 'json', '{"gatewayProxies":{"gatewayProxy":{"replicas":2},"x":null}}'],
+  [
+    'proto-smuggle',
+    'json',
+    `{"__proto__":{"gloo":{"replicas":3,"topologySpreadConstraints":[{"maxSkew":-5,"topologyKey":"zone","whenUnsatisfiable":"Whatever"}]}}}`,
+  ],
+  ['replicas-int32', 'json', '{"gloo":{"replicas":2147483648}}'],
+  ['max-skew-int32', 'json', `{"gloo":{"topologySpreadConstraints":[{"maxSkew":4294967296,${zone}}]}}`],
+  ['unknown-constructor', 'json', '{"gloo":{"constructor":1}}'],
+  ['unknown-tostring', 'json', '{"toString":{"replicas":1}}'],
+  ['unknown-hasownproperty', 'json', '{"gloo":{"leaderElection":{"hasOwnProperty":"x"}}}'],
+  ['unknown-null', 'json', '{"gloo":{"foo":null}}'],
+  // A JSON file with float literals, applied with kubectl: kubectl decodes it and sends 2 and 3, so
+  // render reads them as integers too. (Sent as is by an API client, the server's CEL evaluation
+  // rejects a float: the CRD test pins that separately.)
+  ['float-2e0', 'file', '{"gloo":{"replicas":2E0}}'],
+  ['float-3.0', 'file', '{"gloo":{"replicas":3.0}}'],
+  ['float-3.5', 'file', '{"gloo":{"replicas":3.5}}'],
+  ['code-points', 'json', `{"target":{"selector":{"matchLabels":{"app":"a${'😀'.repeat(62)}"}}}}`],
+  ['code-points-over', 'json', `{"target":{"selector":{"matchLabels":{"app":"a${'😀'.repeat(63)}"}}}}`],
+  [
+    'renew-overflow',
+    'json',
+    '{"gloo":{"leaderElection":{"leaseDuration":"999999h","renewDeadline":"512410h"}}}',
+  ],
+  [
+    'tiny-leases',
+    'json',
+    '{"gloo":{"leaderElection":{"leaseDuration":"3ms","renewDeadline":"2ms","retryPeriod":"1ms"}}}',
+  ],
+  ['58-year-lease', 'json', '{"gloo":{"leaderElection":{"leaseDuration":"508080h"}}}'],
+  ['publicgw-twice', 'json', '{"gatewayProxies":{"publicGw":{"replicas":2},"public-gw":{"replicas":2}}}'],
+  [
+    'same-deployment-name',
+    'json',
+    '{"gatewayProxies":{"a":{"replicas":2,"deploymentName":"edge"},"b":{"replicas":2,"deploymentName":"edge"}}}',
+  ],
+  [
+    'empty-topology-key',
+    'json',
+    '{"gloo":{"topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"","whenUnsatisfiable":"DoNotSchedule"}]}}',
+  ],
+  [
+    'match-label-key-space',
+    'json',
+    `{"gloo":{"topologySpreadConstraints":[{"maxSkew":1,${zone},"matchLabelKeys":["a b"]}]}}`,
+  ],
+  [
+    'match-label-key-selector',
+    'json',
+    `{"gloo":{"topologySpreadConstraints":[{"maxSkew":1,${zone},"matchLabelKeys":["gloo"]}]}}`,
+  ],
+  ['drift-off-quoted', 'json', '{"driftPolicy":"off"}'],
+  ['drift-ignore', 'json', '{"driftPolicy":"ignore"}'],
+  ['drift-off-yaml', 'file', '  driftPolicy: off\n'],
+  ['drift-ignore-yaml', 'file', '  driftPolicy: ignore\n'],
+  ['enabled-yes', 'file', '  gloo:\n    replicas: 3\n    leaderElection: {enabled: yes}\n'],
+  ['enabled-off', 'file', '  gloo:\n    replicas: 3\n    leaderElection: {enabled: off}\n'],
+  ['octal-replicas', 'file', '  gloo:\n    replicas: 010\n'],
+  [
+    'boolean-keys',
+    'file',
+    '  gatewayProxies:\n    n: {replicas: 2}\n    on: {replicas: 2}\n    yes: {replicas: 3}\n',
+  ],
+  [
+    'merge-key',
+    'file',
+    '  gatewayProxies:\n    gatewayProxy: &p {replicas: 3}\n    publicGw:\n      replicas: 5\n      <<: *p\n',
+  ],
+  ['duplicate-keys', 'file', '  gloo:\n    replicas: 0\n    replicas: 2\n'],
+];
+
+export function reportedCases(): GeneratedCase[] {
+  return REPORTED.map(([name, kind, spec]) => ({
+    id: `reported-${name}`,
+    kind,
+    text: spec.startsWith('{') ? doc(`reported-${name}`, spec) : yamlDoc(`reported-${name}`, spec),
+  }));
+}
+
+/**
+ * The reported inputs, then `count` JSON cases and count/5 YAML cases (each YAML case costs a kubectl
+ * run), from `seed`.
+ */
 export function generateCases(seed: number, count: number): GeneratedCase[] {
   const r = prng(seed);
-  const cases: GeneratedCase[] = [];
+  const cases: GeneratedCase[] = reportedCases();
   for (let i = 0; i < count; i++) cases.push(jsonCase(r, i));
   for (let i = 0; i < Math.max(1, Math.round(count / 5)); i++) cases.push(yamlCase(r, i));
   return cases;

@@ -5,11 +5,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { buildCrd } from '../../../src/api/crd.js';
-import { goYamlNumber, parseAllKubeYaml, stringifyKubeYaml } from '../../../src/api/kube-yaml.js';
+import { goYamlNumber, parseAllKubeYaml, stringifyKubeYaml, toKubeJS } from '../../../src/api/kube-yaml.js';
 
 const repoRoot = join(import.meta.dirname, '..', '..', '..');
-const read = (text: string) =>
-  parseAllKubeYaml(text)[0]?.toJS({ maxAliasCount: 100 }) as Record<string, unknown>;
+const read = (text: string) => {
+  const doc = parseAllKubeYaml(text)[0];
+  if (!doc) throw new Error('no document');
+  return toKubeJS(doc) as Record<string, unknown>;
+};
 
 describe('reading YAML as kubectl does', () => {
   it('YAML 1.1 booleans, as values and as keys', () => {
@@ -45,10 +48,17 @@ describe('reading YAML as kubectl does', () => {
     expect(read('a: 1:20\nb: 2001-12-14\nc: 1e400\n')).toEqual({ a: '1:20', b: '2001-12-14', c: '1e400' });
   });
 
+  it('merge keys in go-yaml v2 order: a merge replaces keys before it, keys after it replace it; first merged map wins', () => {
+    expect(read('m:\n  q: 3\n  <<: {q: 1}\n')).toEqual({ m: { q: 1 } });
+    expect(read('m:\n  <<: {q: 1}\n  q: 3\n')).toEqual({ m: { q: 3 } });
+    expect(read('m:\n  <<: [{q: 1}, {q: 2, r: 2}]\n')).toEqual({ m: { q: 1, r: 2 } });
+    expect(read('m:\n  "<<": {q: 1}\n')).toEqual({ m: { '<<': { q: 1 } } });
+  });
+
   it('merge keys and duplicate keys (the last wins)', () => {
     expect(read('base: &b {p: 1, q: 2}\nm:\n  q: 3\n  <<: *b\nd: 1\nd: 2\n')).toEqual({
       base: { p: 1, q: 2 },
-      m: { p: 1, q: 3 },
+      m: { p: 1, q: 2 },
       d: 2,
     });
   });
