@@ -24,9 +24,13 @@ const SEED = Number(process.env.GLOOHA_DIFF_SEED ?? 1);
 /** A verdict: accepted (with the spec as stored/validated), or rejected at these field paths. */
 type Verdict = { ok: true; spec: unknown; json?: string } | { ok: false; paths: string[]; detail: string };
 
-/** `spec.gatewayProxies[publicGw].x` and `spec.gatewayProxies.publicGw.x` name the same field. */
+/**
+ * `spec.gatewayProxies[publicGw].x` and `spec.gatewayProxies.publicGw.x` name the same field. The
+ * server writes a map key as `.key` in schema errors and `[key]` elsewhere, and `.1` for a map key
+ * "1" (a YAML key 1 or 010): every bracket becomes a dot, list indexes too, on both sides.
+ */
 function normalisePath(path: string): string {
-  return path.replace(/\[([^\]]*)\]/g, (_m, key: string) => (/^\d+$/.test(key) ? `[${key}]` : `.${key}`));
+  return path.replace(/\[([^\]]*)\]/g, '.$1');
 }
 
 /** What glooha render concludes from the text. */
