@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { RENDER_USAGE, USAGE, UsageError, parseArgs } from './args.js';
 import { EXIT_INVALID, InvalidInput, render, type CliIO } from './render.js';
+import { version } from '../version.js';
 
 export async function main(
   argv: readonly string[],
@@ -34,25 +35,6 @@ export async function main(
     const e = err as Error;
     io.stderr(`glooha: internal error: ${e.message}\n${env.GLOOHA_DEBUG ? `${e.stack}\n` : ''}`);
     return 1;
-  }
-}
-
-function version(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-      version?: string;
-    };
-    return pkg.version ?? 'unknown';
-  } catch {
-    try {
-      // dist/src/cli → package.json is three levels up
-      const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
-        version?: string;
-      };
-      return pkg.version ?? 'unknown';
-    } catch {
-      return 'unknown';
-    }
   }
 }
 

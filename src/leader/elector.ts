@@ -40,8 +40,7 @@
 
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
-import type { Clock, TimerHandle } from './clock.js';
-import { systemClock } from './clock.js';
+import { realClock, type Clock, type TimerHandle } from '../runtime/clock.js';
 import { formatDuration, JITTER_FACTOR, type LeaderElectionTimings } from './config.js';
 import { NotLeaderError, type Leadership } from './leadership.js';
 import {
@@ -214,7 +213,7 @@ export class LeaderElector implements Leadership {
     this.watchEnabled = options.watch ?? true;
     this.watchTimeoutSeconds = options.watchTimeoutSeconds ?? 60;
     this.callbacks = options.callbacks;
-    this.clock = options.clock ?? systemClock;
+    this.clock = options.clock ?? realClock;
     this.random = options.random ?? Math.random;
     this.metrics = options.metrics ?? noLeaderElectionMetrics;
     this.log = (options.logger ?? silentLogger).child({

@@ -2,15 +2,8 @@
 // (coordination.k8s.io/v1), the unit tests use an in-memory fake. The elector never sees client-node
 // types, HTTP codes or exceptions other than the ones declared here.
 
-import {
-  CoordinationV1Api,
-  Observable,
-  V1MicroTime,
-  type KubeConfig,
-  type V1Lease,
-} from '@kubernetes/client-node';
-import type { ObservableMiddleware } from '@kubernetes/client-node';
-import { InstrumentedWatch, makeApiClient, type RestClientMetrics } from '../kube/instrumented.js';
+import { CoordinationV1Api, V1MicroTime, type V1Lease } from '@kubernetes/client-node';
+import { errorStatus, withSignal, type KubeClient } from '../kube/client.js';
 
 /** The election-relevant part of a Lease's spec (client-go's LeaderElectionRecord). */
 export interface LeaseRecord {
@@ -93,38 +86,13 @@ function microTime(value: string | undefined): V1MicroTime | undefined {
   return value === undefined ? undefined : new V1MicroTime(value);
 }
 
-function statusCode(err: unknown): number | undefined {
-  const e = err as { code?: unknown; statusCode?: unknown } | undefined;
-  if (typeof e?.code === 'number') return e.code; // client-node ApiException
-  if (typeof e?.statusCode === 'number') return e.statusCode; // Watch errors
-  return undefined;
-}
-
-/** Per-call middleware that attaches the caller's AbortSignal to the request. */
-function withSignal(signal: AbortSignal): {
-  middleware: ObservableMiddleware[];
-  middlewareMergeStrategy: 'append';
-} {
-  return {
-    middleware: [
-      {
-        pre: (ctx) => {
-          ctx.setSignal(signal);
-          return new Observable(Promise.resolve(ctx));
-        },
-        post: (ctx) => new Observable(Promise.resolve(ctx)),
-      },
-    ],
-    middlewareMergeStrategy: 'append',
-  };
-}
+const statusCode = errorStatus;
 
 export interface KubeLeaseClientOptions {
-  kubeConfig: KubeConfig;
+  /** The operator's one transport; the Lease client is its only unfenced user (renewing must work). */
+  client: KubeClient;
   namespace: string;
   name: string;
-  /** Counts the Lease requests into rest_client_requests_total. */
-  metrics?: RestClientMetrics;
   /** Labels set when the Lease is created. */
   labels?: Record<string, string>;
 }
@@ -138,12 +106,10 @@ export interface KubeLeaseClientOptions {
 export class KubeLeaseClient implements LeaseClient {
   readonly description: string;
   private readonly api: CoordinationV1Api;
-  private readonly watcher: InstrumentedWatch;
 
   constructor(private readonly options: KubeLeaseClientOptions) {
     this.description = `${options.namespace}/${options.name}`;
-    this.api = makeApiClient(options.kubeConfig, CoordinationV1Api, { metrics: options.metrics });
-    this.watcher = new InstrumentedWatch(options.kubeConfig, options.metrics);
+    this.api = options.client.api(CoordinationV1Api, { fenced: false });
   }
 
   private body(record: LeaseRecord, resourceVersion?: string): V1Lease {
@@ -230,7 +196,7 @@ export class KubeLeaseClient implements LeaseClient {
       handlers.onClose(err);
     };
     const path = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(this.options.namespace)}/leases`;
-    this.watcher
+    this.options.client
       .watch(
         path,
         { fieldSelector: `metadata.name=${this.options.name}`, timeoutSeconds },

@@ -16,7 +16,8 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GROUP, PLURAL, VERSION } from '../../src/api/constants.js';
 import type { GlooHA, GlooHASpec } from '../../src/api/types.js';
-import { APPLIED_ANNOTATION, HANDOVER_MANAGER } from '../../src/controller/glooha-operator.js';
+import { HANDOVER_MANAGER } from '../../src/controller/drift.js';
+import { APPLIED_ANNOTATION } from '../../src/controller/plan-types.js';
 import { formatMicroTime } from '../../src/leader/lease-client.js';
 import { auditWrites, describeAudit } from '../support/audit.js';
 import { adminKubeConfig, controlPlane, createNamespace, kubeConfigFor } from '../support/cluster.js';

@@ -8,7 +8,7 @@
 // or an existing name), watchers, and a log of writes. Each elector gets its own FakeLeaseClient so a
 // test can break one replica's connection (errors, hangs) or hold back its watch events (frozen).
 
-import type { Clock, TimerHandle } from '../../../src/leader/clock.js';
+import type { Clock, TimerHandle } from '../../../src/runtime/clock.js';
 import {
   LeaseConflictError,
   type LeaseClient,

@@ -6,6 +6,7 @@ import {
   type LeaseRecord,
 } from '../../../src/leader/lease-client.js';
 import { closedPort, MockApiServer } from './mock-apiserver.js';
+import { KubeClient } from '../../../src/kube/client.js';
 
 const signal = () => AbortSignal.timeout(5_000);
 
@@ -35,7 +36,11 @@ describe('KubeLeaseClient (against a mock API server)', () => {
   });
 
   it('get → undefined on 404; create; create again → LeaseConflictError; update with a stale version → LeaseConflictError', async () => {
-    const client = new KubeLeaseClient({ kubeConfig: api.kubeConfig(), namespace: 'ns', name: 'lock' });
+    const client = new KubeLeaseClient({
+      client: new KubeClient(api.kubeConfig()),
+      namespace: 'ns',
+      name: 'lock',
+    });
     expect(client.description).toBe('ns/lock');
     expect(await client.get(signal())).toBeUndefined();
 
@@ -60,12 +65,20 @@ describe('KubeLeaseClient (against a mock API server)', () => {
   });
 
   it('update of a deleted Lease is a conflict too (the elector re-reads)', async () => {
-    const client = new KubeLeaseClient({ kubeConfig: api.kubeConfig(), namespace: 'ns', name: 'lock' });
+    const client = new KubeLeaseClient({
+      client: new KubeClient(api.kubeConfig()),
+      namespace: 'ns',
+      name: 'lock',
+    });
     await expect(client.update(rec('a'), '7', signal())).rejects.toBeInstanceOf(LeaseConflictError);
   });
 
   it('passes the AbortSignal to the request', async () => {
-    const client = new KubeLeaseClient({ kubeConfig: api.kubeConfig(), namespace: 'ns', name: 'lock' });
+    const client = new KubeLeaseClient({
+      client: new KubeClient(api.kubeConfig()),
+      namespace: 'ns',
+      name: 'lock',
+    });
     api.hangPaths.add(`${api.collection}/lock`);
     const started = performance.now();
     await expect(client.get(AbortSignal.timeout(200))).rejects.toThrow();
@@ -74,7 +87,7 @@ describe('KubeLeaseClient (against a mock API server)', () => {
 
   it('other errors propagate', async () => {
     const client = new KubeLeaseClient({
-      kubeConfig: api.kubeConfig(await closedPort()),
+      client: new KubeClient(api.kubeConfig(await closedPort())),
       namespace: 'ns',
       name: 'lock',
     });
@@ -82,7 +95,11 @@ describe('KubeLeaseClient (against a mock API server)', () => {
   });
 
   it('watches one Lease by name and reports events and the close', async () => {
-    const client = new KubeLeaseClient({ kubeConfig: api.kubeConfig(), namespace: 'ns', name: 'lock' });
+    const client = new KubeLeaseClient({
+      client: new KubeClient(api.kubeConfig()),
+      namespace: 'ns',
+      name: 'lock',
+    });
     await client.create(rec('a'), signal());
     const events: string[] = [];
     let closed: { err: unknown } | undefined;
@@ -110,7 +127,11 @@ describe('KubeLeaseClient (against a mock API server)', () => {
   });
 
   it('an ERROR event or a failed connection closes the watch with an error; stop() silences it', async () => {
-    const client = new KubeLeaseClient({ kubeConfig: api.kubeConfig(), namespace: 'ns', name: 'lock' });
+    const client = new KubeLeaseClient({
+      client: new KubeClient(api.kubeConfig()),
+      namespace: 'ns',
+      name: 'lock',
+    });
     let closed: { err: unknown } | undefined;
     client.watch({ onEvent: () => {}, onClose: (err) => (closed = { err }) }, 60);
     await waitFor(() => api.requests.some((r) => r.query.get('watch') === 'true'));
@@ -119,7 +140,7 @@ describe('KubeLeaseClient (against a mock API server)', () => {
     expect(String(closed?.err)).toContain('too old resource version');
 
     const dead = new KubeLeaseClient({
-      kubeConfig: api.kubeConfig(await closedPort()),
+      client: new KubeClient(api.kubeConfig(await closedPort())),
       namespace: 'ns',
       name: 'lock',
     });
