@@ -72,7 +72,8 @@ export function stalledPlan(s: Snapshot, stall: Stall, requeueAfterMs?: number):
   return plan;
 }
 
-export function plan(s: Snapshot): Plan {
+/** `computeDesired` is the pure core's desired(); a parameter only so tests can feed the guards. */
+export function plan(s: Snapshot, computeDesired: typeof desired = desired): Plan {
   const g = s.glooHA;
   if (!g) return { ...emptyPlan(), forget: true };
   if (g.metadata.deletionTimestamp) return finalizePlan(s, g);
@@ -109,7 +110,7 @@ export function plan(s: Snapshot): Plan {
       TARGET_REQUEUE_MS,
     );
   }
-  const result = desired(g, observed);
+  const result = computeDesired(g, observed);
   if (!result.ok) {
     return stalledPlan(s, {
       reason: 'InvalidSpec',
