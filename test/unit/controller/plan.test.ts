@@ -25,8 +25,10 @@ const spec = {
   },
 };
 
-const condition = (status: { conditions?: { type: string }[] } | undefined, type: string) =>
-  status?.conditions?.find((c) => c.type === type);
+const condition = (
+  status: { conditions?: { type: string; status: string; reason?: string }[] } | undefined,
+  type: string,
+) => status?.conditions?.find((c) => c.type === type);
 
 function settled(s: Snapshot): Snapshot {
   // Two rounds: the first creates and patches, the second sees its own result and writes nothing.

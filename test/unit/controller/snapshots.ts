@@ -60,7 +60,7 @@ export function snapshotOf(g: GlooHA | undefined, extra: Partial<Snapshot> = {})
     key: `${NS}/ha`,
     glooHA: g,
     sameNamespace: g ? [g] : [],
-    deployments: g ? chartDeployments(g.spec) : [],
+    deployments: g ? chartDeployments(g.spec ?? {}) : [],
     glooHpas: [],
     glooPdbs: [],
     owned: new Map(OWNED_KINDS.map((k) => [k.kind, []])),
