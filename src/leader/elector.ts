@@ -319,8 +319,27 @@ export class LeaderElector implements Leadership {
     this.tickTimer = this.clock.setTimeout(() => {
       this.tickTimer = undefined;
       this.tickDue = Number.POSITIVE_INFINITY;
-      void this.tick();
+      this.tick().catch((err: unknown) => this.loopFailed(err));
     }, delay);
+  }
+
+  /**
+   * A bug guard for the acquire/renew loop: an exception that escaped tick() (a throwing metrics hook,
+   * a logger) must neither become an unhandled rejection nor stop the loop. A leader cannot vouch for
+   * its renew state after one, so it steps down; everyone tries again after a retry period.
+   */
+  private loopFailed(err: unknown): void {
+    this.attempt = undefined;
+    try {
+      this.log.error('leader election loop failed; retrying', { err });
+    } catch {
+      /* the logger itself failed: keep going */
+    }
+    if (this.state === 'leader') {
+      void this.stepDown('lease-lost', `internal error in the renew loop: ${String(err)}`);
+      return;
+    }
+    this.scheduleTick(this.retryPeriodMs);
   }
 
   private cancelTick(): void {

@@ -748,3 +748,40 @@ describe('LeaderElector: callbacks', () => {
     expect(server.current()?.record.holderIdentity).toBe(''); // still released
   });
 });
+
+describe('LeaderElector: a guarded loop', () => {
+  it('an exception escaping a renew round (a throwing metrics hook) is logged, the leader steps down, and the loop goes on', async () => {
+    const clock = new FakeClock();
+    const server = new FakeLeaseServer(clock);
+    const a = candidate(server, 'a');
+    const unhandled: unknown[] = [];
+    const onUnhandled = (r: unknown) => unhandled.push(r);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      a.elector.start();
+      await clock.advance(0);
+      expect(a.elector.isLeader()).toBe(true);
+      let fail = true;
+      const renew = a.metrics.renewAttempt.bind(a.metrics);
+      a.metrics.renewAttempt = (...args) => {
+        if (fail) throw new Error('metrics broke');
+        renew(...args);
+      };
+      await clock.advance(RETRY * 1.2);
+      expect(a.log.some((l) => l.level === 'error' && l.msg.includes('leader election loop failed'))).toBe(
+        true,
+      );
+      expect(a.stopped.map((s) => s.reason)).toEqual(['lease-lost']);
+      expect(a.elector.canWrite()).toBe(false);
+      fail = false;
+      await clock.advance(LEASE + RETRY * 2);
+      expect(a.elector.isLeader()).toBe(true); // back, as a new term
+      expect(a.started).toHaveLength(2);
+      await new Promise((r) => setImmediate(r));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      await a.elector.stop();
+    }
+  });
+});
