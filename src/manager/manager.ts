@@ -21,13 +21,14 @@ import { startHttpServer, type HttpServerHandle } from '../http/server.js';
 import { KubeClient } from '../kube/client.js';
 import type { LeaderElectionConfig } from '../leader/config.js';
 import { createLeaderElector } from '../leader/create.js';
-import type { LeaderElector, LeaderTerm } from '../leader/elector.js';
+import type { LeaderCallbacks, LeaderTerm } from '../leader/elector.js';
 import { AlwaysLeader, type Leadership } from '../leader/leadership.js';
 import type { Logger } from '../log.js';
 import type { OperatorMetrics } from '../metrics/index.js';
 import { realClock, type Clock } from '../runtime/clock.js';
 import { Controller, type ControllerWatchOptions } from '../runtime/controller.js';
-import { Informer, type InformerOptions } from '../runtime/informer.js';
+import { Informer, type InformerOptions, type Transport } from '../runtime/informer.js';
+import type { ResourceRef } from '../kube/paths.js';
 import type { WorkHandler } from '../runtime/workqueue.js';
 
 export interface ManagerOptions {
@@ -44,7 +45,15 @@ export interface ManagerOptions {
   drainTimeoutMs?: number;
   clock?: Clock;
   /** Test seam: build the elector (default: a real one on the Lease). */
-  makeElector?: (callbacks: Parameters<typeof createLeaderElector>[1]['callbacks']) => LeaderElector;
+  makeElector?: (callbacks: LeaderCallbacks) => Elector;
+  /** Test seam: where informers list and watch (default: the API server, through `client`). */
+  informerTransport?: (ref: ResourceRef) => Transport<KubernetesObject>;
+}
+
+/** What the manager needs of an elector. */
+export interface Elector extends Leadership {
+  start(): void;
+  stop(): Promise<void>;
 }
 
 export interface ControllerSpec {
@@ -69,7 +78,7 @@ export class Manager {
   private readonly informers: Informer<KubernetesObject>[] = [];
   private readonly specs: ControllerSpec[] = [];
   private readonly running = new Map<string, Controller>();
-  private readonly elector?: LeaderElector;
+  private readonly elector?: Elector;
   private http?: HttpServerHandle;
   private stopping?: Promise<void>;
   private fatalHandler: (err: unknown) => void = () => {};
@@ -85,7 +94,7 @@ export class Manager {
       fence: () => this.leadership.assertLeading(),
     });
     const le = opts.leaderElection;
-    const callbacks = {
+    const callbacks: LeaderCallbacks = {
       onStartedLeading: (_signal: AbortSignal, term: LeaderTerm) => this.startControllers(term),
       onStoppedLeading: () => this.stopControllers(),
       onNewLeader: (identity: string) => this.log.info('leader observed', { leader: identity }),
@@ -119,6 +128,7 @@ export class Manager {
       namespaces: opts.namespaces ?? this.opts.namespaces,
       logger: this.log,
       clock: this.opts.clock,
+      transport: this.opts.informerTransport?.(opts) as Transport<T> | undefined,
     });
     this.informers.push(informer as unknown as Informer<KubernetesObject>);
     return informer;
