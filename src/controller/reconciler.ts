@@ -1,6 +1,7 @@
 // The GlooHA reconciler: take a snapshot of the caches, plan, run the plan's actions. Level-triggered
 // and idempotent, in the Flux/controller-runtime mould: a steady state plans no write, and every write
 // carries the reconcile's AbortSignal — its leader term's — and passes the transport's fence.
+import { errorStatus } from '../kube/client.js';
 import { NotLeaderError } from '../leader/leadership.js';
 import type { Logger } from '../log.js';
 import type { OperatorMetrics } from '../metrics/index.js';
@@ -74,7 +75,7 @@ export async function reconcile(
 ): Promise<WorkResult | void> {
   const started = performance.now();
   const log = deps.log.child({ key });
-  const observe = (result: 'success' | 'error' | 'requeue_after') =>
+  const observe = (result: 'success' | 'error' | 'requeue' | 'requeue_after') =>
     deps.metrics?.reconcile.observe(CONTROLLER_NAME, result, (performance.now() - started) / 1000);
   const s = deps.snapshot(key);
   try {
@@ -91,12 +92,17 @@ export async function reconcile(
       log.info('reconcile stopped: this replica no longer leads');
       return;
     }
-    observe('error');
     const terminal = terminalFailure(err);
+    if (!terminal && errorStatus(err) === 409) {
+      // Optimistic concurrency: our cache was a step behind. Not a warning: retry (with the queue's
+      // backoff) once the cache has the newer object.
+      observe('requeue');
+      log.info('conflict with a newer version; retrying', { err });
+      return { requeue: true };
+    }
+    observe('error');
     if (!terminal) {
-      if ((err as { code?: unknown }).code === 409)
-        log.info('conflict with a newer version; retrying', { err });
-      else log.error('reconcile failed; retrying with backoff', { err });
+      log.error('reconcile failed; retrying with backoff', { err });
       throw err;
     }
     const requeueAfterMs =

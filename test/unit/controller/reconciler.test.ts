@@ -94,13 +94,14 @@ describe('reconcile', () => {
     expect(stalled(writer)[0]?.message).toContain('cannot patch resource');
   });
 
-  it('transient failures (500, 409) are thrown for the work queue to retry with backoff', async () => {
+  it('transient failures are retried with backoff: 500 thrown (logged as an error), 409 requeued (info only)', async () => {
     const { writer, deps, lines } = setup();
     writer.failWith = (c) => (c.op === 'apply' ? apiError(500, 'etcd timeout') : undefined);
     await expect(reconcile('gloo-system/ha', ctx(), deps)).rejects.toMatchObject({ code: 500 });
     writer.failWith = (c) => (c.op === 'apply' ? apiError(409, 'conflict') : undefined);
-    await expect(reconcile('gloo-system/ha', ctx(), deps)).rejects.toMatchObject({ code: 409 });
-    expect(lines.some((l) => l.msg === 'conflict with a newer version; retrying')).toBe(true);
+    expect(await reconcile('gloo-system/ha', ctx(), deps)).toEqual({ requeue: true });
+    const conflict = lines.find((l) => l.msg === 'conflict with a newer version; retrying');
+    expect(conflict?.level).toBe('info');
     expect(writer.calls.filter((c) => c.op === 'status')).toEqual([]);
   });
 
