@@ -29,7 +29,7 @@
 // check is pure arithmetic on the monotonic clock and needs no timer to have fired.
 // Remaining gap (as for every lease-based lock without server-side fencing tokens): a write that
 // passed canWrite() and then had the process frozen before its bytes left the socket is sent late.
-// The instrumented clients (src/kube) re-check right before handing a write to the network and keep
+// The transport (src/kube/client.ts) re-checks right before handing a write to the network and keeps
 // connections alive, so that window is normally a few synchronous steps (plus a TCP/TLS handshake
 // on a new connection).
 //
