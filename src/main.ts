@@ -165,14 +165,21 @@ export interface RunningOperator {
 export const SHUTDOWN_DEADLINE_MS = 10_000;
 const SHUTDOWN_BUDGET_MS = 8_000;
 
+export interface RunHooks {
+  /** Something failed beyond repair after start-up (the caller stops and exits non-zero). */
+  onFatal?: (err: unknown) => void;
+  /** The shutdown function, as soon as there is something to shut down (a signal may come mid-start). */
+  onShutdown?: (shutdown: (reason: string) => Promise<void>) => void;
+}
+
 /**
  * Starts the manager and resolves once its caches synced and it joined the leader election. Rejects
- * (after stopping what had started) when start-up fails. `onFatal` is called when it fails later.
+ * (after stopping what had started) when start-up fails.
  */
 export async function run(
   config: OperatorConfig,
   log: Logger,
-  onFatal: (err: unknown) => void = () => {},
+  hooks: RunHooks = {},
 ): Promise<RunningOperator> {
   const kc = new KubeConfig();
   if (config.kubeconfig) kc.loadFromFile(config.kubeconfig);
@@ -191,8 +198,9 @@ export async function run(
     resyncPeriodMs: config.resyncPeriodMs,
     metrics,
   });
-  manager.onFatal(onFatal);
+  manager.onFatal(hooks.onFatal ?? (() => {}));
   const shutdown = (reason: string) => manager.stop(reason, SHUTDOWN_BUDGET_MS);
+  hooks.onShutdown?.(shutdown);
   try {
     await manager.start();
   } catch (err) {
@@ -233,15 +241,18 @@ async function main(): Promise<void> {
         }
       : false,
   });
-  let running: RunningOperator | undefined;
+  let shutdown: ((reason: string) => Promise<void>) | undefined;
   const policy = installFailurePolicy({
     log,
-    stop: (reason) => running?.shutdown(reason) ?? Promise.resolve(),
+    stop: (reason) => shutdown?.(reason) ?? Promise.resolve(),
     exit: (code) => process.exit(code),
     deadlineMs: SHUTDOWN_DEADLINE_MS,
   });
   try {
-    running = await run(config, log, () => void policy.terminate(1, 'fatal error'));
+    await run(config, log, {
+      onFatal: () => void policy.terminate(1, 'fatal error'),
+      onShutdown: (fn) => (shutdown = fn),
+    });
   } catch {
     // run() logged it and stopped what it had started (no Lease is held: it never joined).
     process.exit(1);
