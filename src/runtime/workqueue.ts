@@ -9,8 +9,9 @@
 // - `addRateLimited` retries a key after a per-key exponential backoff with jitter; `forget` resets
 //   it. `addAfter` schedules a key (requeue-after, periodic resync); of two pending delays for one
 //   key the earlier wins.
-// - The handler gets an AbortSignal that `shutDown({ abort: true })` fires, so a replica that loses
-//   its leader lease can cancel in-flight reconciles instead of writing as a non-leader.
+// - The handler gets an AbortSignal that fires when the `signal` option does (the manager passes the
+//   leader term's) or on `shutDown({ abort: true })`, so a replica that loses its leader lease cancels
+//   in-flight reconciles — and the API calls they pass it to — instead of writing as a non-leader.
 //
 // The handler's outcome drives retries the way controller-runtime's reconcile result does: a throw
 // retries with backoff, `{ requeueAfterMs }` forgets the failures and schedules the key, `{ requeue:
