@@ -28,6 +28,7 @@ export function createLeaderElector(
       client: deps.client,
       namespace: config.namespace,
       name: config.leaseName,
+      logger: deps.logger,
       labels: {
         'app.kubernetes.io/name': 'glooha-operator',
         'app.kubernetes.io/component': 'leader-election',

@@ -94,7 +94,7 @@ describe('KubeLeaseClient (against a mock API server)', () => {
     await expect(client.get(signal())).rejects.toThrow();
   });
 
-  it('watches one Lease by name and reports events and the close', async () => {
+  it('watches one Lease on the informer loop: GET (no list), then a watch by name from its resourceVersion; resumes after a close', async () => {
     const client = new KubeLeaseClient({
       client: new KubeClient(api.kubeConfig()),
       namespace: 'ns',
@@ -102,59 +102,75 @@ describe('KubeLeaseClient (against a mock API server)', () => {
     });
     await client.create(rec('a'), signal());
     const events: string[] = [];
-    let closed: { err: unknown } | undefined;
-    const w = client.watch(
-      {
-        onEvent: (type, lease) =>
-          events.push(`${type}:${lease.record.holderIdentity}:${lease.resourceVersion}`),
-        onClose: (err) => (closed = { err }),
-      },
-      42,
-    );
-    await waitFor(() => events.length === 1);
+    const errors: unknown[] = [];
+    const w = client.watch({
+      onEvent: (type, lease) =>
+        events.push(`${type}:${lease.record.holderIdentity}:${lease.resourceVersion}`),
+      onError: (err) => errors.push(err),
+    });
+    await waitFor(() => events.length === 1 && api.requests.some((r) => r.query.get('watch') === 'true'));
+    expect(
+      api.requests.some(
+        (r) => r.method === 'GET' && r.path === api.collection && r.query.get('watch') !== 'true',
+      ),
+    ).toBe(false);
     const watchReq = api.requests.find((r) => r.query.get('watch') === 'true');
+    expect(watchReq?.path).toBe(api.collection);
     expect(watchReq?.query.get('fieldSelector')).toBe('metadata.name=lock');
-    expect(watchReq?.query.get('timeoutSeconds')).toBe('42');
-    api.emit('MODIFIED', { metadata: { name: 'lock', resourceVersion: '9' }, spec: { holderIdentity: '' } });
+    expect(watchReq?.query.get('resourceVersion')).toBe('2');
+    api.emit('MODIFIED', {
+      metadata: { name: 'lock', namespace: 'ns', resourceVersion: '9' },
+      spec: { holderIdentity: '' },
+    });
     api.emit('BOOKMARK', { metadata: { resourceVersion: '10' } });
-    api.emit('DELETED', { metadata: { name: 'lock', resourceVersion: '11' }, spec: { holderIdentity: 'x' } });
+    api.emit('DELETED', {
+      metadata: { name: 'lock', namespace: 'ns', resourceVersion: '11' },
+      spec: { holderIdentity: 'x' },
+    });
     await waitFor(() => events.length === 3);
-    expect(events).toEqual(['ADDED:a:2', 'MODIFIED::9', 'DELETED:x:11']);
+    expect(events[0]).toBe('ADDED:a:2');
+    expect(events[1]).toBe('MODIFIED::9');
+    expect(events[2]).toMatch(/^DELETED:/);
+    // the server closes the watch: it resumes from the last resourceVersion, silently
     api.endWatches();
-    await waitFor(() => closed !== undefined);
-    expect(closed?.err).toBeFalsy();
+    await waitFor(() => api.requests.filter((r) => r.query.get('watch') === 'true').length === 2);
+    expect(
+      api.requests
+        .filter((r) => r.query.get('watch') === 'true')
+        .at(-1)
+        ?.query.get('resourceVersion'),
+    ).toBe('11');
+    expect(errors).toEqual([]);
     w.stop();
   });
 
-  it('an ERROR event or a failed connection closes the watch with an error; stop() silences it', async () => {
+  it('an ERROR event or a failed connection is reported through onError and the watch keeps going; stop() silences it', async () => {
     const client = new KubeLeaseClient({
       client: new KubeClient(api.kubeConfig()),
       namespace: 'ns',
       name: 'lock',
     });
-    let closed: { err: unknown } | undefined;
-    client.watch({ onEvent: () => {}, onClose: (err) => (closed = { err }) }, 60);
+    const errors: unknown[] = [];
+    const w = client.watch({ onEvent: () => {}, onError: (err) => errors.push(err) });
     await waitFor(() => api.requests.some((r) => r.query.get('watch') === 'true'));
-    api.emit('ERROR', { kind: 'Status', code: 410, message: 'too old resource version' });
-    await waitFor(() => closed !== undefined);
-    expect(String(closed?.err)).toContain('too old resource version');
+    api.emit('ERROR', { kind: 'Status', code: 500, message: 'etcd unavailable' });
+    await waitFor(() => errors.length === 1);
+    expect(String(errors[0])).toContain('etcd unavailable');
+    await waitFor(() => api.requests.filter((r) => r.query.get('watch') === 'true').length === 2, 5_000);
+    w.stop();
 
     const dead = new KubeLeaseClient({
       client: new KubeClient(api.kubeConfig(await closedPort())),
       namespace: 'ns',
       name: 'lock',
     });
-    let deadClosed: { err: unknown } | undefined;
-    dead.watch({ onEvent: () => {}, onClose: (err) => (deadClosed = { err }) }, 60);
-    await waitFor(() => deadClosed !== undefined);
-    expect(deadClosed?.err).toBeTruthy();
-
-    let stoppedClose = false;
-    const w = client.watch({ onEvent: () => {}, onClose: () => (stoppedClose = true) }, 60);
-    await new Promise((r) => setTimeout(r, 50));
-    w.stop();
-    await new Promise((r) => setTimeout(r, 100));
-    expect(stoppedClose).toBe(false);
+    const deadErrors: unknown[] = [];
+    const dw = dead.watch({ onEvent: () => {}, onError: (err) => deadErrors.push(err) });
+    await waitFor(() => deadErrors.length > 0);
+    dw.stop();
+    const n = deadErrors.length;
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(deadErrors.length).toBe(n);
   });
 });
 
