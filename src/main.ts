@@ -1,21 +1,24 @@
 #!/usr/bin/env node
-// glooha-operator: the entry point. Wires configuration → kubeconfig → metrics/health server →
-// operator (informers warm from the start) → leader election (only the leader reconciles and writes).
+// glooha-operator: the entry point. Configuration → kubeconfig → the manager (transport, caches warm on
+// every replica, health and metrics, leader election; the controllers work only while leading) under
+// the process failure policy (src/process/failure-policy.ts).
 import { KubeConfig } from '@kubernetes/client-node';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { GlooHAOperator } from './controller/glooha-operator.js';
-import { startHttpServer } from './http/server.js';
+import { setupGlooHAController } from './controller/glooha-controller.js';
 import {
-  parseDuration,
+  parseDurationMs,
   resolveLeaderElectionConfig,
   LEADER_ELECTION_FLAGS,
   LeaderElectionConfigError,
 } from './leader/config.js';
-import { createLeaderElector } from './leader/create.js';
-import { AlwaysLeader, type Leadership } from './leader/leadership.js';
 import { createLogger, isLogLevel, type Logger } from './log.js';
+import { Manager } from './manager/manager.js';
 import { createMetrics } from './metrics/index.js';
+import { installFailurePolicy } from './process/failure-policy.js';
+import { version } from './version.js';
+
+export { version };
 
 export const USAGE = `glooha-operator: keeps Gloo installs highly available, as their GlooHA resources say.
 
@@ -50,22 +53,6 @@ export interface OperatorConfig {
   metricsBindAddress: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   leaderElection: ReturnType<typeof resolveLeaderElectionConfig>;
-}
-
-/** The package version: package.json sits two levels up from dist/src/main.js, one from src/main.ts. */
-export function version(): string {
-  for (const rel of ['../../package.json', '../package.json']) {
-    try {
-      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as {
-        name?: string;
-        version: string;
-      };
-      if (pkg.name === 'glooha-operator') return pkg.version;
-    } catch {
-      /* try the next location */
-    }
-  }
-  return 'unknown';
 }
 
 /** Flags, then env vars, then defaults; every bad value is a UsageError naming the flag and the fix. */
@@ -112,7 +99,7 @@ export function parseConfig(
     );
   }
   const resyncRaw = pick('resync-period', 'GLOOHA_RESYNC_PERIOD') ?? '10m';
-  const resyncPeriodMs = parseDuration(resyncRaw);
+  const resyncPeriodMs = parseDurationMs(resyncRaw);
   if (resyncPeriodMs === undefined || resyncPeriodMs < 10_000) {
     throw new UsageError(
       `--resync-period (GLOOHA_RESYNC_PERIOD) must be a duration of at least 10s such as 10m, got "${resyncRaw}"`,
@@ -170,82 +157,58 @@ function inClusterNamespace(): string | undefined {
 
 export interface RunningOperator {
   metricsUrl: string;
+  /** Stops everything within its budget (the Lease is released if this replica leads). */
   shutdown(reason: string): Promise<void>;
 }
 
-/** Starts everything; resolves once the HTTP server listens (the caches sync in the background). */
-export async function run(config: OperatorConfig, log: Logger): Promise<RunningOperator> {
+/** The hard deadline of any shutdown; the manager's own budget stays below it. */
+export const SHUTDOWN_DEADLINE_MS = 10_000;
+const SHUTDOWN_BUDGET_MS = 8_000;
+
+export interface RunHooks {
+  /** Something failed beyond repair after start-up (the caller stops and exits non-zero). */
+  onFatal?: (err: unknown) => void;
+  /** The shutdown function, as soon as there is something to shut down (a signal may come mid-start). */
+  onShutdown?: (shutdown: (reason: string) => Promise<void>) => void;
+}
+
+/**
+ * Starts the manager and resolves once its caches synced and it joined the leader election. Rejects
+ * (after stopping what had started) when start-up fails.
+ */
+export async function run(
+  config: OperatorConfig,
+  log: Logger,
+  hooks: RunHooks = {},
+): Promise<RunningOperator> {
   const kc = new KubeConfig();
   if (config.kubeconfig) kc.loadFromFile(config.kubeconfig);
   else kc.loadFromDefault();
   const metrics = createMetrics();
-
-  // The operator is created first (caches warm on every replica), the elector decides who works.
-  // Assigned below: the elector's callbacks need the operator, the operator needs the elector.
-  const ref: { operator?: GlooHAOperator } = {};
-  const le = config.leaderElection;
-  const elector = le.enabled
-    ? createLeaderElector(le, {
-        kubeConfig: kc,
-        logger: log.child({ component: 'leader-election' }),
-        metrics: metrics.leaderElection,
-        restClientMetrics: metrics.restClient,
-        callbacks: {
-          onStartedLeading: () => {
-            log.info('started leading: reconciling every GlooHA', { identity: le.identity });
-            ref.operator?.enqueueAll();
-          },
-          onStoppedLeading: async (info) => {
-            log.warn('stopped leading: in-flight reconciles are aborted, writes are fenced', {
-              reason: info.reason,
-            });
-            await ref.operator?.waitForInFlight(5_000);
-          },
-          onNewLeader: (identity) => log.info('leader observed', { leader: identity }),
-        },
-      })
-    : undefined;
-  const leadership: Leadership = elector ?? new AlwaysLeader();
-
-  const operator = new GlooHAOperator({
+  const manager = new Manager({
     kubeConfig: kc,
     logger: log,
+    metrics,
     namespaces: config.watchNamespaces,
+    leaderElection: config.leaderElection,
+    metricsBindAddress: config.metricsBindAddress,
+  });
+  setupGlooHAController(manager, {
     concurrency: config.concurrency,
     resyncPeriodMs: config.resyncPeriodMs,
-    leadership,
     metrics,
   });
-  ref.operator = operator;
-  const http = await startHttpServer({
-    address: config.metricsBindAddress,
-    metrics,
-    readiness: { caches: () => operator.cachesSynced() },
-    logger: log,
-  });
-  log.info('serving /metrics, /healthz, /readyz', { url: http.url });
-
-  const started = operator.start().catch((err: unknown) => {
-    log.error('operator failed to start', { err });
+  manager.onFatal(hooks.onFatal ?? (() => {}));
+  const shutdown = (reason: string) => manager.stop(reason, SHUTDOWN_BUDGET_MS);
+  hooks.onShutdown?.(shutdown);
+  try {
+    await manager.start();
+  } catch (err) {
+    log.error('start-up failed', { err });
+    await shutdown('start-up failed');
     throw err;
-  });
-  void started.catch(() => {});
-  elector?.start();
-
-  let shuttingDown: Promise<void> | undefined;
-  return {
-    metricsUrl: http.url,
-    shutdown: (reason) =>
-      (shuttingDown ??= (async () => {
-        log.info('shutting down', { reason });
-        // Stop leading first (releases the Lease so another replica takes over at once), then the rest.
-        await elector?.stop();
-        if (leadership instanceof AlwaysLeader) leadership.end();
-        await operator.stop({ abort: true });
-        await http.close();
-        log.info('stopped');
-      })()),
-  };
+  }
+  return { metricsUrl: manager.metricsUrl, shutdown };
 }
 
 async function main(): Promise<void> {
@@ -278,17 +241,22 @@ async function main(): Promise<void> {
         }
       : false,
   });
-  const running = await run(config, log);
-  const onSignal = (sig: NodeJS.Signals) => {
-    // A hard deadline: a shutdown that hangs must not keep a terminating pod around.
-    setTimeout(() => {
-      log.error('shutdown took too long; exiting');
-      process.exit(1);
-    }, 10_000).unref();
-    void running.shutdown(sig).then(() => process.exit(0));
-  };
-  process.once('SIGTERM', onSignal);
-  process.once('SIGINT', onSignal);
+  let shutdown: ((reason: string) => Promise<void>) | undefined;
+  const policy = installFailurePolicy({
+    log,
+    stop: (reason) => shutdown?.(reason) ?? Promise.resolve(),
+    exit: (code) => process.exit(code),
+    deadlineMs: SHUTDOWN_DEADLINE_MS,
+  });
+  try {
+    await run(config, log, {
+      onFatal: () => void policy.terminate(1, 'fatal error'),
+      onShutdown: (fn) => (shutdown = fn),
+    });
+  } catch {
+    // run() logged it and stopped what it had started (no Lease is held: it never joined).
+    process.exit(1);
+  }
 }
 
 if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('/main.js')) {

@@ -1,11 +1,11 @@
 // Dispatch and exit codes for the `glooha` CLI. 0: success; 2: invalid input or usage (the problems are
 // listed, no stack trace); 1: a bug (one line; GLOOHA_DEBUG=1 adds the stack).
 
-import { readFileSync } from 'node:fs';
 import { RENDER_USAGE, USAGE, UsageError, parseArgs } from './args.js';
 import { escapeControl } from './escape.js';
 import { readFileCapped, readStreamCapped } from './input.js';
 import { EXIT_INVALID, InvalidInput, render, type CliIO } from './render.js';
+import { version } from '../version.js';
 
 export async function main(
   argv: readonly string[],
@@ -42,25 +42,6 @@ export async function main(
       `glooha: internal error: ${escapeControl(String(e.message))}\n${env.GLOOHA_DEBUG ? `${e.stack}\n` : ''}`,
     );
     return 1;
-  }
-}
-
-function version(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-      version?: string;
-    };
-    return pkg.version ?? 'unknown';
-  } catch {
-    try {
-      // dist/src/cli → package.json is three levels up
-      const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as {
-        version?: string;
-      };
-      return pkg.version ?? 'unknown';
-    } catch {
-      return 'unknown';
-    }
   }
 }
 

@@ -7,22 +7,7 @@
 // the record change — never by comparing Gloo's renewTime with our wall clock (clock skew).
 import type { V1Lease } from '@kubernetes/client-node';
 import type { LeaderStatus } from '../api/types.js';
-
-export interface MonotonicClock {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-export const systemMonotonicClock: MonotonicClock = {
-  now: () => performance.now(),
-  setTimeout: (fn, ms) => {
-    const t = setTimeout(fn, ms);
-    t.unref();
-    return t;
-  },
-  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
-};
+import { realClock, type Clock } from '../runtime/clock.js';
 
 interface Tracked {
   holder: string;
@@ -46,8 +31,7 @@ export class GlooLeaderTracker {
   /** `onStaleness(namespace)` fires when a lease goes stale without any event (a timer notices). */
   constructor(
     private readonly onStaleness: (namespace: string) => void,
-    private readonly clock: MonotonicClock = systemMonotonicClock,
-    private readonly wallNow: () => Date = () => new Date(),
+    private readonly clock: Clock = realClock,
   ) {}
 
   /**
@@ -70,7 +54,7 @@ export class GlooLeaderTracker {
       lastSeenChangeMono: changed ? now : prev.lastSeenChangeMono,
       // An empty holder is a released lease: nobody leads.
       fresh: holder !== '',
-      holderSince: prev && prev.holder === holder ? prev.holderSince : this.wallNow().toISOString(),
+      holderSince: prev && prev.holder === holder ? prev.holderSince : this.clock.wallNow().toISOString(),
     };
     if (!changed) next.fresh = prev.fresh;
     if (prev?.timer !== undefined) this.clock.clearTimeout(prev.timer);

@@ -1,9 +1,13 @@
 export {
-  InstrumentedWatch,
-  instrumentHttpLibrary,
-  makeApiClient,
+  errorStatus,
+  KubeClient,
+  linkedSignal,
   noRestClientMetrics,
+  withSignal,
   type ApiClientConstructor,
-  type InstrumentOptions,
+  type ApiClientOptions,
+  type KubeClientOptions,
+  type RequestOptions,
   type RestClientMetrics,
-} from './instrumented.js';
+} from './client.js';
+export { apiVersionOf, resourcePath, type ResourceRef } from './paths.js';

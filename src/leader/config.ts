@@ -5,6 +5,7 @@
 
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
+import { parseDuration } from '../api/duration.js';
 
 /** The three timings of client-go's leader election, in milliseconds. */
 export interface LeaderElectionTimings {
@@ -75,24 +76,14 @@ export function formatDuration(ms: number): string {
   return `${+ms.toFixed(3)}ms`;
 }
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
 /**
- * Parses a Go-style duration ("15s", "1m30s", "1.5s", "500ms"). A bare number is rejected: "15" could
- * mean seconds or milliseconds, and guessing wrong changes failover time by 1000×.
- * Returns milliseconds, or undefined if the text is not a duration.
+ * Milliseconds of a duration in the project's one duration grammar (src/api/duration.ts: Go's syntax
+ * with a unit on every component, "15s", "1m30s", "1.5s", "500ms"), or undefined. A bare number is
+ * rejected: "15" could mean seconds or milliseconds, and guessing wrong changes failover time by 1000×.
  */
-export function parseDuration(text: string): number | undefined {
-  const s = text.trim();
-  if (s === '0') return 0;
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
-  let total = 0;
-  let consumed = 0;
-  for (let m = re.exec(s); m; m = re.exec(s)) {
-    total += Number(m[1]) * (UNIT_MS[m[2] as string] as number);
-    consumed = re.lastIndex;
-  }
-  return consumed > 0 && consumed === s.length ? total : undefined;
+export function parseDurationMs(text: string): number | undefined {
+  const ns = parseDuration(text);
+  return ns === undefined ? undefined : Number(ns) / 1e6;
 }
 
 /**
@@ -194,7 +185,7 @@ export function resolveLeaderElectionConfig(input: ResolveLeaderElectionInput = 
   const duration = (setting: LeaderElectionSetting, fallback: number): number => {
     const v = raw(setting);
     if (v === undefined) return fallback;
-    const ms = typeof v === 'string' ? parseDuration(v) : undefined;
+    const ms = typeof v === 'string' ? parseDurationMs(v) : undefined;
     if (ms === undefined) {
       throw new LeaderElectionConfigError(
         setting,

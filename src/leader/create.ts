@@ -1,7 +1,6 @@
 // One call for the main entry: the elector for the operator's Lease, from the resolved config.
 
-import type { KubeConfig } from '@kubernetes/client-node';
-import type { RestClientMetrics } from '../kube/instrumented.js';
+import type { KubeClient } from '../kube/client.js';
 import type { Logger } from '../log.js';
 import type { LeaderElectionConfig } from './config.js';
 import { LeaderElector, type LeaderCallbacks } from './elector.js';
@@ -9,13 +8,12 @@ import { KubeLeaseClient } from './lease-client.js';
 import type { LeaderElectionMetrics } from './metrics.js';
 
 export interface CreateLeaderElectorDeps {
-  kubeConfig: KubeConfig;
+  /** The operator's one transport (the Lease requests are counted and pooled with the rest). */
+  client: KubeClient;
   callbacks: LeaderCallbacks;
   logger?: Logger;
   /** metrics.leaderElection from src/metrics. */
   metrics?: LeaderElectionMetrics;
-  /** metrics.restClient from src/metrics: counts the Lease requests. */
-  restClientMetrics?: RestClientMetrics;
 }
 
 /** Builds (does not start) the elector for `config` (config.enabled must be true). */
@@ -27,10 +25,10 @@ export function createLeaderElector(
     throw new Error('leader election is disabled (--leader-elect=false); use AlwaysLeader');
   return new LeaderElector({
     lease: new KubeLeaseClient({
-      kubeConfig: deps.kubeConfig,
+      client: deps.client,
       namespace: config.namespace,
       name: config.leaseName,
-      metrics: deps.restClientMetrics,
+      logger: deps.logger,
       labels: {
         'app.kubernetes.io/name': 'glooha-operator',
         'app.kubernetes.io/component': 'leader-election',

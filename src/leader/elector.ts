@@ -29,7 +29,7 @@
 // check is pure arithmetic on the monotonic clock and needs no timer to have fired.
 // Remaining gap (as for every lease-based lock without server-side fencing tokens): a write that
 // passed canWrite() and then had the process frozen before its bytes left the socket is sent late.
-// The instrumented clients (src/kube) re-check right before handing a write to the network and keep
+// The transport (src/kube/client.ts) re-checks right before handing a write to the network and keeps
 // connections alive, so that window is normally a few synchronous steps (plus a TCP/TLS handshake
 // on a new connection).
 //
@@ -40,8 +40,7 @@
 
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
-import type { Clock, TimerHandle } from './clock.js';
-import { systemClock } from './clock.js';
+import { realClock, type Clock, type TimerHandle } from '../runtime/clock.js';
 import { formatDuration, JITTER_FACTOR, type LeaderElectionTimings } from './config.js';
 import { NotLeaderError, type Leadership } from './leadership.js';
 import {
@@ -106,8 +105,6 @@ export interface LeaderElectorOptions extends LeaderElectionTimings {
   requestTimeoutMs?: number;
   /** Watch the Lease (default true). Without it candidates poll every retryPeriod. */
   watch?: boolean;
-  /** Server-side watch timeout; each session picks a value in [t, 2t). Default 60. */
-  watchTimeoutSeconds?: number;
   clock?: Clock;
   /** Uniform [0,1) source for jitter; injectable for tests. */
   random?: () => number;
@@ -146,9 +143,6 @@ function recordKey(r: LeaseRecord): string {
   ]);
 }
 
-const WATCH_BACKOFF_BASE_MS = 500;
-const WATCH_BACKOFF_MAX_MS = 30_000;
-
 export class LeaderElector implements Leadership {
   readonly identity: string;
   readonly name: string;
@@ -159,7 +153,6 @@ export class LeaderElector implements Leadership {
   private readonly requestTimeoutMs: number;
   private readonly releaseOnCancel: boolean;
   private readonly watchEnabled: boolean;
-  private readonly watchTimeoutSeconds: number;
   private readonly callbacks: LeaderCallbacks;
   private readonly clock: Clock;
   private readonly random: () => number;
@@ -193,9 +186,7 @@ export class LeaderElector implements Leadership {
   private rerun = false;
   private errorStreak = 0;
 
-  private watchToken: object | undefined;
   private watchSession: LeaseWatch | undefined;
-  private watchTimer: TimerHandle | undefined;
   private watchHealthy = false;
   private watchFailures = 0;
 
@@ -212,9 +203,8 @@ export class LeaderElector implements Leadership {
     this.requestTimeoutMs = options.requestTimeoutMs ?? Math.max(1, Math.floor(options.renewDeadlineMs / 2));
     this.releaseOnCancel = options.releaseOnCancel ?? true;
     this.watchEnabled = options.watch ?? true;
-    this.watchTimeoutSeconds = options.watchTimeoutSeconds ?? 60;
     this.callbacks = options.callbacks;
-    this.clock = options.clock ?? systemClock;
+    this.clock = options.clock ?? realClock;
     this.random = options.random ?? Math.random;
     this.metrics = options.metrics ?? noLeaderElectionMetrics;
     this.log = (options.logger ?? silentLogger).child({
@@ -320,8 +310,27 @@ export class LeaderElector implements Leadership {
     this.tickTimer = this.clock.setTimeout(() => {
       this.tickTimer = undefined;
       this.tickDue = Number.POSITIVE_INFINITY;
-      void this.tick();
+      this.tick().catch((err: unknown) => this.loopFailed(err));
     }, delay);
+  }
+
+  /**
+   * A bug guard for the acquire/renew loop: an exception that escaped tick() (a throwing metrics hook,
+   * a logger) must neither become an unhandled rejection nor stop the loop. A leader cannot vouch for
+   * its renew state after one, so it steps down; everyone tries again after a retry period.
+   */
+  private loopFailed(err: unknown): void {
+    this.attempt = undefined;
+    try {
+      this.log.error('leader election loop failed; retrying', { err });
+    } catch {
+      /* the logger itself failed: keep going */
+    }
+    if (this.state === 'leader') {
+      void this.stepDown('lease-lost', `internal error in the renew loop: ${String(err)}`);
+      return;
+    }
+    this.scheduleTick(this.retryPeriodMs);
   }
 
   private cancelTick(): void {
@@ -738,65 +747,35 @@ export class LeaderElector implements Leadership {
   }
 
   // ---------------------------------------------------------------- the watch
-
-  private watchActive(): boolean {
-    return this.watchEnabled && (this.active() || this.state === 'stepping-down');
-  }
+  //
+  // One watch for the elector's whole life. Reconnecting, resuming and backing off are the watch's own
+  // job (KubeLeaseClient runs it on the operator's one informer loop); the elector only learns from
+  // its events, and while it reports errors, candidates stop trusting their cached copy and poll.
 
   private startWatch(): void {
-    if (!this.watchActive()) return;
-    const token = {};
-    this.watchToken = token;
+    if (!this.watchEnabled) return;
     this.watchHealthy = false;
-    const startedAt = this.clock.now();
-    const timeoutSeconds = Math.round(this.watchTimeoutSeconds * (1 + this.random()));
+    let session: LeaseWatch | undefined;
+    const current = () => session !== undefined && this.watchSession === session;
     try {
-      this.watchSession = this.lease.watch(
-        {
-          onEvent: (type, lease) => {
-            if (this.watchToken === token) this.onWatchEvent(type, lease);
-          },
-          onClose: (err) => {
-            if (this.watchToken === token) this.onWatchClosed(err, startedAt);
-          },
+      session = this.lease.watch({
+        onEvent: (type, lease) => {
+          if (current()) this.onWatchEvent(type, lease);
         },
-        timeoutSeconds,
-      );
+        onError: (err) => {
+          if (current()) this.onWatchError(err);
+        },
+      });
+      this.watchSession = session;
     } catch (err) {
-      this.onWatchClosed(err, startedAt);
-      return;
+      this.onWatchError(err);
     }
-    // Watchdog: a watch whose connection silently died (partition) or never connected would otherwise
-    // hang forever; the server closes healthy ones after timeoutSeconds.
-    this.armWatchTimer(
-      () => {
-        this.log.debug('lease watch outlived its timeout; restarting it');
-        this.restartWatch();
-      },
-      (timeoutSeconds + 15) * 1000,
-    );
-  }
-
-  private restartWatch(): void {
-    this.stopWatch();
-    this.startWatch();
   }
 
   private stopWatch(): void {
-    this.watchToken = undefined;
     this.watchHealthy = false;
     this.watchSession?.stop();
     this.watchSession = undefined;
-    if (this.watchTimer !== undefined) this.clock.clearTimeout(this.watchTimer);
-    this.watchTimer = undefined;
-  }
-
-  private armWatchTimer(fn: () => void, ms: number): void {
-    if (this.watchTimer !== undefined) this.clock.clearTimeout(this.watchTimer);
-    this.watchTimer = this.clock.setTimeout(() => {
-      this.watchTimer = undefined;
-      fn();
-    }, ms);
   }
 
   private onWatchEvent(type: LeaseWatchEventType, lease: ObservedLease): void {
@@ -816,24 +795,10 @@ export class LeaderElector implements Leadership {
     }
   }
 
-  private onWatchClosed(err: unknown, startedAt: number): void {
-    this.watchSession = undefined;
-    this.watchToken = undefined;
-    this.watchHealthy = false; // candidates poll with GET until the watch is back
-    if (!this.watchActive()) return;
-    const lived = this.clock.now() - startedAt;
-    let delay = 0;
-    if (err !== undefined || lived < 1000) {
-      this.watchFailures++;
-      delay = Math.min(WATCH_BACKOFF_MAX_MS, WATCH_BACKOFF_BASE_MS * 2 ** (this.watchFailures - 1));
-      delay = this.jitter(delay);
-      const level = this.watchFailures === 1 || this.watchFailures % 20 === 0 ? 'warn' : 'debug';
-      this.log[level]('lease watch failed; polling until it is back', {
-        err,
-        failures: this.watchFailures,
-        retryInMs: Math.round(delay),
-      });
-    }
-    this.armWatchTimer(() => this.startWatch(), delay);
+  private onWatchError(err: unknown): void {
+    this.watchHealthy = false; // candidates poll with GET until the watch delivers again
+    this.watchFailures++;
+    const level = this.watchFailures === 1 || this.watchFailures % 20 === 0 ? 'warn' : 'debug';
+    this.log[level]('lease watch failed; polling until it is back', { err, failures: this.watchFailures });
   }
 }

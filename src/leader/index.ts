@@ -1,4 +1,3 @@
-export { systemClock, type Clock, type TimerHandle } from './clock.js';
 export {
   DEFAULT_LEASE_NAME,
   DEFAULT_TIMINGS,
@@ -7,7 +6,7 @@ export {
   LEADER_ELECTION_FLAGS,
   LeaderElectionConfigError,
   makeIdentity,
-  parseDuration,
+  parseDurationMs,
   resolveLeaderElectionConfig,
   validateLeaderElectionConfig,
   type LeaderElectionConfig,

@@ -2,15 +2,12 @@
 // (coordination.k8s.io/v1), the unit tests use an in-memory fake. The elector never sees client-node
 // types, HTTP codes or exceptions other than the ones declared here.
 
-import {
-  CoordinationV1Api,
-  Observable,
-  V1MicroTime,
-  type KubeConfig,
-  type V1Lease,
-} from '@kubernetes/client-node';
-import type { ObservableMiddleware } from '@kubernetes/client-node';
-import { InstrumentedWatch, makeApiClient, type RestClientMetrics } from '../kube/instrumented.js';
+import { CoordinationV1Api, V1MicroTime, type V1Lease } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { errorStatus, withSignal, type KubeClient } from '../kube/client.js';
+import { resourcePath } from '../kube/paths.js';
+import type { Logger } from '../log.js';
+import { Informer, kubeTransport, type Transport } from '../runtime/informer.js';
 
 /** The election-relevant part of a Lease's spec (client-go's LeaderElectionRecord). */
 export interface LeaseRecord {
@@ -38,8 +35,11 @@ export type LeaseWatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
 export interface LeaseWatchHandlers {
   onEvent(type: LeaseWatchEventType, lease: ObservedLease): void;
-  /** The watch ended: `err` undefined for a normal server-side close (timeoutSeconds). Called at most once, never after stop(). */
-  onClose(err?: unknown): void;
+  /**
+   * The watch failed. It reconnects by itself (with backoff); until events come again, what it
+   * reported may be stale. Never called after stop().
+   */
+  onError(err: unknown): void;
 }
 
 export interface LeaseWatch {
@@ -57,10 +57,11 @@ export interface LeaseClient {
   /** Replaces the spec if the Lease is still at `resourceVersion`; throws {@link LeaseConflictError} if not. */
   update(record: LeaseRecord, resourceVersion: string, signal: AbortSignal): Promise<ObservedLease>;
   /**
-   * Watches this one Lease. The first event(s) describe its current state (a watch without a
-   * resourceVersion starts with a synthetic ADDED). `timeoutSeconds` asks the server to close it.
+   * Watches this one Lease until stop(): the first event describes its current state, then every
+   * change. The watch keeps itself alive (reconnects, resumes, re-reads after 410); failures are
+   * reported through onError.
    */
-  watch(handlers: LeaseWatchHandlers, timeoutSeconds: number): LeaseWatch;
+  watch(handlers: LeaseWatchHandlers): LeaseWatch;
 }
 
 /** MicroTime with 6 fractional digits: the API server rejects Date#toISOString()'s 3 digits. */
@@ -93,38 +94,15 @@ function microTime(value: string | undefined): V1MicroTime | undefined {
   return value === undefined ? undefined : new V1MicroTime(value);
 }
 
-function statusCode(err: unknown): number | undefined {
-  const e = err as { code?: unknown; statusCode?: unknown } | undefined;
-  if (typeof e?.code === 'number') return e.code; // client-node ApiException
-  if (typeof e?.statusCode === 'number') return e.statusCode; // Watch errors
-  return undefined;
-}
-
-/** Per-call middleware that attaches the caller's AbortSignal to the request. */
-function withSignal(signal: AbortSignal): {
-  middleware: ObservableMiddleware[];
-  middlewareMergeStrategy: 'append';
-} {
-  return {
-    middleware: [
-      {
-        pre: (ctx) => {
-          ctx.setSignal(signal);
-          return new Observable(Promise.resolve(ctx));
-        },
-        post: (ctx) => new Observable(Promise.resolve(ctx)),
-      },
-    ],
-    middlewareMergeStrategy: 'append',
-  };
-}
+const statusCode = errorStatus;
 
 export interface KubeLeaseClientOptions {
-  kubeConfig: KubeConfig;
+  /** The operator's one transport; the Lease client is its only unfenced user (renewing must work). */
+  client: KubeClient;
   namespace: string;
   name: string;
-  /** Counts the Lease requests into rest_client_requests_total. */
-  metrics?: RestClientMetrics;
+  /** For the watch's reconnect messages. */
+  logger?: Logger;
   /** Labels set when the Lease is created. */
   labels?: Record<string, string>;
 }
@@ -138,12 +116,10 @@ export interface KubeLeaseClientOptions {
 export class KubeLeaseClient implements LeaseClient {
   readonly description: string;
   private readonly api: CoordinationV1Api;
-  private readonly watcher: InstrumentedWatch;
 
   constructor(private readonly options: KubeLeaseClientOptions) {
     this.description = `${options.namespace}/${options.name}`;
-    this.api = makeApiClient(options.kubeConfig, CoordinationV1Api, { metrics: options.metrics });
-    this.watcher = new InstrumentedWatch(options.kubeConfig, options.metrics);
+    this.api = options.client.api(CoordinationV1Api, { fenced: false });
   }
 
   private body(record: LeaseRecord, resourceVersion?: string): V1Lease {
@@ -219,51 +195,58 @@ export class KubeLeaseClient implements LeaseClient {
     }
   }
 
-  watch(handlers: LeaseWatchHandlers, timeoutSeconds: number): LeaseWatch {
-    let stopped = false;
-    let closed = false;
-    let controller: AbortController | undefined;
-    const close = (err?: unknown) => {
-      if (stopped || closed) return;
-      closed = true;
-      controller?.abort();
-      handlers.onClose(err);
+  /**
+   * The operator's one watch loop: an Informer (src/runtime/informer.ts) on this one Lease, whose
+   * "list" is a GET of it — RBAC `get` and `watch` on the name suffice, no `list` — and whose watch
+   * is the transport's (`fieldSelector=metadata.name=<name>`).
+   */
+  watch(handlers: LeaseWatchHandlers): LeaseWatch {
+    const { client, namespace, name } = this.options;
+    const ref = { group: 'coordination.k8s.io', version: 'v1', plural: 'leases' };
+    const watchTransport = kubeTransport<V1Lease & KubernetesObject>(client, ref);
+    const transport: Transport<V1Lease & KubernetesObject> = {
+      async list(req) {
+        try {
+          const lease = await client.request<V1Lease & KubernetesObject>(
+            'GET',
+            resourcePath(ref, namespace, name),
+            { signal: req.signal },
+          );
+          return { items: [lease], resourceVersion: lease.metadata?.resourceVersion ?? '0' };
+        } catch (err) {
+          // No Lease yet: watch from "any" version; its creation arrives as ADDED.
+          if (statusCode(err) === 404) return { items: [], resourceVersion: '0' };
+          throw err;
+        }
+      },
+      watch: (req, onEvent, onDone) => watchTransport.watch(req, onEvent, onDone),
     };
-    const path = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(this.options.namespace)}/leases`;
-    this.watcher
-      .watch(
-        path,
-        { fieldSelector: `metadata.name=${this.options.name}`, timeoutSeconds },
-        (type: string, obj: unknown) => {
-          if (stopped || closed) return;
-          if (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED') {
-            try {
-              handlers.onEvent(type, toObservedLease(obj as Record<string, unknown>));
-            } catch (err) {
-              close(err);
-            }
-          } else if (type === 'ERROR') {
-            const status = obj as { code?: number; message?: string } | undefined;
-            close(
-              Object.assign(new Error(`watch error: ${status?.message ?? 'unknown'}`), {
-                statusCode: status?.code,
-              }),
-            );
-          } // BOOKMARK: nothing to do
-        },
-        (err: unknown) => close(err ?? undefined),
-      )
-      .then(
-        (c) => {
-          controller = c;
-          if (stopped || closed) c.abort();
-        },
-        (err: unknown) => close(err),
-      );
+    let stopped = false;
+    const informer = new Informer<V1Lease & KubernetesObject>(undefined, {
+      ...ref,
+      name: `lease ${this.description}`,
+      namespaces: [namespace],
+      fieldSelector: `metadata.name=${name}`,
+      watchTimeoutSeconds: 60,
+      transport,
+      logger: this.options.logger,
+    });
+    const emit = (type: LeaseWatchEventType, lease: V1Lease) => {
+      if (!stopped) handlers.onEvent(type, toObservedLease(lease));
+    };
+    informer.addEventHandler({
+      add: (l) => emit('ADDED', l),
+      update: (_old, l) => emit('MODIFIED', l),
+      delete: (l) => emit('DELETED', l),
+    });
+    informer.onError((err) => {
+      if (!stopped) handlers.onError(err);
+    });
+    informer.start();
     return {
       stop: () => {
         stopped = true;
-        controller?.abort();
+        void informer.stop();
       },
     };
   }

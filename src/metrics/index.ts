@@ -12,7 +12,7 @@
 // prom-client itself.
 
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { RestClientMetrics } from '../kube/instrumented.js';
+import type { RestClientMetrics } from '../kube/client.js';
 import type { LeaderElectionMetrics, RenewResult } from '../leader/metrics.js';
 import type { WorkqueueMetrics } from '../runtime/workqueue-metrics.js';
 

@@ -1,17 +1,32 @@
-// Time source for the runtime's timers. Everything that waits (work queue delays, informer backoff,
-// resync) goes through a Clock so unit tests can drive time without sleeping. The default reads the
-// globals at call time, so vitest's fake timers also work when installed after this module loads.
+// The operator's one source of time. Everything that waits or measures (work queue delays, informer
+// backoff, resync, leader election) goes through a Clock so unit tests can drive time without
+// sleeping. The default reads the globals at call time, so vitest's fake timers also work when
+// installed after this module loads.
+//
+// Two kinds of time on purpose:
+// - `now()` is MONOTONIC (performance.now(): CLOCK_MONOTONIC under libuv). Every decision — "has the
+//   holder's lease expired?", "is my last renew younger than renewDeadline?", backoff — uses only
+//   differences of it. It never jumps with NTP or a skewed node clock, and it keeps running while the
+//   process is SIGSTOPped or stuck in a GC pause, which is what makes fencing after a pause work.
+// - `wallNow()` is for stamping records humans and other tools read (the Lease's renewTime, condition
+//   times); it is never compared with anything.
+
+/** Opaque timer handle returned by {@link Clock.setTimeout}. */
+export type TimerHandle = unknown;
 
 export interface Clock {
   /** Monotonic milliseconds (only differences are meaningful). */
   now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
+  /** Wall-clock time, only for stamping records. */
+  wallNow(): Date;
+  setTimeout(fn: () => void, ms: number): TimerHandle;
+  clearTimeout(handle: TimerHandle): void;
 }
 
 export const realClock: Clock = {
   now: () => performance.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  wallNow: () => new Date(),
+  setTimeout: (fn, ms) => setTimeout(fn, Math.max(0, ms)),
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
 

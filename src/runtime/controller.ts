@@ -26,6 +26,8 @@ export interface ControllerOptions {
   resyncPeriodMs?: number;
   logger?: Logger;
   clock?: Clock;
+  /** Cancels in-flight reconciles when it fires (the leader term's signal): see WorkqueueOptions. */
+  signal?: AbortSignal;
 }
 
 export type KeyMapper<T> = (obj: T, event: InformerEvent<T>) => string | readonly string[] | undefined;
@@ -73,6 +75,7 @@ export class Controller {
       metrics: opts.metrics,
       clock: opts.clock,
       logger: opts.logger,
+      signal: opts.signal,
     });
   }
 

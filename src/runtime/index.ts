@@ -44,14 +44,6 @@ export {
   type ExponentialBackoffOptions,
   type RateLimiter,
 } from './ratelimit.js';
-export {
-  apiVersionOf,
-  errorStatus,
-  kubeRequest,
-  resourcePath,
-  type KubeRequestOptions,
-  type ResourceRef,
-} from './rest.js';
 export { Store, objectKey, splitKey, type Cache, type Delta, type IndexFunc } from './store.js';
 export {
   Workqueue,

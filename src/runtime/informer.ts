@@ -14,8 +14,9 @@
 //     is fixed to resourceVersion + selectors), and the list is one unpaginated call of the caller's
 //     choice;
 //   - there is one ListWatch per path: several namespaces would need several caches anyway.
-// So this builds on client-node's `Watch` directly (it still does the HTTP, TLS/auth from the
-// KubeConfig and line parsing) and owns the loop: list (paginated) → watch from the list's
+// So this builds on client-node's `Watch` directly — through the operator's one transport
+// (src/kube/client.ts: pooled, counted; it still does TLS/auth from the KubeConfig and line parsing),
+// which also serves the lists — and owns the loop: list (paginated) → watch from the list's
 // resourceVersion with bookmarks → on a clean close resume from the last resourceVersion seen (no
 // re-list, no duplicate adds) → on 410 Gone re-list and diff against the store (only real changes are
 // emitted) → on any other error retry with capped, jittered exponential backoff, forever. It never
@@ -27,11 +28,12 @@
 // and it swallows exceptions thrown by the event callback (they are caught as "parse errors") — hence
 // every handler call here is wrapped and logged.
 import { setMaxListeners } from 'node:events';
-import { Watch, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { errorStatus, type KubeClient } from '../kube/client.js';
+import { resourcePath, type ResourceRef } from '../kube/paths.js';
 import { realClock, sleep, type Clock } from './clock.js';
 import type { EventFilter } from './filters.js';
 import { backoffDelay } from './ratelimit.js';
-import { errorStatus, kubeRequest, resourcePath, type ResourceRef } from './rest.js';
 import { Store, type Cache, type Delta, type IndexFunc } from './store.js';
 import { silentLogger, type Logger } from '../log.js';
 
@@ -82,12 +84,14 @@ interface RawList<T> {
   items?: T[];
 }
 
-/** Lists and watches `ref` on the API server of `kc`. */
-export function kubeTransport<T extends KubernetesObject>(kc: KubeConfig, ref: ResourceRef): Transport<T> {
-  const watcher = new Watch(kc);
+/** Lists and watches `ref` through the operator's one transport. */
+export function kubeTransport<T extends KubernetesObject>(
+  client: KubeClient,
+  ref: ResourceRef,
+): Transport<T> {
   return {
     async list(req) {
-      const list = await kubeRequest<RawList<T>>(kc, 'GET', resourcePath(ref, req.namespace), {
+      const list = await client.request<RawList<T>>('GET', resourcePath(ref, req.namespace), {
         query: {
           labelSelector: req.labelSelector,
           fieldSelector: req.fieldSelector,
@@ -112,7 +116,7 @@ export function kubeTransport<T extends KubernetesObject>(kc: KubeConfig, ref: R
       };
     },
     async watch(req, onEvent, onDone) {
-      return watcher.watch(
+      return client.watch(
         resourcePath(ref, req.namespace),
         {
           allowWatchBookmarks: true,
@@ -487,15 +491,15 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
   private readonly log: Logger;
   private abort?: AbortController;
   private runs: Promise<void>[] = [];
-  private syncWaiters: Array<() => void> = [];
+  private readonly syncWaiters = new Set<() => void>();
   private stopped = false;
 
-  constructor(kc: KubeConfig | undefined, opts: InformerOptions<T>) {
+  constructor(client: KubeClient | undefined, opts: InformerOptions<T>) {
     this.ref = { group: opts.group, version: opts.version, plural: opts.plural };
     this.name = opts.name ?? (opts.group ? `${opts.plural}.${opts.group}` : opts.plural);
     this.log = (opts.logger ?? silentLogger).child({ informer: this.name });
-    const transport = opts.transport ?? (kc ? kubeTransport<T>(kc, this.ref) : undefined);
-    if (!transport) throw new Error('Informer needs a KubeConfig or a transport');
+    const transport = opts.transport ?? (client ? kubeTransport<T>(client, this.ref) : undefined);
+    if (!transport) throw new Error('Informer needs a KubeClient or a transport');
     const fixedTimeout = opts.watchTimeoutSeconds;
     const namespaces =
       opts.namespaces && opts.namespaces.length > 0 ? [...new Set(opts.namespaces)] : [undefined];
@@ -581,9 +585,7 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
     this.abort?.abort(new Error(`informer ${this.name} stopped`));
     await Promise.all(this.runs);
     this.handlers.clear();
-    const waiters = this.syncWaiters;
-    this.syncWaiters = [];
-    for (const w of waiters) w();
+    for (const w of [...this.syncWaiters]) w();
   }
 
   isRunning(): boolean {
@@ -598,15 +600,28 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
   /** Resolves once synced; rejects when `signal` aborts or the informer is stopped before that. */
   waitForSync(signal?: AbortSignal): Promise<void> {
     if (this.hasSynced()) return Promise.resolve();
+    if (signal?.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
     return new Promise((resolve, reject) => {
-      const onAbort = () => reject(signal?.reason ?? new Error('aborted'));
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.syncWaiters.push(() => {
+      // Either way out unregisters the other: an aborted wait leaves no waiter behind, a finished one
+      // no abort listener on a signal that may live much longer (a start-up deadline, a term).
+      const onAbort = () => {
+        this.syncWaiters.delete(waiter);
+        reject(signal?.reason ?? new Error('aborted'));
+      };
+      const waiter = () => {
+        this.syncWaiters.delete(waiter);
         signal?.removeEventListener('abort', onAbort);
         if (this.hasSynced()) resolve();
         else reject(new Error(`informer ${this.name} stopped before it synced`));
-      });
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.syncWaiters.add(waiter);
     });
+  }
+
+  /** Callers waiting in waitForSync (for leak tests). */
+  get syncWaiterCount(): number {
+    return this.syncWaiters.size;
   }
 
   /** The resourceVersion each watch would resume from (namespace '' = cluster-wide). */
@@ -637,9 +652,7 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
   private checkSynced(): void {
     if (!this.hasSynced()) return;
     this.log.debug('synced', { objects: this._store.size });
-    const waiters = this.syncWaiters;
-    this.syncWaiters = [];
-    for (const w of waiters) w();
+    for (const w of [...this.syncWaiters]) w();
   }
 
   private dispatch(delta: Delta<T>): void {

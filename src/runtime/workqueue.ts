@@ -9,8 +9,9 @@
 // - `addRateLimited` retries a key after a per-key exponential backoff with jitter; `forget` resets
 //   it. `addAfter` schedules a key (requeue-after, periodic resync); of two pending delays for one
 //   key the earlier wins.
-// - The handler gets an AbortSignal that `shutDown({ abort: true })` fires, so a replica that loses
-//   its leader lease can cancel in-flight reconciles instead of writing as a non-leader.
+// - The handler gets an AbortSignal that fires when the `signal` option does (the manager passes the
+//   leader term's) or on `shutDown({ abort: true })`, so a replica that loses its leader lease cancels
+//   in-flight reconciles — and the API calls they pass it to — instead of writing as a non-leader.
 //
 // The handler's outcome drives retries the way controller-runtime's reconcile result does: a throw
 // retries with backoff, `{ requeueAfterMs }` forgets the failures and schedules the key, `{ requeue:
@@ -46,6 +47,11 @@ export interface WorkqueueOptions {
   metrics?: WorkqueueMetrics;
   clock?: Clock;
   logger?: Logger;
+  /**
+   * The handlers' AbortSignal also fires when this one does (a leader term's signal): work started in
+   * a term is cancelled the moment the term ends, before anyone calls shutDown.
+   */
+  signal?: AbortSignal;
 }
 
 export interface ShutDownOptions {
@@ -77,7 +83,8 @@ export class Workqueue {
   private readonly addedAt = new Map<string, number>();
   private readonly delayed = new Map<string, Delayed>();
   private readonly abortController = new AbortController();
-  private idleWaiters: Array<() => void> = [];
+  private readonly idleWaiters = new Set<() => void>();
+  private readonly unlinkSignal: () => void;
   private running = false;
   private shuttingDown = false;
   private draining = false;
@@ -90,6 +97,11 @@ export class Workqueue {
     this.rateLimiter = opts.rateLimiter ?? defaultControllerRateLimiter({ bucket: { clock: this.clock } });
     this.metrics = opts.metrics ?? noWorkqueueMetrics;
     this.log = (opts.logger ?? silentLogger).child({ workqueue: this.name });
+    const outer = opts.signal;
+    const onOuterAbort = () => this.abortController.abort(outer?.reason);
+    if (outer?.aborted) onOuterAbort();
+    else outer?.addEventListener('abort', onOuterAbort, { once: true });
+    this.unlinkSignal = () => outer?.removeEventListener('abort', onOuterAbort);
   }
 
   /** Start handing keys to the handler. Keys added before `start` wait (coalesced) until then. */
@@ -167,10 +179,26 @@ export class Workqueue {
     return this.shuttingDown;
   }
 
-  /** Resolves once nothing is queued or in flight (delayed keys are not waited for). */
-  whenIdle(): Promise<void> {
-    if (this.isIdle()) return Promise.resolve();
-    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  /**
+   * Resolves once nothing is queued or in flight (delayed keys are not waited for), or when `signal`
+   * aborts (a bounded wait): either way the waiter is unregistered.
+   */
+  whenIdle(signal?: AbortSignal): Promise<void> {
+    if (this.isIdle() || signal?.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        this.idleWaiters.delete(done);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      this.idleWaiters.add(done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  /** Callers waiting in whenIdle (for leak tests). */
+  get idleWaiterCount(): number {
+    return this.idleWaiters.size;
   }
 
   /**
@@ -181,6 +209,7 @@ export class Workqueue {
   async shutDown(opts: ShutDownOptions = {}): Promise<void> {
     if (!this.shuttingDown) {
       this.shuttingDown = true;
+      this.unlinkSignal();
       for (const d of this.delayed.values()) this.clock.clearTimeout(d.handle);
       this.delayed.clear();
     }
@@ -210,10 +239,8 @@ export class Workqueue {
   }
 
   private checkIdle(): void {
-    if (!this.isIdle() || this.idleWaiters.length === 0) return;
-    const waiters = this.idleWaiters;
-    this.idleWaiters = [];
-    for (const w of waiters) w();
+    if (!this.isIdle() || this.idleWaiters.size === 0) return;
+    for (const w of [...this.idleWaiters]) w();
   }
 
   private pump(): void {
@@ -243,8 +270,9 @@ export class Workqueue {
       failed = true;
       error = err;
     }
-    this.metrics.finished(Math.max(0, this.clock.now() - started) / 1000);
     try {
+      // Inside the try: a throwing metrics hook must not leave the key stuck in `processing`.
+      this.metrics.finished(Math.max(0, this.clock.now() - started) / 1000);
       if (failed) {
         if (signal.aborted) {
           this.log.debug('handler ended after abort', { key, err: error });
@@ -264,6 +292,8 @@ export class Workqueue {
       } else {
         this.forget(key);
       }
+    } catch (err) {
+      this.log.error('work queue bookkeeping failed', { key, err });
     } finally {
       this.done(key);
     }

@@ -14,6 +14,7 @@ import { KubeLeaseClient } from '../../src/leader/lease-client.js';
 import type { LeaderElectionMetrics } from '../../src/leader/metrics.js';
 import { createMetrics, type OperatorMetrics } from '../../src/metrics/index.js';
 import { adminKubeConfig, controlPlane, createNamespace, kubeConfigFor } from '../support/cluster.js';
+import { KubeClient } from '../../src/kube/client.js';
 
 const LEASE_MS = 15_000;
 const RENEW_MS = 10_000;
@@ -130,7 +131,11 @@ async function replica(id: string, kubeConfig: KubeConfig): Promise<Replica> {
     },
   };
   r.elector = new LeaderElector({
-    lease: new KubeLeaseClient({ kubeConfig, namespace, name: LEASE_NAME, metrics: metrics.restClient }),
+    lease: new KubeLeaseClient({
+      client: new KubeClient(kubeConfig, { metrics: metrics.restClient }),
+      namespace,
+      name: LEASE_NAME,
+    }),
     identity: id,
     name: LEASE_NAME,
     leaseDurationMs: LEASE_MS,

@@ -16,7 +16,8 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GROUP, PLURAL, VERSION } from '../../src/api/constants.js';
 import type { GlooHA, GlooHASpec } from '../../src/api/types.js';
-import { APPLIED_ANNOTATION, HANDOVER_MANAGER } from '../../src/controller/glooha-operator.js';
+import { HANDOVER_MANAGER } from '../../src/controller/drift.js';
+import { APPLIED_ANNOTATION } from '../../src/controller/plan-types.js';
 import { formatMicroTime } from '../../src/leader/lease-client.js';
 import { auditWrites, describeAudit } from '../support/audit.js';
 import { adminKubeConfig, controlPlane, createNamespace, kubeConfigFor } from '../support/cluster.js';
@@ -246,7 +247,7 @@ describe('GlooHA reconciler (as the chart ServiceAccount)', () => {
     expect(writes.filter((e) => e.objectRef?.resource === 'deployments')).toHaveLength(1);
   });
 
-  it('drift: enforce restores within seconds and says who; warn only reports; off ignores', async () => {
+  it('drift: enforce restores within seconds and says who; warn only reports', async () => {
     await scaleAs(ns, 'gloo', 1, 'kubectl-scale');
     const t0 = Date.now();
     await eventually(
@@ -299,10 +300,53 @@ describe('GlooHA reconciler (as the chart ServiceAccount)', () => {
     await new Promise((r) => setTimeout(r, 3000));
     expect((await deployment(ns, 'gloo')).spec?.replicas).toBe(2);
 
+    await patchSpec(ns, 'gloo', { driftPolicy: 'enforce' });
+    await eventually(
+      'enforce to restore replicas',
+      () => deployment(ns, 'gloo'),
+      (d) => d.spec?.replicas === 4,
+      { timeoutMs: 15_000 },
+    );
+  });
+
+  it('driftPolicy ignore: once the operator has seen it, a drift is neither corrected nor reported', async () => {
+    const reconciles = () =>
+      metricValue(operator.metricsUrl, 'controller_runtime_reconcile_total', { controller: 'glooha' });
     await patchSpec(ns, 'gloo', { driftPolicy: 'ignore' });
+    const generation = (await getGlooHA(ns, 'gloo')).metadata.generation;
+    // Sync point 1: the operator has reconciled the spec that says `ignore` (warn would pass a test that
+    // only checks the replicas stay changed).
+    await eventually(
+      'the operator to observe driftPolicy ignore',
+      () => getGlooHA(ns, 'gloo'),
+      (g) => g.status?.observedGeneration === generation,
+    );
+    await eventually(
+      'reconciles to settle',
+      async () => {
+        const a = await reconciles();
+        await new Promise((r) => setTimeout(r, 1000));
+        return a === (await reconciles());
+      },
+      (quiet) => quiet,
+      { timeoutMs: 30_000, intervalMs: 0 },
+    );
+    const before = await reconciles();
+    const detectedBefore = (await core.listNamespacedEvent({ namespace: ns })).items.filter(
+      (e) => e.reason === 'DriftDetected',
+    ).length;
     await scaleAs(ns, 'gloo', 3, 'kubectl-scale');
-    await new Promise((r) => setTimeout(r, 3000));
-    expect((await deployment(ns, 'gloo')).spec?.replicas).toBe(3);
+    // Sync point 2: the operator has reconciled after the drift (the Deployment event enqueued it).
+    await eventually('a reconcile after the drift', reconciles, (n) => n > before, { timeoutMs: 15_000 });
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await deployment(ns, 'gloo')).spec?.replicas).toBe(3); // not corrected (enforce would)
+    const g = await getGlooHA(ns, 'gloo');
+    expect(condition(g, 'Drifted')?.status).not.toBe('True'); // not reported (warn would)
+    expect(condition(g, 'Drifted')?.message ?? '').not.toContain('replicas 3');
+    const detectedAfter = (await core.listNamespacedEvent({ namespace: ns })).items.filter(
+      (e) => e.reason === 'DriftDetected',
+    ).length;
+    expect(detectedAfter).toBe(detectedBefore);
 
     await patchSpec(ns, 'gloo', { driftPolicy: 'enforce' });
     await eventually(
@@ -313,7 +357,7 @@ describe('GlooHA reconciler (as the chart ServiceAccount)', () => {
     );
   });
 
-  it('makes zero writes and zero reconciles in a steady state while leases renew every 2 s; reports a stale Gloo leader', async () => {
+  it('reports who leads Gloo while its Lease is renewed, and a stale Gloo leader once renewals stop', async () => {
     await waitCondition(ns, 'gloo', 'Ready', 'True');
     // Gloo's leader, simulated: renews the `gloo` Lease every 2 s, as Gloo does.
     const now = () => formatMicroTime(new Date());
@@ -349,43 +393,12 @@ describe('GlooHA reconciler (as the chart ServiceAccount)', () => {
         .catch((err: unknown) => renewErrors.push(err));
     }, 2000);
     try {
-      // Let the rollouts of the previous tests settle (pods becoming available change status for real),
-      // so the window below measures only what lease churn causes.
-      await eventually(
-        'no reconcile for 4 s',
-        async () => {
-          const a = await metricValue(operator.metricsUrl, 'controller_runtime_reconcile_total', {
-            controller: 'glooha',
-          });
-          await new Promise((r) => setTimeout(r, 4000));
-          return (
-            a ===
-            (await metricValue(operator.metricsUrl, 'controller_runtime_reconcile_total', {
-              controller: 'glooha',
-            }))
-          );
-        },
-        (quiet) => quiet,
-        { timeoutMs: 60_000, intervalMs: 0 },
-      );
-      const since = new Date();
-      const before = await metricValue(operator.metricsUrl, 'controller_runtime_reconcile_total', {
-        controller: 'glooha',
-      });
-      await new Promise((r) => setTimeout(r, 30_000));
-      const after = await metricValue(operator.metricsUrl, 'controller_runtime_reconcile_total', {
-        controller: 'glooha',
-      });
-      const writes = auditWrites({ username: id.username, since }).filter(
-        (e) => !(e.objectRef?.resource === 'leases' && e.objectRef.namespace === id.namespace),
-      );
-      console.log(
-        `steady state: ${renewals} Gloo lease renewals, ${after - before} reconciles, ${writes.length} writes`,
-      );
-      expect(renewals).toBeGreaterThanOrEqual(15);
+      // Renewals keep the leader fresh (they are swallowed: zero reconciles and zero writes in a steady
+      // state is measured once, over 60 s with two replicas, in operator-ha.test.ts).
+      await new Promise((r) => setTimeout(r, 7_000));
+      expect(renewals).toBeGreaterThanOrEqual(3);
       expect(renewErrors).toEqual([]);
-      expect(writes.map(describeAudit)).toEqual([]);
-      expect(after - before).toBe(0);
+      expect((await getGlooHA(ns, 'gloo')).status?.leader?.fresh).toBe(true);
     } finally {
       clearInterval(renewer);
     }

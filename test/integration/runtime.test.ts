@@ -1,8 +1,7 @@
 // The controller runtime against a real API server: informer list/watch/resume/re-list, work queue
-// coalescing, event filtering, and the OperatorBase overrides of @dot-i/k8s-operator.
+// coalescing, event filtering, re-list after 410 Gone — all through the operator's one transport.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  ApiException,
   ApiextensionsV1Api,
   CoordinationV1Api,
   CoreV1Api,
@@ -14,16 +13,8 @@ import {
   type V1ConfigMap,
   type V1Lease,
 } from '@kubernetes/client-node';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { adminKubeConfig, createNamespace, kubeConfigFor } from '../support/cluster.js';
-import {
-  OperatorBase,
-  ResourceEventType,
-  type ResourceEvent,
-  type ResourceMeta,
-} from '../../src/operator/base.js';
+import { adminKubeConfig, createNamespace } from '../support/cluster.js';
+import { KubeClient } from '../../src/kube/client.js';
 import { Controller } from '../../src/runtime/controller.js';
 import { ignoreLeaseRenewals, ignoreNoopUpdates } from '../../src/runtime/filters.js';
 import { Informer } from '../../src/runtime/informer.js';
@@ -46,7 +37,7 @@ async function eventually(check: () => void | Promise<void>, timeoutMs = 15_000)
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function configMapInformer(kc: KubeConfig, ns: string, extra: { watchTimeoutSeconds?: number } = {}) {
-  return new Informer<V1ConfigMap & KubernetesObject>(kc, {
+  return new Informer<V1ConfigMap & KubernetesObject>(new KubeClient(kc), {
     group: '',
     version: 'v1',
     plural: 'configmaps',
@@ -207,7 +198,7 @@ describe('runtime against a real API server', () => {
         spec: { holderIdentity: 'gloo-1', leaseDurationSeconds: 15, renewTime: now() as unknown as Date },
       },
     });
-    const informer = new Informer<V1Lease & KubernetesObject>(kc, {
+    const informer = new Informer<V1Lease & KubernetesObject>(new KubeClient(kc), {
       group: 'coordination.k8s.io',
       version: 'v1',
       plural: 'leases',
@@ -277,277 +268,86 @@ describe('runtime against a real API server', () => {
     }
   });
 
-  describe('OperatorBase over @dot-i/k8s-operator', () => {
-    const group = 'runtime-test.glooha.io';
-    const plural = 'widgets';
-    const crdName = `${plural}.${group}`;
-    let crdFile: string;
-
-    class TestOperator extends OperatorBase {
-      events: ResourceEvent[] = [];
-      watchNs?: string;
-      protected async init(): Promise<void> {
-        if (this.watchNs) {
-          await this.watchResource(
-            group,
-            'v1',
-            plural,
-            async (e) => {
-              this.events.push(e);
-              await sleep(50);
+  // A CRD created during this run: its watch cache starts at a recent resourceVersion.
+  const group = 'runtime-test.glooha.io';
+  const plural = 'widgets';
+  const crdName = `${plural}.${group}`;
+  async function createWidgetCrd(): Promise<void> {
+    const ext = adminKubeConfig().makeApiClient(ApiextensionsV1Api);
+    await ext.createCustomResourceDefinition({
+      body: {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: crdName },
+        spec: {
+          group,
+          scope: 'Namespaced',
+          names: { plural, singular: 'widget', kind: 'Widget', listKind: 'WidgetList' },
+          versions: [
+            {
+              name: 'v1',
+              served: true,
+              storage: true,
+              schema: {
+                openAPIV3Schema: {
+                  type: 'object',
+                  properties: { spec: { type: 'object', x_kubernetes_preserve_unknown_fields: true } },
+                },
+              },
             },
-            this.watchNs,
-          );
-        }
-      }
-      register(file: string) {
-        return this.registerCustomResourceDefinition(file);
-      }
-      uri(namespace?: string) {
-        return this.getCustomResourceApiUri(group, 'v1', plural, namespace);
-      }
-      patchStatus(meta: ResourceMeta, status: unknown) {
-        return this.patchResourceStatus(meta, status);
-      }
-      setStatus(meta: ResourceMeta, status: unknown) {
-        return this.setResourceStatus(meta, status);
-      }
-      finalize(event: ResourceEvent, finalizer: string, action: (e: ResourceEvent) => Promise<void>) {
-        return this.handleResourceFinalizer(event, finalizer, action);
-      }
-      get kc() {
-        return this.kubeConfig;
-      }
-    }
-
-    const meta = (name: string, rv = ''): ResourceMeta => ({
-      id: `${plural}.${group}/v1`,
-      name,
-      namespace: ns,
-      resourceVersion: rv,
-      apiVersion: `${group}/v1`,
-      kind: 'Widget',
-    });
-
-    beforeAll(() => {
-      const dir = mkdtempSync(join(tmpdir(), 'glooha-runtime-'));
-      crdFile = join(dir, 'crd.yaml');
-      writeFileSync(
-        crdFile,
-        `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: ${crdName}
-spec:
-  group: ${group}
-  scope: Namespaced
-  names: { plural: ${plural}, singular: widget, kind: Widget, listKind: WidgetList }
-  versions:
-    - name: v1
-      served: true
-      storage: true
-      subresources: { status: {} }
-      schema:
-        openAPIV3Schema:
-          type: object
-          properties:
-            spec: { type: object, x-kubernetes-preserve-unknown-fields: true }
-            status: { type: object, x-kubernetes-preserve-unknown-fields: true }
-`,
-      );
-      cleanup.push(() =>
-        adminKubeConfig().makeApiClient(ApiextensionsV1Api).deleteCustomResourceDefinition({ name: crdName }),
-      );
-    });
-
-    it('uses the given KubeConfig; registering the CRD twice is fine; the API URI uses the cluster server', async () => {
-      const op = new TestOperator({ kubeConfig: kc });
-      expect(op.kc).toBe(kc);
-      const first = await op.register(crdFile);
-      const second = await op.register(crdFile);
-      expect(first).toMatchObject({ group, plural });
-      expect(second).toEqual(first);
-      const server = kc.getCurrentCluster()?.server ?? '';
-      expect(op.uri(ns)).toBe(`${server.replace(/\/$/, '')}/apis/${group}/v1/namespaces/${ns}/${plural}`);
-    });
-
-    it('status and finalizer writes throw (404, 403) instead of returning null; they work when allowed', async () => {
-      const op = new TestOperator({ kubeConfig: kc });
-      await op.register(crdFile);
-      const missing = op.patchStatus(meta('does-not-exist'), { phase: 'x' });
-      await expect(missing).rejects.toBeInstanceOf(ApiException);
-      await expect(missing).rejects.toMatchObject({ code: 404 });
-
-      const custom = kc.makeApiClient(CustomObjectsApi);
-      const created = (await custom.createNamespacedCustomObject({
-        group,
-        version: 'v1',
-        namespace: ns,
-        plural,
-        body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w1' }, spec: { size: 1 } },
-      })) as KubernetesObject;
-      const rv = created.metadata?.resourceVersion ?? '';
-
-      // a ServiceAccount without RBAC: 403, surfaced
-      const nobody = new TestOperator({ kubeConfig: await kubeConfigFor(ns, 'nobody') });
-      await expect(nobody.patchStatus(meta('w1', rv), { phase: 'x' })).rejects.toMatchObject({ code: 403 });
-      const event: ResourceEvent = { type: ResourceEventType.Added, meta: meta('w1', rv), object: created };
-      await expect(nobody.finalize(event, 'runtime-test/fin', async () => {})).rejects.toMatchObject({
-        code: 403,
-      });
-      expect(created.metadata?.finalizers).toBeUndefined(); // the event's object was not mutated
-
-      // allowed: status written, returns the new meta
-      const patched = await op.patchStatus(meta('w1', rv), { phase: 'Ready' });
-      expect(patched.resourceVersion).not.toBe(rv);
-      const stale = op.setStatus(meta('w1', rv), { phase: 'Stale' });
-      await expect(stale).rejects.toMatchObject({ code: 409 }); // optimistic concurrency, loudly
-      const put = await op.setStatus(patched, { phase: 'Put' });
-      const got = (await custom.getNamespacedCustomObject({
-        group,
-        version: 'v1',
-        namespace: ns,
-        plural,
-        name: 'w1',
-      })) as {
-        status?: { phase?: string };
-        metadata: { resourceVersion: string };
-      };
-      expect(got.status?.phase).toBe('Put');
-      expect(got.metadata.resourceVersion).toBe(put.resourceVersion);
-
-      // finalizer added for real
-      const fresh = (await custom.getNamespacedCustomObject({
-        group,
-        version: 'v1',
-        namespace: ns,
-        plural,
-        name: 'w1',
-      })) as KubernetesObject;
-      const done = await op.finalize(
-        {
-          type: ResourceEventType.Modified,
-          meta: meta('w1', fresh.metadata?.resourceVersion),
-          object: fresh,
+          ],
         },
-        'runtime-test/fin',
-        async () => {},
-      );
-      expect(done).toBe(true);
-      const withFin = (await custom.getNamespacedCustomObject({
+      },
+    });
+    cleanup.push(() => ext.deleteCustomResourceDefinition({ name: crdName }));
+    await eventually(async () => {
+      const crd = await ext.readCustomResourceDefinition({ name: crdName });
+      expect(crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')).toBe(true);
+    });
+  }
+
+  it('re-lists after a real 410 Gone without re-emitting unchanged objects', async () => {
+    // The CRD was created during this run, so its watch cache starts at a recent resourceVersion: a
+    // watch from resourceVersion 1 is answered with an ERROR event, code 410 ("too old resource version").
+    await createWidgetCrd();
+    const custom = kc.makeApiClient(CustomObjectsApi);
+    for (const name of ['gone-a', 'gone-b']) {
+      await custom.createNamespacedCustomObject({
         group,
         version: 'v1',
         namespace: ns,
         plural,
-        name: 'w1',
-      })) as KubernetesObject;
-      expect(withFin.metadata?.finalizers).toEqual(['runtime-test/fin']);
+        body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name }, spec: { size: 0 } },
+      });
+    }
+    const informer = new Informer(new KubeClient(kc), {
+      group,
+      version: 'v1',
+      plural,
+      namespaces: [ns],
+    });
+    const events = recordEvents(informer);
+    informer.start();
+    await informer.waitForSync();
+    try {
+      expect(events.filter((e) => e.includes('gone-')).sort()).toEqual(['add gone-a', 'add gone-b']);
+      const before = events.length;
+      informer.rewatchFromForTest('1'); // restart the watch from an expired resourceVersion
+      await eventually(() => expect(informer.stats().expired).toBe(1), 10_000);
+      await eventually(() => expect(informer.stats().lists).toBe(2));
+      await sleep(300);
+      // the re-list found gone-a and gone-b unchanged: nothing emitted
+      expect(events.slice(before)).toEqual([]);
+      // and the new watch (from the re-list's resourceVersion) delivers changes
       await custom.patchNamespacedCustomObject(
-        { group, version: 'v1', namespace: ns, plural, name: 'w1', body: { metadata: { finalizers: null } } },
+        { group, version: 'v1', namespace: ns, plural, name: 'gone-a', body: { spec: { size: 7 } } },
         merge,
       );
-    });
-
-    it('re-lists after a real 410 Gone without re-emitting unchanged objects', async () => {
-      // The CRD was created during this run, so its watch cache starts at a recent resourceVersion: a
-      // watch from resourceVersion 1 is answered with an ERROR event, code 410 ("too old resource version").
-      const op = new TestOperator({ kubeConfig: kc });
-      await op.register(crdFile);
-      const custom = kc.makeApiClient(CustomObjectsApi);
-      for (const name of ['gone-a', 'gone-b']) {
-        await custom.createNamespacedCustomObject({
-          group,
-          version: 'v1',
-          namespace: ns,
-          plural,
-          body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name }, spec: { size: 0 } },
-        });
-      }
-      const informer = new Informer(kc, {
-        group,
-        version: 'v1',
-        plural,
-        namespaces: [ns],
-      });
-      const events = recordEvents(informer);
-      informer.start();
-      await informer.waitForSync();
-      try {
-        expect(events.filter((e) => e.includes('gone-')).sort()).toEqual(['add gone-a', 'add gone-b']);
-        const before = events.length;
-        informer.rewatchFromForTest('1'); // restart the watch from an expired resourceVersion
-        await eventually(() => expect(informer.stats().expired).toBe(1), 10_000);
-        await eventually(() => expect(informer.stats().lists).toBe(2));
-        await sleep(300);
-        // the re-list found gone-a and gone-b unchanged: nothing emitted
-        expect(events.slice(before)).toEqual([]);
-        // and the new watch (from the re-list's resourceVersion) delivers changes
-        await custom.patchNamespacedCustomObject(
-          { group, version: 'v1', namespace: ns, plural, name: 'gone-a', body: { spec: { size: 7 } } },
-          merge,
-        );
-        await eventually(() => expect(events.slice(before)).toEqual(['update gone-a']));
-        expect((informer.store.get(`${ns}/gone-a`) as { spec?: { size?: number } }).spec?.size).toBe(7);
-        expect(informer.stats().errors).toBe(0);
-      } finally {
-        await informer.stop();
-      }
-    });
-
-    it('watchResource: informer + queue, coalesced events, ADDED/MODIFIED/DELETED, clean start/stop', async () => {
-      const op = new TestOperator({ kubeConfig: kc, concurrency: 2 });
-      await op.register(crdFile);
-      op.watchNs = ns;
-      const custom = kc.makeApiClient(CustomObjectsApi);
-      const create = (name: string) =>
-        custom.createNamespacedCustomObject({
-          group,
-          version: 'v1',
-          namespace: ns,
-          plural,
-          body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name }, spec: { size: 0 } },
-        });
-      await create('pre');
-      await op.start();
-      try {
-        await eventually(() =>
-          expect(op.events.map((e) => `${e.type} ${e.meta.name}`)).toContain('ADDED pre'),
-        );
-        await create('w2');
-        await eventually(() =>
-          expect(op.events.map((e) => `${e.type} ${e.meta.name}`)).toContain('ADDED w2'),
-        );
-        const before = op.events.length;
-        for (let i = 1; i <= 20; i++) {
-          await custom.patchNamespacedCustomObject(
-            { group, version: 'v1', namespace: ns, plural, name: 'w2', body: { spec: { size: i } } },
-            merge,
-          );
-        }
-        await eventually(() => {
-          const last = op.events[op.events.length - 1];
-          expect((last?.object as { spec?: { size?: number } }).spec?.size).toBe(20);
-        });
-        const modified = op.events.slice(before).filter((e) => e.meta.name === 'w2');
-        expect(modified.every((e) => e.type === ResourceEventType.Modified)).toBe(true);
-        expect(modified.length).toBeLessThan(20);
-        await custom.deleteNamespacedCustomObject({
-          group,
-          version: 'v1',
-          namespace: ns,
-          plural,
-          name: 'w2',
-        });
-        await eventually(() =>
-          expect(op.events.map((e) => `${e.type} ${e.meta.name}`)).toContain('DELETED w2'),
-        );
-      } finally {
-        await op.stop();
-      }
-      const count = op.events.length;
-      await create('after-stop');
-      await sleep(500);
-      expect(op.events.length).toBe(count);
-    });
+      await eventually(() => expect(events.slice(before)).toEqual(['update gone-a']));
+      expect((informer.store.get(`${ns}/gone-a`) as { spec?: { size?: number } }).spec?.size).toBe(7);
+      expect(informer.stats().errors).toBe(0);
+    } finally {
+      await informer.stop();
+    }
   });
 });

@@ -1,6 +1,6 @@
 // A MonotonicClock whose time moves only when a test says so. Timers fire synchronously, in due order
 // (then creation order), with now() set to their due time while they run.
-import type { MonotonicClock } from '../../../src/controller/gloo-leader.js';
+import type { Clock } from '../../../src/runtime/clock.js';
 
 interface Timer {
   due: number;
@@ -8,7 +8,9 @@ interface Timer {
   fn: () => void;
 }
 
-export class FakeMonotonicClock implements MonotonicClock {
+export class FakeMonotonicClock implements Clock {
+  /** The wall clock this fake reports; tests move it themselves. */
+  wallNow: () => Date = () => new Date(0);
   private t: number;
   private seq = 0;
   private readonly timers = new Map<number, Timer>();

@@ -41,11 +41,8 @@ beforeEach(() => {
   clock = new FakeMonotonicClock();
   wall = WALL0;
   stale = [];
-  tracker = new GlooLeaderTracker(
-    (ns) => stale.push(ns),
-    clock,
-    () => new Date(wall),
-  );
+  clock.wallNow = () => new Date(wall);
+  tracker = new GlooLeaderTracker((ns) => stale.push(ns), clock);
 });
 
 /** Advances the monotonic and the wall clock together. */
@@ -327,11 +324,8 @@ describe('superseded timers', () => {
   it('a stale timer of a replaced record that fires anyway changes nothing', () => {
     const leaky = new FakeMonotonicClock(0, true);
     const seen: string[] = [];
-    const t = new GlooLeaderTracker(
-      (ns) => seen.push(ns),
-      leaky,
-      () => new Date(WALL0),
-    );
+    leaky.wallNow = () => new Date(WALL0);
+    const t = new GlooLeaderTracker((ns) => seen.push(ns), leaky);
     t.observe(NS, lease('gloo-abc', at(0)));
     leaky.advance(10_000);
     t.observe(NS, lease('gloo-abc', at(10)));
@@ -346,11 +340,8 @@ describe('superseded timers', () => {
   it('a timer of a forgotten lease that fires anyway changes nothing', () => {
     const leaky = new FakeMonotonicClock(0, true);
     const seen: string[] = [];
-    const t = new GlooLeaderTracker(
-      (ns) => seen.push(ns),
-      leaky,
-      () => new Date(WALL0),
-    );
+    leaky.wallNow = () => new Date(WALL0);
+    const t = new GlooLeaderTracker((ns) => seen.push(ns), leaky);
     t.observe(NS, lease('gloo-abc', at(0)));
     t.forget(NS);
     leaky.advance(60_000);

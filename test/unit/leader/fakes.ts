@@ -8,7 +8,7 @@
 // or an existing name), watchers, and a log of writes. Each elector gets its own FakeLeaseClient so a
 // test can break one replica's connection (errors, hangs) or hold back its watch events (frozen).
 
-import type { Clock, TimerHandle } from '../../../src/leader/clock.js';
+import type { Clock, TimerHandle } from '../../../src/runtime/clock.js';
 import {
   LeaseConflictError,
   type LeaseClient,
@@ -190,7 +190,7 @@ export class FakeLeaseClient implements LeaseClient {
   mode: FailureMode = 'ok';
   /** Fail the next n calls with an error, then behave per `mode`. */
   failNext = 0;
-  /** Watch: throw from watch() itself / close new sessions with an error right away. */
+  /** Watch: throw from watch() itself / report an error at once and deliver nothing (a 403). */
   watchMode: 'ok' | 'throw' | 'fail' = 'ok';
   readonly calls: { at: number; op: string; signalAborted?: boolean }[] = [];
   readonly watches = new Set<FakeWatch>();
@@ -272,7 +272,7 @@ export class FakeLeaseClient implements LeaseClient {
     if (this.watchMode === 'throw') throw new Error('fake watch() threw');
     const w = new FakeWatch(this, handlers);
     if (this.watchMode === 'fail') {
-      this.enqueue(() => handlers.onClose(new Error('fake watch failed: 403')));
+      this.enqueue(() => handlers.onError(new Error('fake watch failed: 403')));
       return w;
     }
     this.server.watchers.add(w);
@@ -282,12 +282,9 @@ export class FakeLeaseClient implements LeaseClient {
     return w;
   }
 
-  /** Ends every open watch session of this client with `err` (undefined = normal server close). */
-  closeWatches(err?: unknown): void {
-    for (const w of [...this.watches]) {
-      w.stop();
-      this.enqueue(() => w.handlers.onClose(err));
-    }
+  /** Reports `err` on every open watch session of this client (which keeps going, as a reconnecting watch does). */
+  failWatches(err: unknown): void {
+    for (const w of [...this.watches]) this.enqueue(() => w.handlers.onError(err));
   }
 
   count(op: string): number {

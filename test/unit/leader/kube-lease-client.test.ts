@@ -6,6 +6,7 @@ import {
   type LeaseRecord,
 } from '../../../src/leader/lease-client.js';
 import { closedPort, MockApiServer } from './mock-apiserver.js';
+import { KubeClient } from '../../../src/kube/client.js';
 
 const signal = () => AbortSignal.timeout(5_000);
 
@@ -35,7 +36,11 @@ describe('KubeLeaseClient (against a mock API server)', () => {
   });
 
   it('get → undefined on 404; create; create again → LeaseConflictError; update with a stale version → LeaseConflictError', async () => {
-    const client = new KubeLeaseClient({ kubeConfig: api.kubeConfig(), namespace: 'ns', name: 'lock' });
+    const client = new KubeLeaseClient({
+      client: new KubeClient(api.kubeConfig()),
+      namespace: 'ns',
+      name: 'lock',
+    });
     expect(client.description).toBe('ns/lock');
     expect(await client.get(signal())).toBeUndefined();
 
@@ -60,12 +65,20 @@ describe('KubeLeaseClient (against a mock API server)', () => {
   });
 
   it('update of a deleted Lease is a conflict too (the elector re-reads)', async () => {
-    const client = new KubeLeaseClient({ kubeConfig: api.kubeConfig(), namespace: 'ns', name: 'lock' });
+    const client = new KubeLeaseClient({
+      client: new KubeClient(api.kubeConfig()),
+      namespace: 'ns',
+      name: 'lock',
+    });
     await expect(client.update(rec('a'), '7', signal())).rejects.toBeInstanceOf(LeaseConflictError);
   });
 
   it('passes the AbortSignal to the request', async () => {
-    const client = new KubeLeaseClient({ kubeConfig: api.kubeConfig(), namespace: 'ns', name: 'lock' });
+    const client = new KubeLeaseClient({
+      client: new KubeClient(api.kubeConfig()),
+      namespace: 'ns',
+      name: 'lock',
+    });
     api.hangPaths.add(`${api.collection}/lock`);
     const started = performance.now();
     await expect(client.get(AbortSignal.timeout(200))).rejects.toThrow();
@@ -74,66 +87,90 @@ describe('KubeLeaseClient (against a mock API server)', () => {
 
   it('other errors propagate', async () => {
     const client = new KubeLeaseClient({
-      kubeConfig: api.kubeConfig(await closedPort()),
+      client: new KubeClient(api.kubeConfig(await closedPort())),
       namespace: 'ns',
       name: 'lock',
     });
     await expect(client.get(signal())).rejects.toThrow();
   });
 
-  it('watches one Lease by name and reports events and the close', async () => {
-    const client = new KubeLeaseClient({ kubeConfig: api.kubeConfig(), namespace: 'ns', name: 'lock' });
-    await client.create(rec('a'), signal());
-    const events: string[] = [];
-    let closed: { err: unknown } | undefined;
-    const w = client.watch(
-      {
-        onEvent: (type, lease) =>
-          events.push(`${type}:${lease.record.holderIdentity}:${lease.resourceVersion}`),
-        onClose: (err) => (closed = { err }),
-      },
-      42,
-    );
-    await waitFor(() => events.length === 1);
-    const watchReq = api.requests.find((r) => r.query.get('watch') === 'true');
-    expect(watchReq?.query.get('fieldSelector')).toBe('metadata.name=lock');
-    expect(watchReq?.query.get('timeoutSeconds')).toBe('42');
-    api.emit('MODIFIED', { metadata: { name: 'lock', resourceVersion: '9' }, spec: { holderIdentity: '' } });
-    api.emit('BOOKMARK', { metadata: { resourceVersion: '10' } });
-    api.emit('DELETED', { metadata: { name: 'lock', resourceVersion: '11' }, spec: { holderIdentity: 'x' } });
-    await waitFor(() => events.length === 3);
-    expect(events).toEqual(['ADDED:a:2', 'MODIFIED::9', 'DELETED:x:11']);
-    api.endWatches();
-    await waitFor(() => closed !== undefined);
-    expect(closed?.err).toBeFalsy();
-    w.stop();
-  });
-
-  it('an ERROR event or a failed connection closes the watch with an error; stop() silences it', async () => {
-    const client = new KubeLeaseClient({ kubeConfig: api.kubeConfig(), namespace: 'ns', name: 'lock' });
-    let closed: { err: unknown } | undefined;
-    client.watch({ onEvent: () => {}, onClose: (err) => (closed = { err }) }, 60);
-    await waitFor(() => api.requests.some((r) => r.query.get('watch') === 'true'));
-    api.emit('ERROR', { kind: 'Status', code: 410, message: 'too old resource version' });
-    await waitFor(() => closed !== undefined);
-    expect(String(closed?.err)).toContain('too old resource version');
-
-    const dead = new KubeLeaseClient({
-      kubeConfig: api.kubeConfig(await closedPort()),
+  it('watches one Lease on the informer loop: GET (no list), then a watch by name from its resourceVersion; resumes after a close', async () => {
+    const client = new KubeLeaseClient({
+      client: new KubeClient(api.kubeConfig()),
       namespace: 'ns',
       name: 'lock',
     });
-    let deadClosed: { err: unknown } | undefined;
-    dead.watch({ onEvent: () => {}, onClose: (err) => (deadClosed = { err }) }, 60);
-    await waitFor(() => deadClosed !== undefined);
-    expect(deadClosed?.err).toBeTruthy();
-
-    let stoppedClose = false;
-    const w = client.watch({ onEvent: () => {}, onClose: () => (stoppedClose = true) }, 60);
-    await new Promise((r) => setTimeout(r, 50));
+    await client.create(rec('a'), signal());
+    const events: string[] = [];
+    const errors: unknown[] = [];
+    const w = client.watch({
+      onEvent: (type, lease) =>
+        events.push(`${type}:${lease.record.holderIdentity}:${lease.resourceVersion}`),
+      onError: (err) => errors.push(err),
+    });
+    await waitFor(() => events.length === 1 && api.requests.some((r) => r.query.get('watch') === 'true'));
+    expect(
+      api.requests.some(
+        (r) => r.method === 'GET' && r.path === api.collection && r.query.get('watch') !== 'true',
+      ),
+    ).toBe(false);
+    const watchReq = api.requests.find((r) => r.query.get('watch') === 'true');
+    expect(watchReq?.path).toBe(api.collection);
+    expect(watchReq?.query.get('fieldSelector')).toBe('metadata.name=lock');
+    expect(watchReq?.query.get('resourceVersion')).toBe('2');
+    api.emit('MODIFIED', {
+      metadata: { name: 'lock', namespace: 'ns', resourceVersion: '9' },
+      spec: { holderIdentity: '' },
+    });
+    api.emit('BOOKMARK', { metadata: { resourceVersion: '10' } });
+    api.emit('DELETED', {
+      metadata: { name: 'lock', namespace: 'ns', resourceVersion: '11' },
+      spec: { holderIdentity: 'x' },
+    });
+    await waitFor(() => events.length === 3);
+    expect(events[0]).toBe('ADDED:a:2');
+    expect(events[1]).toBe('MODIFIED::9');
+    expect(events[2]).toMatch(/^DELETED:/);
+    // the server closes the watch: it resumes from the last resourceVersion, silently
+    api.endWatches();
+    await waitFor(() => api.requests.filter((r) => r.query.get('watch') === 'true').length === 2);
+    expect(
+      api.requests
+        .filter((r) => r.query.get('watch') === 'true')
+        .at(-1)
+        ?.query.get('resourceVersion'),
+    ).toBe('11');
+    expect(errors).toEqual([]);
     w.stop();
-    await new Promise((r) => setTimeout(r, 100));
-    expect(stoppedClose).toBe(false);
+  });
+
+  it('an ERROR event or a failed connection is reported through onError and the watch keeps going; stop() silences it', async () => {
+    const client = new KubeLeaseClient({
+      client: new KubeClient(api.kubeConfig()),
+      namespace: 'ns',
+      name: 'lock',
+    });
+    const errors: unknown[] = [];
+    const w = client.watch({ onEvent: () => {}, onError: (err) => errors.push(err) });
+    await waitFor(() => api.requests.some((r) => r.query.get('watch') === 'true'));
+    api.emit('ERROR', { kind: 'Status', code: 500, message: 'etcd unavailable' });
+    await waitFor(() => errors.length === 1);
+    expect(String(errors[0])).toContain('etcd unavailable');
+    await waitFor(() => api.requests.filter((r) => r.query.get('watch') === 'true').length === 2, 5_000);
+    w.stop();
+
+    const dead = new KubeLeaseClient({
+      client: new KubeClient(api.kubeConfig(await closedPort())),
+      namespace: 'ns',
+      name: 'lock',
+    });
+    const deadErrors: unknown[] = [];
+    const dw = dead.watch({ onEvent: () => {}, onError: (err) => deadErrors.push(err) });
+    await waitFor(() => deadErrors.length > 0);
+    dw.stop();
+    const n = deadErrors.length;
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(deadErrors.length).toBe(n);
   });
 });
 

@@ -24,6 +24,10 @@ export class FakeClock implements Clock {
     return this.t;
   }
 
+  wallNow(): Date {
+    return new Date(Date.UTC(2030, 0, 1) + this.t);
+  }
+
   setTimeout(fn: () => void, ms: number): unknown {
     const timer = { id: this.nextId++, at: this.t + Math.max(0, ms), fn };
     this.timers.push(timer);

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { ApiException } from '@kubernetes/client-node';
@@ -338,5 +339,36 @@ describe('Controller', () => {
     await flush();
     await c.stop();
     expect(await started).toMatch(/stopped/);
+  });
+});
+
+describe('Informer: no leaked waiters', () => {
+  it('an aborted waitForSync leaves neither a sync waiter nor an abort listener behind', async () => {
+    const clock = new FakeClock();
+    // the list never answers: the informer never syncs
+    const transport = new FakeTransport<Obj>(() => new Promise(() => {}));
+    const informer = new Informer<Obj>(undefined, {
+      group: '',
+      version: 'v1',
+      plural: 'configmaps',
+      transport,
+      clock,
+    });
+    informer.start();
+    const deadline = new AbortController();
+    const waits = [0, 1, 2].map(() => informer.waitForSync(deadline.signal));
+    expect(informer.syncWaiterCount).toBe(3);
+    deadline.abort(new Error('deadline'));
+    for (const w of waits) await expect(w).rejects.toThrow('deadline');
+    expect(informer.syncWaiterCount).toBe(0);
+    // a wait that finishes removes its listener from a longer-lived signal
+    const { informer: synced } = setup([obj('a', '1')]);
+    const long = new AbortController();
+    const pending = synced.waitForSync(long.signal);
+    synced.start();
+    await pending;
+    expect(getEventListeners(long.signal, 'abort')).toHaveLength(0);
+    await synced.stop();
+    await informer.stop();
   });
 });

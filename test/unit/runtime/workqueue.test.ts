@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it, vi } from 'vitest';
 import {
   BucketRateLimiter,
@@ -355,5 +356,67 @@ describe('rate limiters', () => {
     expect(max.when('x')).toBe(5);
     expect(max.when('x')).toBeCloseTo(1000);
     expect(max.numRequeues('x')).toBe(2);
+  });
+});
+
+describe('Workqueue: guards and leaks', () => {
+  it('a throwing metrics hook does not leave the key stuck in processing', async () => {
+    const metrics: WorkqueueMetrics = {
+      added: () => {},
+      started: () => {},
+      finished: () => {
+        throw new Error('metrics broke');
+      },
+      retried: () => {},
+    } as unknown as WorkqueueMetrics;
+    const seen: string[] = [];
+    const q = new Workqueue(async (k) => void seen.push(k), { metrics });
+    q.start();
+    q.add('a');
+    await flush();
+    expect(q.inFlight).toBe(0);
+    q.add('a');
+    await flush();
+    expect(seen).toEqual(['a', 'a']);
+    await q.shutDown();
+  });
+
+  it('whenIdle(signal): an aborted (timed-out) wait leaves no waiter behind', async () => {
+    const gate = deferred<void>();
+    const q = new Workqueue(() => gate.promise);
+    q.start();
+    q.add('a');
+    for (let i = 0; i < 5; i++) {
+      const c = new AbortController();
+      const wait = q.whenIdle(c.signal);
+      c.abort();
+      await wait;
+    }
+    expect(q.idleWaiterCount).toBe(0);
+    gate.resolve();
+    await q.shutDown();
+  });
+
+  it("an outer signal (the term's) aborts the handlers' signal, and its listener goes at shutdown", async () => {
+    const term = new AbortController();
+    let seen: AbortSignal | undefined;
+    const q = new Workqueue(
+      (_k, ctx) => {
+        seen = ctx.signal;
+        return new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()));
+      },
+      { signal: term.signal },
+    );
+    q.start();
+    q.add('a');
+    await flush();
+    expect(getEventListeners(term.signal, 'abort')).toHaveLength(1);
+    term.abort(new Error('term over'));
+    expect(seen?.aborted).toBe(true);
+    await q.shutDown();
+    const other = new AbortController();
+    const q2 = new Workqueue(() => {}, { signal: other.signal });
+    await q2.shutDown();
+    expect(getEventListeners(other.signal, 'abort')).toHaveLength(0);
   });
 });

@@ -1,6 +1,7 @@
 import { CoordinationV1Api } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InstrumentedWatch, makeApiClient } from '../../../src/kube/instrumented.js';
+import { getEventListeners } from 'node:events';
+import { KubeClient, linkedSignal, withSignal } from '../../../src/kube/client.js';
 import { NotLeaderError } from '../../../src/leader/leadership.js';
 import { createMetrics } from '../../../src/metrics/index.js';
 import { closedPort, MockApiServer } from '../leader/mock-apiserver.js';
@@ -16,7 +17,7 @@ const lease = {
   metadata: { name: 'lock', namespace: 'ns' },
 };
 
-describe('instrumented client-node clients', () => {
+describe('KubeClient: the one transport (counted, pooled, fenced)', () => {
   let api: MockApiServer;
   beforeEach(async () => {
     api = new MockApiServer();
@@ -31,12 +32,12 @@ describe('instrumented client-node clients', () => {
     // between the two would see on waking after its renew deadline.
     let calls = 0;
     let failAtSocket = false;
-    const coord = makeApiClient(api.kubeConfig(), CoordinationV1Api, {
-      beforeWrite: () => {
+    const coord = new KubeClient(api.kubeConfig(), {
+      fence: () => {
         calls++;
         if (failAtSocket && calls % 2 === 0) throw new NotLeaderError('renew deadline passed while paused');
       },
-    });
+    }).api(CoordinationV1Api);
     await coord.createNamespacedLease({ namespace: 'ns', body: lease }); // warms a kept-alive socket
     expect(calls).toBe(2);
     const before = api.requests.length;
@@ -50,7 +51,7 @@ describe('instrumented client-node clients', () => {
 
   it('count every request into rest_client_requests_total by code and method, including transport errors', async () => {
     const metrics = createMetrics({ defaultMetrics: false });
-    const coord = makeApiClient(api.kubeConfig(), CoordinationV1Api, { metrics: metrics.restClient });
+    const coord = new KubeClient(api.kubeConfig(), { metrics: metrics.restClient }).api(CoordinationV1Api);
     const host = `127.0.0.1:${api.port}`;
 
     await expect(coord.readNamespacedLease({ name: 'lock', namespace: 'ns' })).rejects.toMatchObject({
@@ -65,9 +66,9 @@ describe('instrumented client-node clients', () => {
     // the token from the kubeconfig is still applied (auth goes through KubeConfig as with makeApiClient)
     expect(api.requests.every((r) => r.authorization === 'Bearer test-token')).toBe(true);
 
-    const dead = makeApiClient(api.kubeConfig(await closedPort()), CoordinationV1Api, {
-      metrics: metrics.restClient,
-    });
+    const dead = new KubeClient(api.kubeConfig(await closedPort()), { metrics: metrics.restClient }).api(
+      CoordinationV1Api,
+    );
     await expect(dead.readNamespacedLease({ name: 'lock', namespace: 'ns' })).rejects.toThrow();
 
     const body = (await metrics.expose()).body;
@@ -81,13 +82,18 @@ describe('instrumented client-node clients', () => {
     expect(sample(body, `rest_client_request_duration_seconds_count{verb="GET",host="${host}"}`)).toBe(2);
   });
 
-  it('beforeWrite fences mutating requests only, before they reach the network', async () => {
+  it('the fence refuses mutating requests only, before they reach the network; fenced: false skips it', async () => {
     let leading = false;
-    const coord = makeApiClient(api.kubeConfig(), CoordinationV1Api, {
-      beforeWrite: () => {
+    const client = new KubeClient(api.kubeConfig(), {
+      fence: () => {
         if (!leading) throw new NotLeaderError('test');
       },
     });
+    const coord = client.api(CoordinationV1Api);
+    const unfenced = client.api(CoordinationV1Api, { fenced: false });
+    await expect(client.request('POST', api.collection, { body: lease })).rejects.toBeInstanceOf(
+      NotLeaderError,
+    );
     await expect(coord.createNamespacedLease({ namespace: 'ns', body: lease })).rejects.toBeInstanceOf(
       NotLeaderError,
     );
@@ -95,40 +101,75 @@ describe('instrumented client-node clients', () => {
     await expect(coord.readNamespacedLease({ name: 'lock', namespace: 'ns' })).rejects.toMatchObject({
       code: 404,
     });
-    leading = true;
-    await coord.createNamespacedLease({ namespace: 'ns', body: lease });
+    await unfenced.createNamespacedLease({ namespace: 'ns', body: lease });
     expect(api.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+    leading = true;
+    await coord.replaceNamespacedLease({
+      name: 'lock',
+      namespace: 'ns',
+      body: { ...lease, metadata: { ...lease.metadata, resourceVersion: '2' } },
+    });
+    expect(api.requests.filter((r) => r.method === 'PUT')).toHaveLength(1);
   });
 
-  it('writeSignal aborts in-flight writes when the term ends; timeoutMs bounds requests without a signal', async () => {
+  it("the caller's signal aborts an in-flight request; timeoutMs bounds every request", async () => {
+    const client = new KubeClient(api.kubeConfig(), { timeoutMs: 300 });
+    const coord = client.api(CoordinationV1Api);
     const term = new AbortController();
-    const coord = makeApiClient(api.kubeConfig(), CoordinationV1Api, {
-      writeSignal: () => term.signal,
-      timeoutMs: 300,
-    });
     api.hangPaths.add(api.collection);
-    const write = coord.createNamespacedLease({ namespace: 'ns', body: lease });
+    const write = coord.createNamespacedLease({ namespace: 'ns', body: lease }, withSignal(term.signal));
     await new Promise((r) => setTimeout(r, 50));
     term.abort(new NotLeaderError('term over'));
     await expect(write).rejects.toThrow();
 
     api.hangPaths.add(`${api.collection}/lock`);
     const started = performance.now();
-    await expect(coord.readNamespacedLease({ name: 'lock', namespace: 'ns' })).rejects.toThrow();
+    // a signal that never fires does not lift the timeout
+    await expect(
+      coord.readNamespacedLease({ name: 'lock', namespace: 'ns' }, withSignal(new AbortController().signal)),
+    ).rejects.toThrow();
     const took = performance.now() - started;
     expect(took).toBeGreaterThanOrEqual(250);
     expect(took).toBeLessThan(3_000);
   });
 
+  it('leaves no listener on a long-lived signal after its requests finish (no AbortSignal.any leak)', async () => {
+    const client = new KubeClient(api.kubeConfig());
+    const term = new AbortController();
+    for (let i = 0; i < 20; i++) {
+      await expect(
+        client.request('GET', `${api.collection}/lock`, { signal: term.signal }),
+      ).rejects.toMatchObject({
+        code: 404,
+      });
+    }
+    await client.request('POST', api.collection, { body: lease, signal: term.signal });
+    expect(getEventListeners(term.signal, 'abort')).toHaveLength(0);
+    const link = linkedSignal(term.signal, 10_000);
+    expect(getEventListeners(term.signal, 'abort')).toHaveLength(1);
+    link.dispose();
+    expect(getEventListeners(term.signal, 'abort')).toHaveLength(0);
+    term.abort(new Error('x'));
+    expect(linkedSignal(term.signal, undefined).signal.aborted).toBe(true);
+  });
+
+  it('close() destroys the pooled connections', async () => {
+    const client = new KubeClient(api.kubeConfig());
+    await expect(client.request('GET', `${api.collection}/lock`)).rejects.toMatchObject({ code: 404 });
+    expect(client.pooledAgents()).toBe(1);
+    client.close();
+    expect(client.pooledAgents()).toBe(0);
+  });
+
   it('reuses connections (keep-alive) unless told not to', async () => {
-    const pooled = makeApiClient(api.kubeConfig(), CoordinationV1Api);
+    const pooled = new KubeClient(api.kubeConfig()).api(CoordinationV1Api);
     for (let i = 0; i < 5; i++) {
       await expect(pooled.readNamespacedLease({ name: 'lock', namespace: 'ns' })).rejects.toMatchObject({
         code: 404,
       });
     }
     expect(api.connections).toBe(1);
-    const fresh = makeApiClient(api.kubeConfig(), CoordinationV1Api, { reuseConnections: false });
+    const fresh = new KubeClient(api.kubeConfig(), { reuseConnections: false }).api(CoordinationV1Api);
     for (let i = 0; i < 5; i++) {
       await expect(fresh.readNamespacedLease({ name: 'lock', namespace: 'ns' })).rejects.toMatchObject({
         code: 404,
@@ -137,9 +178,9 @@ describe('instrumented client-node clients', () => {
     expect(api.connections).toBe(6);
   });
 
-  it('InstrumentedWatch counts watch requests as GET with their status', async () => {
+  it('counts watch requests as GET with their status, on the pooled connection', async () => {
     const metrics = createMetrics({ defaultMetrics: false });
-    const w = new InstrumentedWatch(api.kubeConfig(), metrics.restClient);
+    const w = new KubeClient(api.kubeConfig(), { metrics: metrics.restClient });
     const c = await w.watch(
       api.collection,
       {},
@@ -154,7 +195,8 @@ describe('instrumented client-node clients', () => {
       () => {},
     );
     bad.abort();
-    const deadWatch = new InstrumentedWatch(api.kubeConfig(await closedPort()), metrics.restClient);
+    expect(w.pooledAgents()).toBe(1);
+    const deadWatch = new KubeClient(api.kubeConfig(await closedPort()), { metrics: metrics.restClient });
     await deadWatch.watch(
       api.collection,
       {},

@@ -1,0 +1,72 @@
+// The writes a reconcile can make, as one small interface: the actions depend on it, the unit tests
+// fake it, and kubeWriter() sends them through the operator's one transport (fenced there), each with
+// the reconcile's AbortSignal — its leader term's — so a term that ends cuts its writes off.
+import { PatchStrategy, type CoreV1Event, type KubernetesObject } from '@kubernetes/client-node';
+import { GROUP, PLURAL, VERSION } from '../../api/constants.js';
+import type { GlooHA, GlooHAStatus } from '../../api/types.js';
+import { errorStatus, type KubeClient } from '../../kube/client.js';
+import { resourcePath } from '../../kube/paths.js';
+import { kindInfo } from '../kinds.js';
+import type { ObjectRef } from '../plan-types.js';
+
+export interface ObjectWriter {
+  /** Server-side apply, forcing ownership of the fields in `body` for `fieldManager`. */
+  apply(body: KubernetesObject, fieldManager: string, signal: AbortSignal): Promise<void>;
+  /** Deletes; an object already gone is not an error. */
+  delete(ref: ObjectRef, signal: AbortSignal): Promise<void>;
+  /** Replaces the finalizer list, based on the GlooHA's resourceVersion (409 if it moved since). */
+  setFinalizers(g: GlooHA, finalizers: string[], signal: AbortSignal): Promise<void>;
+  /** Replaces the status subresource. */
+  writeStatus(g: GlooHA, status: GlooHAStatus, signal: AbortSignal): Promise<void>;
+  createEvent(event: CoreV1Event, signal: AbortSignal): Promise<void>;
+}
+
+const GLOOHAS = { group: GROUP, version: VERSION, plural: PLURAL };
+
+export function kubeWriter(client: KubeClient): ObjectWriter {
+  return {
+    async apply(body, fieldManager, signal) {
+      const info = kindInfo(body.kind ?? '');
+      // force: a controller owns its fields outright (controller-runtime's ForceOwnership); without it
+      // an apply conflicts with Helm's or kubectl's earlier writes of the same field.
+      await client.request('PATCH', resourcePath(info, body.metadata?.namespace, body.metadata?.name), {
+        query: { fieldManager, force: true },
+        body,
+        contentType: PatchStrategy.ServerSideApply,
+        signal,
+      });
+    },
+    async delete(ref, signal) {
+      try {
+        await client.request('DELETE', resourcePath(kindInfo(ref.kind), ref.namespace, ref.name), { signal });
+      } catch (err) {
+        if (errorStatus(err) !== 404) throw err;
+      }
+    },
+    async setFinalizers(g, finalizers, signal) {
+      // The resourceVersion makes this fail with 409 rather than drop a finalizer someone added since.
+      await client.request('PATCH', resourcePath(GLOOHAS, g.metadata.namespace, g.metadata.name), {
+        body: { metadata: { finalizers, resourceVersion: g.metadata.resourceVersion } },
+        contentType: PatchStrategy.MergePatch,
+        signal,
+      });
+    },
+    async writeStatus(g, status, signal) {
+      await client.request('PATCH', resourcePath(GLOOHAS, g.metadata.namespace, g.metadata.name, 'status'), {
+        body: [{ op: 'add', path: '/status', value: status }],
+        contentType: PatchStrategy.JsonPatch,
+        signal,
+      });
+    },
+    async createEvent(event, signal) {
+      await client.request(
+        'POST',
+        resourcePath({ group: '', version: 'v1', plural: 'events' }, event.metadata.namespace),
+        {
+          body: event,
+          signal,
+        },
+      );
+    },
+  };
+}

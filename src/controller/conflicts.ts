@@ -1,0 +1,76 @@
+// Two ways the operator could fight over one object, and how they are caught before anything is
+// written:
+// - rivals: two GlooHAs for the same install. The older one wins; the younger is Stalled.
+// - self-conflict: one GlooHA whose desired state names the same object twice with different bodies
+//   (e.g. gateway proxies `publicGw` and `public-gw` that both resolve to Deployment public-gw, or two
+//   equal deploymentNames). Applying both would alternate the object between them for ever; instead
+//   the GlooHA is Stalled with the colliding object and its sources named.
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { GlooHA } from '../api/types.js';
+import { installNamespaceOf } from '../core/desired.js';
+import type { KubeObject } from '../core/templates.js';
+import { canonicalJson } from './compare.js';
+
+function keyOf(g: GlooHA): string {
+  return `${g.metadata.namespace ?? ''}/${g.metadata.name}`;
+}
+
+function byAge(a: GlooHA, b: GlooHA): number {
+  const ta = String(a.metadata.creationTimestamp ?? '');
+  const tb = String(b.metadata.creationTimestamp ?? '');
+  if (ta !== tb) return ta < tb ? -1 : 1;
+  return keyOf(a) < keyOf(b) ? -1 : 1;
+}
+
+/** Two GlooHAs manage the same install when namespace, selector and Helm release all agree. */
+export function sameTarget(a: GlooHA, b: GlooHA): boolean {
+  return (
+    installNamespaceOf(a) === installNamespaceOf(b) &&
+    canonicalJson(a.spec?.target?.selector ?? null) === canonicalJson(b.spec?.target?.selector ?? null) &&
+    (a.spec?.target?.helmRelease ?? '') === (b.spec?.target?.helmRelease ?? '')
+  );
+}
+
+/** The older live GlooHA that manages the same install as `g`, if any (then `g` must stand back). */
+export function olderRival(g: GlooHA, others: readonly GlooHA[]): GlooHA | undefined {
+  const contenders = [g, ...others.filter((o) => keyOf(o) !== keyOf(g))].filter(
+    (o) => !o.metadata.deletionTimestamp && sameTarget(o, g),
+  );
+  const first = contenders.sort(byAge)[0];
+  return first && keyOf(first) !== keyOf(g) ? first : undefined;
+}
+
+export interface SelfConflict {
+  /** "Kind namespace/name" of the object named twice. */
+  target: string;
+  /** The glooha.io/component labels (or names) of the bodies that collide. */
+  sources: string[];
+}
+
+function identity(o: KubeObject | KubernetesObject): string {
+  const group = (o.apiVersion ?? '').includes('/') ? (o.apiVersion ?? '').split('/')[0] : '';
+  return `${o.kind}.${group} ${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
+}
+
+/**
+ * Objects the desired state names more than once with different bodies. Identical duplicates are
+ * harmless (the second apply is a no-op) and not reported.
+ */
+export function selfConflicts(bodies: readonly KubeObject[]): SelfConflict[] {
+  const byTarget = new Map<string, KubeObject[]>();
+  for (const b of bodies) {
+    const k = identity(b);
+    byTarget.set(k, [...(byTarget.get(k) ?? []), b]);
+  }
+  const out: SelfConflict[] = [];
+  for (const [, group] of byTarget) {
+    if (group.length < 2) continue;
+    if (new Set(group.map((b) => canonicalJson(b))).size < 2) continue;
+    const first = group[0]!;
+    out.push({
+      target: `${first.kind} ${first.metadata.namespace}/${first.metadata.name}`,
+      sources: group.map((b) => b.metadata.labels?.['glooha.io/component'] ?? b.metadata.name),
+    });
+  }
+  return out;
+}

@@ -1,0 +1,62 @@
+// Which failures of a write are terminal — retrying cannot help until a human acts — and what the
+// GlooHA's status says about them. Everything else (409 conflicts, 5xx, timeouts, connection errors)
+// is transient: the work queue retries it with backoff.
+//   403 Forbidden            → Stalled/Forbidden: the API server's words name the verb, resource and
+//                              namespace; check again in a minute (someone may grant it).
+//   400 BadRequest, 422 Invalid → Stalled/InvalidObject with the server's message; check again after
+//                              30 s, doubling to 10 min. A spec change reconciles at once anyway.
+import { errorStatus } from '../kube/client.js';
+import type { Stall } from './status.js';
+
+export const FORBIDDEN_REQUEUE_MS = 60_000;
+const INVALID_REQUEUE_BASE_MS = 30_000;
+const INVALID_REQUEUE_MAX_MS = 10 * 60_000;
+
+/** The requeue delay after the n-th consecutive invalid-object failure (n from 0). */
+export function invalidRequeueMs(previousFailures: number): number {
+  return Math.min(INVALID_REQUEUE_MAX_MS, INVALID_REQUEUE_BASE_MS * 2 ** Math.min(previousFailures, 20));
+}
+
+/** The API server's own message (the Status body's `message`), else the error's first line. */
+export function serverMessage(err: unknown): string {
+  const cause = (err as { cause?: unknown }).cause ?? err;
+  const body = (cause as { body?: unknown }).body;
+  try {
+    const parsed = (typeof body === 'string' ? JSON.parse(body) : body) as { message?: unknown } | undefined;
+    if (typeof parsed?.message === 'string' && parsed.message) return parsed.message;
+  } catch {
+    /* not JSON: fall back to the error message */
+  }
+  return ((cause as Error)?.message ?? String(cause)).split('\n')[0] ?? 'unknown error';
+}
+
+export interface TerminalFailure {
+  kind: 'forbidden' | 'invalid';
+  stall: Stall;
+}
+
+/** The stall a terminal write failure means, or undefined for a transient one. */
+export function terminalFailure(err: unknown): TerminalFailure | undefined {
+  const code = errorStatus((err as { cause?: unknown }).cause ?? err) ?? errorStatus(err);
+  const what = (err as { what?: unknown }).what;
+  const prefix = typeof what === 'string' ? `${what}: ` : '';
+  if (code === 403) {
+    return {
+      kind: 'forbidden',
+      stall: {
+        reason: 'Forbidden',
+        message: `${serverMessage(err)}. Grant the operator's ServiceAccount this permission (the Helm chart's RBAC does; in namespaced mode the install's namespace must be in watchNamespaces)`,
+      },
+    };
+  }
+  if (code === 400 || code === 422) {
+    return {
+      kind: 'invalid',
+      stall: {
+        reason: 'InvalidObject',
+        message: `the API server rejected ${prefix}${serverMessage(err)}. Fix the GlooHA spec field that produces this value; the operator retries with backoff`,
+      },
+    };
+  }
+  return undefined;
+}

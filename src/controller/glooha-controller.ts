@@ -1,0 +1,171 @@
+// Wires the GlooHA reconciler into a manager: the informers it reads (shared, warm on every replica),
+// which events enqueue which GlooHA keys, and the handlers that run whatever the leadership (Gloo's
+// Lease tracker, forgetting a deleted GlooHA's memory).
+import type {
+  KubernetesObject,
+  V1Deployment,
+  V1Lease,
+  V1PodDisruptionBudget,
+  V2HorizontalPodAutoscaler,
+} from '@kubernetes/client-node';
+import {
+  GROUP,
+  LABEL_MANAGED_BY,
+  LABEL_OWNER_NAME,
+  LABEL_OWNER_NAMESPACE,
+  MANAGER,
+  PLURAL,
+  VERSION,
+} from '../api/constants.js';
+import type { GlooHA } from '../api/types.js';
+import { installNamespaceOf } from '../core/desired.js';
+import type { Manager } from '../manager/manager.js';
+import type { OperatorMetrics } from '../metrics/index.js';
+import { realClock, type Clock } from '../runtime/clock.js';
+import { generationChanged, type EventFilter } from '../runtime/filters.js';
+import type { Informer } from '../runtime/informer.js';
+import { objectKey } from '../runtime/store.js';
+import { EventRecorder } from './actions/events.js';
+import { kubeWriter } from './actions/writer.js';
+import { GlooLeaderTracker } from './gloo-leader.js';
+import { DEPLOYMENTS, GLOO_HPAS, GLOO_PDBS, LEASES, OWNED_KINDS } from './kinds.js';
+import { ReconcilerMemory } from './memory.js';
+import type { Snapshot } from './plan-types.js';
+import { CONTROLLER_NAME, reconcile } from './reconciler.js';
+
+type GlooHAObject = GlooHA & KubernetesObject;
+
+export interface GlooHAControllerOptions {
+  concurrency: number;
+  resyncPeriodMs: number;
+  metrics?: OperatorMetrics;
+  clock?: Clock;
+}
+
+/** The GlooHA an owned object belongs to, from its owner labels. */
+export function ownerKey(obj: KubernetesObject): string | undefined {
+  const l = obj.metadata?.labels ?? {};
+  const name = l[LABEL_OWNER_NAME];
+  const ns = l[LABEL_OWNER_NAMESPACE];
+  return name && ns ? `${ns}/${name}` : undefined;
+}
+
+export interface GlooHAController {
+  /** For tests: what is remembered per GlooHA (must be forgotten with it). */
+  memory: ReconcilerMemory;
+  gloohas: Informer<GlooHAObject>;
+}
+
+export function setupGlooHAController(mgr: Manager, opts: GlooHAControllerOptions): GlooHAController {
+  const clock = opts.clock ?? realClock;
+  const gloohas = mgr.informer<GlooHAObject>({ group: GROUP, version: VERSION, plural: PLURAL });
+  gloohas.addIndex('installNamespace', (g) => [installNamespaceOf(g)]);
+  // Gloo's chart labels everything it creates app=gloo: watch that, not every Deployment.
+  const deployments = mgr.informer<V1Deployment & KubernetesObject>({
+    ...DEPLOYMENTS,
+    labelSelector: 'app=gloo',
+  });
+  const glooHpas = mgr.informer<V2HorizontalPodAutoscaler & KubernetesObject>({
+    ...GLOO_HPAS,
+    labelSelector: 'app=gloo',
+  });
+  const glooPdbs = mgr.informer<V1PodDisruptionBudget & KubernetesObject>({
+    ...GLOO_PDBS,
+    labelSelector: 'app=gloo',
+  });
+  const managed = `${LABEL_MANAGED_BY}=${MANAGER}`;
+  const owned = new Map(OWNED_KINDS.map((k) => [k.kind, mgr.informer({ ...k, labelSelector: managed })]));
+  const leases = mgr.informer<V1Lease & KubernetesObject>({ ...LEASES, fieldSelector: 'metadata.name=gloo' });
+
+  const keysForNamespace = (namespace: string | undefined): string[] =>
+    namespace ? gloohas.store.byIndex('installNamespace', namespace).map((g) => objectKey(g)) : [];
+  const enqueueNamespace = (namespace: string) => {
+    for (const key of keysForNamespace(namespace)) mgr.enqueue(CONTROLLER_NAME, key);
+  };
+
+  // Gloo's Lease: tracked on every replica (a new leader knows who leads Gloo at once). Renewals are
+  // swallowed; only a holder or freshness change enqueues.
+  const tracker = new GlooLeaderTracker(enqueueNamespace, clock);
+  leases.addEventHandler({
+    add: (l) =>
+      tracker.observe(l.metadata?.namespace ?? '', l) && enqueueNamespace(l.metadata?.namespace ?? ''),
+    update: (_old, l) =>
+      tracker.observe(l.metadata?.namespace ?? '', l) && enqueueNamespace(l.metadata?.namespace ?? ''),
+    delete: (l) =>
+      tracker.forget(l.metadata?.namespace ?? '') && enqueueNamespace(l.metadata?.namespace ?? ''),
+  });
+  mgr.onStop(() => tracker.stop());
+
+  const memory = new ReconcilerMemory();
+  const writer = kubeWriter(mgr.client);
+  const events = new EventRecorder(writer, mgr.log, () => clock.wallNow().getTime());
+  // A deleted GlooHA's memory goes on every replica, leader or not.
+  gloohas.on('delete', (g) => {
+    memory.forget(objectKey(g));
+    events.forget(g.metadata.uid);
+  });
+
+  const snapshot = (key: string): Snapshot => {
+    const g = gloohas.store.get(key);
+    const ns = g ? installNamespaceOf(g) : '';
+    return {
+      key,
+      glooHA: g,
+      sameNamespace: g ? gloohas.store.byIndex('installNamespace', ns) : [],
+      deployments: g ? deployments.store.list(ns) : [],
+      glooHpas: g ? glooHpas.store.list(ns) : [],
+      glooPdbs: g ? glooPdbs.store.list(ns) : [],
+      owned: new Map([...owned].map(([kind, inf]) => [kind, g ? inf.store.list() : []])),
+      leader: g ? tracker.status(ns) : undefined,
+      lastCorrections: memory.lastCorrections(key),
+      now: clock.wallNow(),
+    };
+  };
+
+  const updateReadyGauge = () => {
+    if (!opts.metrics) return;
+    const counts = { true: 0, false: 0, unknown: 0 };
+    for (const g of gloohas.store.list()) {
+      const ready = g.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+      if (ready === 'True') counts.true++;
+      else if (ready === 'False') counts.false++;
+      else counts.unknown++;
+    }
+    opts.metrics.glooha.setResources(counts);
+  };
+
+  opts.metrics?.reconcile.register(CONTROLLER_NAME);
+  const toInstall = { mapToKeys: (o: KubernetesObject) => keysForNamespace(o.metadata?.namespace) };
+  const toOwner = { mapToKeys: (o: KubernetesObject) => ownerKey(o) };
+  mgr.add({
+    name: CONTROLLER_NAME,
+    concurrency: opts.concurrency,
+    resyncPeriodMs: opts.resyncPeriodMs,
+    reconcile: async (key, ctx) => {
+      try {
+        return await reconcile(key, ctx, {
+          snapshot,
+          writer,
+          events,
+          memory,
+          metrics: opts.metrics,
+          log: mgr.log,
+        });
+      } finally {
+        updateReadyGauge();
+      }
+    },
+    watches: [
+      // Spec (generation), deletion, finalizers, labels and annotations; not our own status writes.
+      {
+        informer: gloohas as unknown as Informer<KubernetesObject>,
+        filter: generationChanged as EventFilter<KubernetesObject>,
+      },
+      { informer: deployments as unknown as Informer<KubernetesObject>, ...toInstall },
+      { informer: glooHpas as unknown as Informer<KubernetesObject>, ...toInstall },
+      { informer: glooPdbs as unknown as Informer<KubernetesObject>, ...toInstall },
+      ...[...owned.values()].map((informer) => ({ informer, ...toOwner })),
+    ],
+  });
+  return { memory, gloohas };
+}

@@ -1,0 +1,43 @@
+// The kinds the reconciler reads and writes, and where they live on the API server. One table, so the
+// watches, the owned-object informers and the writer cannot disagree.
+import type { ResourceRef } from '../kube/paths.js';
+
+export interface KindInfo extends ResourceRef {
+  kind: string;
+}
+
+/** Kinds the operator creates and owns (labelled managed-by glooha-operator), in apply order. */
+export const OWNED_KINDS: readonly KindInfo[] = [
+  { kind: 'PodDisruptionBudget', group: 'policy', version: 'v1', plural: 'poddisruptionbudgets' },
+  {
+    kind: 'HorizontalPodAutoscaler',
+    group: 'autoscaling',
+    version: 'v2',
+    plural: 'horizontalpodautoscalers',
+  },
+  { kind: 'Role', group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'roles' },
+  { kind: 'RoleBinding', group: 'rbac.authorization.k8s.io', version: 'v1', plural: 'rolebindings' },
+  { kind: 'ConfigMap', group: '', version: 'v1', plural: 'configmaps' },
+];
+
+export const DEPLOYMENTS: KindInfo = {
+  kind: 'Deployment',
+  group: 'apps',
+  version: 'v1',
+  plural: 'deployments',
+};
+export const GLOO_HPAS = OWNED_KINDS[1]!;
+export const GLOO_PDBS = OWNED_KINDS[0]!;
+export const LEASES: KindInfo = {
+  kind: 'Lease',
+  group: 'coordination.k8s.io',
+  version: 'v1',
+  plural: 'leases',
+};
+
+/** Where objects of `kind` live; throws for a kind the operator never writes. */
+export function kindInfo(kind: string): KindInfo {
+  const info = [...OWNED_KINDS, DEPLOYMENTS].find((k) => k.kind === kind);
+  if (!info) throw new Error(`the operator does not write objects of kind ${kind}`);
+  return info;
+}

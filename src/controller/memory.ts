@@ -1,0 +1,52 @@
+// What the reconciler remembers per GlooHA between reconciles — kept small and forgotten when the
+// GlooHA goes, whichever replica sees it go (a standby too: its informer sees the delete even though it
+// reconciles nothing, and would otherwise keep the entries of every GlooHA ever deleted).
+import type { DriftReport } from './status.js';
+
+interface StatusWrite {
+  json: string;
+  basedOn: string | undefined;
+}
+
+export class ReconcilerMemory {
+  /**
+   * The last drift corrections. Kept here, not only in status: the status in the cache may be a step
+   * behind our own write, and a reconcile computing status from it would erase the record.
+   */
+  private readonly corrections = new Map<string, DriftReport[]>();
+  private readonly statusWrites = new Map<string, StatusWrite>();
+  /** Consecutive terminal failures (invalid object) per key: their requeue backs off. */
+  private readonly terminalFailures = new Map<string, number>();
+
+  lastCorrections(key: string): readonly DriftReport[] {
+    return this.corrections.get(key) ?? [];
+  }
+  setCorrections(key: string, reports: DriftReport[]): void {
+    this.corrections.set(key, reports);
+  }
+  lastStatusWrite(key: string): StatusWrite | undefined {
+    return this.statusWrites.get(key);
+  }
+  recordStatusWrite(key: string, w: StatusWrite): void {
+    this.statusWrites.set(key, w);
+  }
+  /** Counts one more terminal failure and returns how many there were before it. */
+  terminalFailure(key: string): number {
+    const n = this.terminalFailures.get(key) ?? 0;
+    this.terminalFailures.set(key, n + 1);
+    return n;
+  }
+  clearTerminalFailures(key: string): void {
+    this.terminalFailures.delete(key);
+  }
+  forget(key: string): void {
+    this.corrections.delete(key);
+    this.statusWrites.delete(key);
+    this.terminalFailures.delete(key);
+  }
+  /** Keys with anything remembered (for tests: nothing may outlive its GlooHA). */
+  size(): number {
+    return new Set([...this.corrections.keys(), ...this.statusWrites.keys(), ...this.terminalFailures.keys()])
+      .size;
+  }
+}

@@ -1,0 +1,98 @@
+// The data a reconcile works on: a Snapshot of the caches in, a Plan of writes out. plan.ts turns one
+// into the other without I/O; actions/ carry a Plan out; reconciler.ts runs the two.
+import type {
+  KubernetesObject,
+  V1Deployment,
+  V1PodDisruptionBudget,
+  V2HorizontalPodAutoscaler,
+} from '@kubernetes/client-node';
+import type { GlooHA, GlooHAStatus, LeaderStatus } from '../api/types.js';
+import type { Handover } from './handover.js';
+import type { DriftReport, Stall } from './status.js';
+
+export const FINALIZER = 'glooha.io/handover';
+/** Hash of the body we last applied to an object; a mismatch means the spec changed, not drift. */
+export const APPLIED_ANNOTATION = 'glooha.io/applied';
+
+/** Everything one reconcile of one GlooHA reads, taken from the caches at its start. */
+export interface Snapshot {
+  /** namespace/name of the GlooHA. */
+  key: string;
+  /** undefined: it is gone (deleted and finalized). */
+  glooHA: GlooHA | undefined;
+  /** Every other GlooHA whose install is in the same namespace (for the rival check). */
+  sameNamespace: GlooHA[];
+  /** Gloo's Deployments, HPAs and PDBs (app=gloo) in the install's namespace. */
+  deployments: V1Deployment[];
+  glooHpas: V2HorizontalPodAutoscaler[];
+  glooPdbs: V1PodDisruptionBudget[];
+  /** Objects carrying our managed-by label, by kind (any owner: plan filters by the owner labels). */
+  owned: ReadonlyMap<string, readonly KubernetesObject[]>;
+  /** Who leads Gloo in the install's namespace. */
+  leader: LeaderStatus | undefined;
+  /** The drift corrections of an earlier reconcile, still worth reporting (see ReconcilerMemory). */
+  lastCorrections: readonly DriftReport[];
+  /** Wall-clock time, for condition timestamps only. */
+  now: Date;
+}
+
+export type ApplyReason = 'create' | 'update' | 'drift';
+
+export interface PlannedApply {
+  /** The server-side apply body, with the APPLIED_ANNOTATION already set. */
+  body: KubernetesObject;
+  reason: ApplyReason;
+  /** "Kind namespace/name". */
+  what: string;
+  /** For drift corrections: what changed, and who changed it. */
+  drift?: string;
+  /** glooha.io/component label (drift metric). */
+  component: string;
+}
+
+export interface ObjectRef {
+  apiVersion: string;
+  kind: string;
+  namespace: string;
+  name: string;
+}
+
+export interface PlannedEvent {
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+}
+
+export interface Plan {
+  /** Set the GlooHA's finalizers to this list (add ours, or remove it once finalized). */
+  finalizers?: string[];
+  /** In order: owned objects first, then the partial applies to Gloo's objects. */
+  applies: PlannedApply[];
+  /** Owned objects to delete (no longer desired; or, on deletion, those GC cannot reach). */
+  prunes: ObjectRef[];
+  /** On deletion: the fields handed over on Gloo's objects (see handover.ts). */
+  handover: Handover[];
+  /** The status to write, or undefined when it would not change. */
+  status?: GlooHAStatus;
+  events: PlannedEvent[];
+  /** Drift corrections to remember for later reconciles (replaces the memory when set). */
+  corrections?: DriftReport[];
+  /** Why the GlooHA cannot make progress, if it cannot. */
+  stall?: Stall;
+  requeueAfterMs?: number;
+  /** The GlooHA is gone: forget everything kept for it. */
+  forget?: boolean;
+}
+
+export function emptyPlan(): Plan {
+  return { applies: [], prunes: [], handover: [], events: [] };
+}
+
+export function refOf(obj: KubernetesObject): ObjectRef {
+  return {
+    apiVersion: obj.apiVersion ?? '',
+    kind: obj.kind ?? '',
+    namespace: obj.metadata?.namespace ?? '',
+    name: obj.metadata?.name ?? '',
+  };
+}

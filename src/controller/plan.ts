@@ -1,0 +1,287 @@
+// plan(snapshot): what one reconcile of one GlooHA should write, decided without I/O. The reconciler
+// (reconciler.ts) takes a Snapshot of the caches, asks for a Plan and hands it to the actions.
+//
+// Branches, in order:
+//   gone            → forget what was kept for it
+//   deleting        → hand over Gloo's fields, delete owned objects GC cannot reach, drop the finalizer
+//   no finalizer    → add it (the update event brings the GlooHA back)
+//   older rival     → Stalled ConflictingGlooHA, nothing written
+//   no gloo found   → Stalled TargetNotFound, check again in a minute
+//   invalid spec    → Stalled InvalidSpec
+//   self-conflict   → Stalled ConflictingDesiredObjects, nothing written
+//   otherwise       → apply what is missing, changed by the spec, or drifted (per driftPolicy); prune
+//                     owned objects no longer desired; events; status
+// Failures met while carrying a plan out (403, 400/422) become a Stalled plan through stalledPlan().
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { GlooHA, GlooHAStatus } from '../api/types.js';
+import { desired, installNamespaceOf, type Desired } from '../core/desired.js';
+import type { Owner } from '../core/ownership.js';
+import type { KubeObject } from '../core/templates.js';
+import { canonicalJson, isSubset, stableHash } from './compare.js';
+import { olderRival, selfConflicts } from './conflicts.js';
+import { describeDrift } from './drift.js';
+import { handoverOf } from './handover.js';
+import { inTarget, isOwnedBy, observeInstall } from './observe.js';
+import {
+  APPLIED_ANNOTATION,
+  emptyPlan,
+  FINALIZER,
+  refOf,
+  type Plan,
+  type PlannedApply,
+  type Snapshot,
+} from './plan-types.js';
+import { computeStatus, type DriftReport, type Stall } from './status.js';
+
+/** Requeue after applying: the objects settle, then status reports them. */
+export const SETTLE_REQUEUE_MS = 2_000;
+/** Requeue while waiting for a missing install (no event announces it in another namespace). */
+export const TARGET_REQUEUE_MS = 60_000;
+
+export function ownerOf(g: GlooHA): Owner {
+  return { name: g.metadata.name, namespace: g.metadata.namespace ?? 'default', uid: g.metadata.uid };
+}
+
+function finalizersOf(g: GlooHA): string[] {
+  return (g.metadata.finalizers as string[] | undefined) ?? [];
+}
+
+/** The status to write: undefined when the GlooHA already has exactly this one. */
+function changed(g: GlooHA, status: GlooHAStatus): GlooHAStatus | undefined {
+  return canonicalJson(status) === canonicalJson(g.status ?? {}) ? undefined : status;
+}
+
+/** A plan that writes nothing but a Stalled status and a Warning event. */
+export function stalledPlan(s: Snapshot, stall: Stall, requeueAfterMs?: number): Plan {
+  const g = s.glooHA;
+  const plan: Plan = { ...emptyPlan(), stall, requeueAfterMs };
+  if (!g) return plan;
+  plan.events.push({ type: 'Warning', reason: stall.reason, message: stall.message });
+  plan.status = changed(
+    g,
+    computeStatus({
+      generation: g.metadata.generation,
+      previous: g.status,
+      now: s.now,
+      stall,
+      leader: s.leader,
+      applied: 0,
+      drift: [],
+    }),
+  );
+  return plan;
+}
+
+/** `computeDesired` is the pure core's desired(); a parameter only so tests can feed the guards. */
+export function plan(s: Snapshot, computeDesired: typeof desired = desired): Plan {
+  const g = s.glooHA;
+  if (!g) return { ...emptyPlan(), forget: true };
+  if (g.metadata.deletionTimestamp) return finalizePlan(s, g);
+  if (!finalizersOf(g).includes(FINALIZER))
+    return { ...emptyPlan(), finalizers: [...finalizersOf(g), FINALIZER] };
+
+  const ns = installNamespaceOf(g);
+  const rival = olderRival(g, s.sameNamespace);
+  if (rival) {
+    return stalledPlan(s, {
+      reason: 'ConflictingGlooHA',
+      message: `the install in namespace ${ns} is already managed by GlooHA ${rival.metadata.namespace}/${rival.metadata.name} (created earlier); delete one of the two, or give them different spec.target selectors`,
+    });
+  }
+
+  const owner = ownerOf(g);
+  const target = g.spec?.target;
+  const ownedOf = (kind: string) =>
+    (s.owned.get(kind) ?? []).filter((o) => o.metadata?.namespace === ns && isOwnedBy(o, owner));
+  const hpas = [...s.glooHpas, ...ownedOf('HorizontalPodAutoscaler')];
+  const pdbs = [...s.glooPdbs, ...ownedOf('PodDisruptionBudget')];
+  const observed = observeInstall(
+    { namespace: ns, deployments: s.deployments.filter((d) => inTarget(d, target)), hpas, pdbs },
+    owner,
+    target,
+  );
+  if (!observed.gloo) {
+    return stalledPlan(
+      s,
+      {
+        reason: 'TargetNotFound',
+        message: `no Gloo install found in namespace ${ns}: no Deployment labelled app=gloo,gloo=gloo${target?.selector || target?.helmRelease ? ' matching spec.target' : ''}. Install Gloo there or fix spec.target; the operator waits for it`,
+      },
+      TARGET_REQUEUE_MS,
+    );
+  }
+  const result = computeDesired(g, observed);
+  if (!result.ok) {
+    return stalledPlan(s, {
+      reason: 'InvalidSpec',
+      message: result.errors.map((e) => `${e.path}: ${e.message}`).join('; '),
+    });
+  }
+  const d = result.desired;
+
+  const conflicts = selfConflicts([...d.owned, ...d.patches]);
+  if (conflicts.length > 0) {
+    const components = (target: string) =>
+      d.components.filter((c) => target.endsWith(`/${c.deploymentName}`)).map((c) => c.id);
+    return stalledPlan(s, {
+      reason: 'ConflictingDesiredObjects',
+      message: conflicts
+        .map((c) => {
+          const ids = components(c.target);
+          return `${c.target} is wanted twice with different contents${ids.length > 1 ? ` (by ${ids.join(' and ')})` : ` (${c.sources.join(', ')})`}`;
+        })
+        .join('; ')
+        .concat(
+          ': give each gateway proxy its own Deployment (check the keys and deploymentName); nothing was written for this GlooHA',
+        ),
+    });
+  }
+
+  return applyPlan(s, g, d, ns);
+}
+
+function liveOf(s: Snapshot, body: KubeObject, patch: boolean): KubernetesObject | undefined {
+  const same = (o: KubernetesObject) =>
+    o.metadata?.name === body.metadata.name && o.metadata?.namespace === body.metadata.namespace;
+  if (!patch) return s.owned.get(body.kind)?.find(same);
+  return body.kind === 'Deployment' ? s.deployments.find(same) : s.glooHpas.find(same);
+}
+
+function annotated(body: KubeObject, hash: string): KubernetesObject {
+  return {
+    ...body,
+    metadata: {
+      ...body.metadata,
+      annotations: {
+        ...((body.metadata as { annotations?: Record<string, string> }).annotations ?? {}),
+        [APPLIED_ANNOTATION]: hash,
+      },
+    },
+  } as KubernetesObject;
+}
+
+/**
+ * What to do with one desired body given its live object: nothing (in sync, or drift we only report),
+ * or an apply — when it is missing, changed by a new spec (hash annotation), or drifted under
+ * driftPolicy enforce.
+ */
+export function decideApply(
+  body: KubeObject,
+  live: KubernetesObject | undefined,
+  driftPolicy: Desired['driftPolicy'],
+): { apply?: PlannedApply; drift?: DriftReport } {
+  const hash = stableHash(body);
+  const what = `${body.kind} ${body.metadata.namespace}/${body.metadata.name}`;
+  const component = body.metadata.labels?.['glooha.io/component'] ?? body.metadata.name;
+  const base = { body: annotated(body, hash), what, component };
+  if (!live) return { apply: { ...base, reason: 'create' } };
+  if (live.metadata?.annotations?.[APPLIED_ANNOTATION] !== hash)
+    return { apply: { ...base, reason: 'update' } };
+  if (isSubset(body, live)) return {};
+  if (driftPolicy === 'ignore') return {};
+  const message = describeDrift(body, live);
+  if (driftPolicy === 'warn') return { drift: { message, corrected: false } };
+  return {
+    apply: { ...base, reason: 'drift', drift: message },
+    drift: { message: `restored ${message}`, corrected: true },
+  };
+}
+
+function applyPlan(s: Snapshot, g: GlooHA, d: Desired, ns: string): Plan {
+  const out = emptyPlan();
+  const drift: DriftReport[] = [];
+  const consider = (body: KubeObject, live: KubernetesObject | undefined) => {
+    const decision = decideApply(body, live, d.driftPolicy);
+    if (decision.apply) out.applies.push(decision.apply);
+    if (decision.drift) drift.push(decision.drift);
+  };
+  for (const body of d.owned) consider(body, liveOf(s, body, false));
+  // Owned objects of this GlooHA the spec no longer asks for. Never others'.
+  const owner = ownerOf(g);
+  const wanted = new Set(d.owned.map((o) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`));
+  for (const [kind, objs] of s.owned) {
+    for (const obj of objs) {
+      if (!isOwnedBy(obj, owner)) continue;
+      if (wanted.has(`${kind}/${obj.metadata?.namespace}/${obj.metadata?.name}`)) continue;
+      out.prunes.push({ ...refOf(obj), kind });
+    }
+  }
+  for (const body of d.patches) {
+    const live = liveOf(s, body, true);
+    if (live) consider(body, live); // no live object: the core reported it as a problem
+  }
+
+  for (const a of out.applies) {
+    if (a.reason === 'drift')
+      out.events.push({ type: 'Warning', reason: 'DriftCorrected', message: `restored ${a.drift}` });
+    else
+      out.events.push({
+        type: 'Normal',
+        reason: a.reason === 'create' ? 'Created' : 'Updated',
+        message: `${a.reason === 'create' ? 'created' : 'updated'} ${a.what}`,
+      });
+  }
+  for (const r of drift.filter((x) => !x.corrected))
+    out.events.push({ type: 'Warning', reason: 'DriftDetected', message: r.message });
+  for (const p of out.prunes)
+    out.events.push({
+      type: 'Normal',
+      reason: 'Deleted',
+      message: `deleted ${p.kind} ${p.namespace}/${p.name}`,
+    });
+  for (const w of d.warnings) out.events.push({ type: 'Warning', reason: 'HAWarning', message: w.message });
+  for (const p of d.problems) out.events.push({ type: 'Warning', reason: p.code, message: p.message });
+
+  // A correction stays on record (status may be a step behind our own write) until the next one.
+  const corrected = drift.filter((r) => r.corrected);
+  if (corrected.length > 0) out.corrections = corrected;
+  const reported = drift.length > 0 ? drift : [...s.lastCorrections];
+
+  const applied = out.applies.length + out.prunes.length;
+  const byName = <T extends KubernetesObject>(xs: T[]) => new Map(xs.map((x) => [x.metadata?.name ?? '', x]));
+  const ownedIn = (kind: string) =>
+    (s.owned.get(kind) ?? []).filter((o) => o.metadata?.namespace === ns && isOwnedBy(o, owner));
+  out.status = changed(
+    g,
+    computeStatus({
+      generation: g.metadata.generation,
+      previous: g.status,
+      now: s.now,
+      desired: d,
+      deployments: byName(s.deployments),
+      pdbs: byName([...s.glooPdbs, ...ownedIn('PodDisruptionBudget')]) as never,
+      hpas: byName([...s.glooHpas, ...ownedIn('HorizontalPodAutoscaler')]) as never,
+      leader: s.leader,
+      applied,
+      drift: reported,
+    }),
+  );
+  if (applied > 0) out.requeueAfterMs = SETTLE_REQUEUE_MS;
+  return out;
+}
+
+/**
+ * Deletion. Owned objects in the GlooHA's namespace go by ownerReference garbage collection; those in
+ * another namespace (no cross-namespace ownerReferences) are deleted here. Gloo's Deployments and
+ * HPAs keep their values (see handover.ts). Then the finalizer goes.
+ */
+function finalizePlan(s: Snapshot, g: GlooHA): Plan {
+  const out = emptyPlan();
+  if (!finalizersOf(g).includes(FINALIZER)) return out;
+  const owner = ownerOf(g);
+  const ns = installNamespaceOf(g);
+  for (const live of [...s.deployments, ...s.glooHpas] as KubernetesObject[]) {
+    if (live.metadata?.namespace !== ns) continue;
+    const h = handoverOf(live);
+    if (h) out.handover.push(h);
+  }
+  if (ns !== owner.namespace) {
+    for (const [kind, objs] of s.owned) {
+      for (const obj of objs) {
+        if (obj.metadata?.namespace === ns && isOwnedBy(obj, owner)) out.prunes.push({ ...refOf(obj), kind });
+      }
+    }
+  }
+  out.finalizers = finalizersOf(g).filter((f) => f !== FINALIZER);
+  return out;
+}

@@ -1,0 +1,129 @@
+// The GlooHA reconciler: take a snapshot of the caches, plan, run the plan's actions. Level-triggered
+// and idempotent, in the Flux/controller-runtime mould: a steady state plans no write, and every write
+// carries the reconcile's AbortSignal — its leader term's — and passes the transport's fence.
+import { errorStatus } from '../kube/client.js';
+import { NotLeaderError } from '../leader/leadership.js';
+import type { Logger } from '../log.js';
+import type { OperatorMetrics } from '../metrics/index.js';
+import type { WorkContext, WorkResult } from '../runtime/workqueue.js';
+import { runApplies } from './actions/apply.js';
+import type { EventRecorder } from './actions/events.js';
+import { runFinalizers } from './actions/finalizers.js';
+import { runHandover } from './actions/handover.js';
+import { runPrunes } from './actions/prune.js';
+import { runStatus } from './actions/status.js';
+import type { ObjectWriter } from './actions/writer.js';
+import { FORBIDDEN_REQUEUE_MS, invalidRequeueMs, terminalFailure } from './failures.js';
+import type { ReconcilerMemory } from './memory.js';
+import { plan, stalledPlan } from './plan.js';
+import type { Plan, Snapshot } from './plan-types.js';
+
+export const CONTROLLER_NAME = 'glooha';
+
+export interface ReconcilerDeps {
+  snapshot(key: string): Snapshot;
+  writer: ObjectWriter;
+  events: EventRecorder;
+  memory: ReconcilerMemory;
+  metrics?: OperatorMetrics;
+  log: Logger;
+}
+
+/** Carries out a plan. Returns the work queue's follow-up. */
+export async function execute(
+  p: Plan,
+  s: Snapshot,
+  signal: AbortSignal,
+  deps: ReconcilerDeps,
+): Promise<WorkResult | void> {
+  const { writer, events, memory, log } = deps;
+  const g = s.glooHA;
+  if (p.forget || !g) {
+    memory.forget(s.key);
+    return;
+  }
+  await runHandover(p.handover, writer, signal, (h) =>
+    log.info('handed over managed fields', { object: h.what }),
+  );
+  await runApplies(p.applies, writer, signal, (a) => {
+    log.info(a.reason === 'create' ? 'created' : a.reason === 'update' ? 'updated' : 'drift corrected', {
+      object: a.what,
+      ...(a.drift ? { drift: a.drift } : {}),
+    });
+    if (a.reason === 'drift') deps.metrics?.glooha.driftCorrected(a.component);
+  });
+  await runPrunes(p.prunes, writer, signal, (r) =>
+    log.info('deleted an owned object', { object: `${r.kind} ${r.namespace}/${r.name}` }),
+  );
+  if (p.finalizers) {
+    await runFinalizers(g, p.finalizers, writer, signal);
+    if (g.metadata.deletionTimestamp)
+      log.info('finalized: owned objects released, replicas left as they are');
+  }
+  if (p.corrections) memory.setCorrections(s.key, p.corrections);
+  for (const e of p.events) await events.record(g, e, signal);
+  if (p.stall) log.warn('stalled', { reason: p.stall.reason, message: p.stall.message });
+  if (p.status) await runStatus(s.key, g, p.status, memory, writer, signal);
+  return p.requeueAfterMs ? { requeueAfterMs: p.requeueAfterMs } : undefined;
+}
+
+/** One reconcile of one GlooHA key: the work queue's handler. */
+export async function reconcile(
+  key: string,
+  ctx: WorkContext,
+  deps: ReconcilerDeps,
+): Promise<WorkResult | void> {
+  const started = performance.now();
+  const log = deps.log.child({ key });
+  const observe = (result: 'success' | 'error' | 'requeue' | 'requeue_after') =>
+    deps.metrics?.reconcile.observe(CONTROLLER_NAME, result, (performance.now() - started) / 1000);
+  const s = deps.snapshot(key);
+  try {
+    const result = await execute(plan(s), s, ctx.signal, { ...deps, log });
+    deps.memory.clearTerminalFailures(key);
+    observe(result?.requeueAfterMs ? 'requeue_after' : 'success');
+    return result;
+  } catch (err) {
+    if (
+      ctx.signal.aborted ||
+      err instanceof NotLeaderError ||
+      (err as { cause?: unknown }).cause instanceof NotLeaderError
+    ) {
+      log.info('reconcile stopped: this replica no longer leads');
+      return;
+    }
+    const terminal = terminalFailure(err);
+    if (!terminal && errorStatus(err) === 409) {
+      // Optimistic concurrency: our cache was a step behind. Not a warning: retry (with the queue's
+      // backoff) once the cache has the newer object.
+      observe('requeue');
+      log.info('conflict with a newer version; retrying', { err });
+      return { requeue: true };
+    }
+    observe('error');
+    if (!terminal) {
+      log.error('reconcile failed; retrying with backoff', { err });
+      throw err;
+    }
+    const requeueAfterMs =
+      terminal.kind === 'forbidden'
+        ? FORBIDDEN_REQUEUE_MS
+        : invalidRequeueMs(deps.memory.terminalFailure(key));
+    log.error(
+      terminal.kind === 'forbidden'
+        ? 'forbidden: the operator lacks a permission'
+        : 'the API server rejected a write as invalid',
+      {
+        err,
+        retryInMs: requeueAfterMs,
+      },
+    );
+    try {
+      await execute(stalledPlan(s, terminal.stall), s, ctx.signal, { ...deps, log });
+    } catch (statusErr) {
+      if (ctx.signal.aborted) return;
+      log.error('could not report the failure in status either', { err: statusErr });
+    }
+    return { requeueAfterMs };
+  }
+}

@@ -1,0 +1,408 @@
+// The operator's one transport to the API server. Every request — informer lists and watches, the
+// Lease, every write — goes through one KubeClient, so there is one connection pool, one set of
+// `rest_client_*` metrics and one write fence:
+//
+// - Counting. Each request is counted into `rest_client_requests_total{code,method,host}` (client-go's
+//   metric), connection errors included as code `<error>`. Watches count as method GET with the status
+//   of the watch request.
+// - Pooling. client-node 1.x makes a new Agent — hence a new TCP and TLS handshake — per request. Here
+//   agents are pooled per TLS identity (CA, client cert/key, server name, verification) with
+//   keep-alive, so rotated credentials get a new pool; bearer tokens travel in headers. Proxy agents
+//   are left alone. The pool belongs to this client and `close()` destroys it.
+// - Fencing: the ONE place that decides whether a write may go out. `fence()` (the manager passes the
+//   leader's `assertLeading`) is called right before a mutating request (POST/PUT/PATCH/DELETE) is
+//   handed to the network, and again when the request gets its socket — Node emits 'socket'
+//   synchronously right before it flushes the request bytes — so a process frozen (SIGSTOP, a long
+//   GC pause) between the two sends nothing on waking after another replica took over. Only the Lease
+//   client is built `fenced: false`: renewing is how a paused leader becomes able to write again.
+// - Timeouts and cancellation. Every request is bounded by `timeoutMs` and by the caller's
+//   AbortSignal (the reconcile passes its leader term's signal). The two are linked by hand, with the
+//   listener removed when the response body has been read: `AbortSignal.any` on a term-long signal
+//   keeps every per-request signal alive until the term ends.
+//
+// Hook choice: client-node's generated clients take an `httpApi` (the HttpLibrary that sends the
+// request) through `createConfiguration`, a documented parameter; our wrapper delegates to client-node's
+// own IsomorphicFetchHttpLibrary, so TLS/auth behave as with `makeApiClient` (the KubeConfig is the
+// `default` auth method, exactly as makeApiClient registers it). Middleware would not do: its `post`
+// only runs when a response arrives, so connection errors would go uncounted. Watches do not go through
+// the generated clients (client-node's Watch calls node-fetch itself with the agent the KubeConfig
+// makes), so the Watch here is given a KubeConfig view whose agent comes from the same pool.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
+import { Agent as HttpAgent, type ClientRequest } from 'node:http';
+import { Agent as HttpsAgent, type AgentOptions } from 'node:https';
+import {
+  ApiException,
+  createConfiguration,
+  HttpMethod,
+  IsomorphicFetchHttpLibrary,
+  Observable,
+  ResponseContext,
+  ServerConfiguration,
+  Watch,
+  wrapHttpLibrary,
+  type ApiType,
+  type HttpLibrary,
+  type KubeConfig,
+  type ObservableMiddleware,
+  type RequestContext,
+} from '@kubernetes/client-node';
+
+/** What src/metrics implements to count API requests (client-go's rest_client_* series). */
+export interface RestClientMetrics {
+  /**
+   * One request finished. `code` is the HTTP status as a string, or `<error>` when no response came
+   * (connection refused, reset, timeout, TLS). `seconds` is the time to response headers; undefined for
+   * watches, whose duration is meaningless.
+   */
+  request(method: string, code: string, host: string, seconds?: number): void;
+}
+
+export const noRestClientMetrics: RestClientMetrics = { request: () => {} };
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export interface KubeClientOptions {
+  metrics?: RestClientMetrics;
+  /**
+   * The write fence: throws to refuse a mutating request. Called right before it is sent and again
+   * when it gets its socket. Default: never refuses (tools, tests).
+   */
+  fence?: () => void;
+  /** Upper bound for one request (to response body), whatever signal the caller passes. Default 30 s. */
+  timeoutMs?: number;
+  /** Keep-alive connection reuse. Default true. */
+  reuseConnections?: boolean;
+}
+
+export interface ApiClientOptions {
+  /** Default true. Only the Lease client passes false (see the module comment). */
+  fenced?: boolean;
+}
+
+export interface RequestOptions {
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  /** Default 'application/json' when there is a body. */
+  contentType?: string;
+  signal?: AbortSignal;
+}
+
+/** client-node's `ApiConstructor`, restated so callers need no deep import. */
+export type ApiClientConstructor<T extends ApiType> = new (
+  config: ReturnType<typeof createConfiguration>,
+) => T;
+
+type WatchCallback = Parameters<Watch['watch']>[2];
+type WatchDone = Parameters<Watch['watch']>[3];
+
+/** TLS options that distinguish one connection pool from another. */
+const POOL_KEYS = ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername'] as const;
+
+/** The fence of the write being sent, carried from `send()` through node-fetch to the agent. */
+const fenceContext = new AsyncLocalStorage<() => void>();
+
+/**
+ * An AbortSignal that fires when `parent` does or `timeoutMs` passes. `dispose()` removes the listener
+ * from `parent` and clears the timer: call it once the request is over, or a long-lived parent (a
+ * leader term) accumulates one listener per request it ever carried.
+ */
+export function linkedSignal(
+  parent: AbortSignal | undefined,
+  timeoutMs: number | undefined,
+): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(parent?.reason);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  if (parent?.aborted) controller.abort(parent.reason);
+  else parent?.addEventListener('abort', onAbort, { once: true });
+  if (timeoutMs !== undefined && !controller.signal.aborted) {
+    timer = setTimeout(
+      () => controller.abort(new DOMException(`request timed out after ${timeoutMs}ms`, 'TimeoutError')),
+      timeoutMs,
+    );
+    timer.unref();
+  }
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      parent?.removeEventListener('abort', onAbort);
+      if (timer !== undefined) clearTimeout(timer);
+    },
+  };
+}
+
+/** Per-call options for a generated client method: attach `signal` to the request. */
+export function withSignal(signal: AbortSignal | undefined): {
+  middleware: ObservableMiddleware[];
+  middlewareMergeStrategy: 'append';
+} {
+  return {
+    middleware: signal
+      ? [
+          {
+            pre: (ctx) => {
+              ctx.setSignal(signal);
+              return new Observable(Promise.resolve(ctx));
+            },
+            post: (ctx) => new Observable(Promise.resolve(ctx)),
+          },
+        ]
+      : [],
+    middlewareMergeStrategy: 'append',
+  };
+}
+
+function hostOf(server: string): string {
+  try {
+    return new URL(server).host;
+  } catch {
+    return server;
+  }
+}
+
+export class KubeClient {
+  readonly host: string;
+  private readonly server: string;
+  private readonly metrics: RestClientMetrics;
+  private readonly fence: (() => void) | undefined;
+  private readonly timeoutMs: number;
+  private readonly reuse: boolean;
+  private readonly pool = new Map<string, HttpAgent>();
+  private readonly fenced: HttpLibrary;
+  private readonly unfenced: HttpLibrary;
+  private readonly watcher: Watch;
+  private closed = false;
+
+  constructor(
+    readonly kubeConfig: KubeConfig,
+    options: KubeClientOptions = {},
+  ) {
+    const cluster = kubeConfig.getCurrentCluster();
+    if (!cluster) throw new Error('kubeconfig has no current cluster');
+    this.server = cluster.server;
+    this.host = hostOf(cluster.server);
+    this.metrics = options.metrics ?? noRestClientMetrics;
+    this.fence = options.fence;
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.reuse = options.reuseConnections ?? true;
+    const inner = new IsomorphicFetchHttpLibrary();
+    this.fenced = this.library(inner, true);
+    this.unfenced = this.library(inner, false);
+    // client-node's Watch only asks its KubeConfig for the cluster and the fetch options (auth
+    // headers and agent): this view hands it a pooled agent.
+    const view = {
+      getCurrentCluster: () => kubeConfig.getCurrentCluster(),
+      applyToFetchOptions: async (opts: object) => {
+        const fetchOpts = await kubeConfig.applyToFetchOptions(opts);
+        if (fetchOpts.agent instanceof HttpAgent) fetchOpts.agent = this.pooled(fetchOpts.agent);
+        return fetchOpts;
+      },
+    } as unknown as KubeConfig;
+    this.watcher = new Watch(view);
+  }
+
+  /** A generated API client (CoreV1Api, …) whose requests go through this transport. */
+  api<T extends ApiType>(api: ApiClientConstructor<T>, opts: ApiClientOptions = {}): T {
+    const configuration = createConfiguration({
+      baseServer: new ServerConfiguration(this.server, {}),
+      authMethods: { default: this.kubeConfig },
+      httpApi: opts.fenced === false ? this.unfenced : this.fenced,
+    });
+    return new api(configuration);
+  }
+
+  /**
+   * One JSON request to any path (core group included) — for lists, whose items must stay plain JSON
+   * like watch events (the generated clients turn dates into Date objects), and for status patches of
+   * any kind. Throws client-node's `ApiException` (with `.code`) on non-2xx, like the generated clients.
+   */
+  async request<T = unknown>(
+    method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+    path: string,
+    opts: RequestOptions = {},
+  ): Promise<T> {
+    const ctx = new ServerConfiguration<Record<string, string>>(this.server, {}).makeRequestContext(
+      path,
+      HttpMethod[method],
+    );
+    for (const [k, v] of Object.entries(opts.query ?? {})) {
+      if (v !== undefined) ctx.setQueryParam(k, String(v));
+    }
+    ctx.setHeaderParam('Accept', 'application/json');
+    if (opts.body !== undefined) {
+      ctx.setHeaderParam('Content-Type', opts.contentType ?? 'application/json');
+      ctx.setBody(JSON.stringify(opts.body));
+    }
+    if (opts.signal) ctx.setSignal(opts.signal);
+    await this.kubeConfig.applySecurityAuthentication(ctx);
+    const resp = await this.fenced.send(ctx).toPromise();
+    const text = await resp.body.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = text;
+    }
+    if (resp.httpStatusCode < 200 || resp.httpStatusCode > 299) {
+      const message =
+        typeof parsed === 'object' &&
+        parsed !== null &&
+        typeof (parsed as { message?: unknown }).message === 'string'
+          ? (parsed as { message: string }).message
+          : `HTTP ${resp.httpStatusCode}`;
+      throw new ApiException(resp.httpStatusCode, `${method} ${path}: ${message}`, parsed, resp.headers);
+    }
+    return parsed as T;
+  }
+
+  /**
+   * A watch (client-node's Watch: line parsing, auth), on a pooled connection, counted as GET.
+   * `done` is called once when it ends; abort the returned controller to end it.
+   */
+  async watch(
+    path: string,
+    query: Record<string, string | number | boolean | undefined>,
+    callback: WatchCallback,
+    done: WatchDone,
+  ): Promise<AbortController> {
+    // Watch.watch calls `done(err)` before returning when the request failed (non-200 status or a
+    // network error); if it returns without having called `done`, the server answered 200.
+    let failure: { code: string } | undefined;
+    let finished = false;
+    const wrappedDone: WatchDone = (err: unknown) => {
+      if (!finished && err) {
+        const status = (err as { statusCode?: unknown }).statusCode;
+        failure = { code: typeof status === 'number' ? String(status) : '<error>' };
+      }
+      finished = true;
+      done(err);
+    };
+    try {
+      const controller = await this.watcher.watch(path, query, callback, wrappedDone);
+      this.metrics.request('GET', failure?.code ?? '200', this.host);
+      return controller;
+    } catch (err) {
+      this.metrics.request('GET', '<error>', this.host);
+      throw err;
+    }
+  }
+
+  /** Connections kept in the pool (for tests and shutdown checks). */
+  pooledAgents(): number {
+    return this.pool.size;
+  }
+
+  /** Destroys the pooled connections. Requests after this get fresh, unpooled connections. */
+  close(): void {
+    this.closed = true;
+    for (const agent of this.pool.values()) agent.destroy();
+    this.pool.clear();
+  }
+
+  private library(inner: HttpLibrary, fenced: boolean): HttpLibrary {
+    return wrapHttpLibrary({
+      send: async (request: RequestContext): Promise<ResponseContext> => {
+        const method = request.getHttpMethod().toString();
+        const check = fenced && WRITE_METHODS.has(method) ? this.fence : undefined;
+        check?.();
+        const link = linkedSignal(request.getSignal(), this.timeoutMs);
+        request.setSignal(link.signal);
+        const fresh = request.getAgent();
+        if (this.reuse && fresh) request.setAgent(this.pooled(fresh));
+        const start = performance.now();
+        let response: ResponseContext;
+        try {
+          response = await (check
+            ? fenceContext.run(check, () => inner.send(request).toPromise())
+            : inner.send(request).toPromise());
+        } catch (err) {
+          link.dispose();
+          this.metrics.request(method, '<error>', this.host, (performance.now() - start) / 1000);
+          throw err;
+        }
+        this.metrics.request(
+          method,
+          String(response.httpStatusCode),
+          this.host,
+          (performance.now() - start) / 1000,
+        );
+        // The signal and timer stay linked until the body has been read (or failed to be).
+        const body = response.body;
+        const finish = <R>(p: Promise<R>) =>
+          p.then(
+            (v) => {
+              link.dispose();
+              return v;
+            },
+            (e: unknown) => {
+              link.dispose();
+              throw e;
+            },
+          );
+        return new ResponseContext(response.httpStatusCode, response.headers, {
+          text: () => finish(body.text()),
+          binary: () => finish(body.binary()),
+        });
+      },
+    });
+  }
+
+  /** The pooled, fenced agent for the TLS identity of `fresh` (plain http/https Agents only). */
+  private pooled(fresh: HttpAgent): HttpAgent {
+    if (!this.reuse || this.closed) return fresh;
+    const isHttps = fresh.constructor === HttpsAgent;
+    if (!isHttps && fresh.constructor !== HttpAgent) return fresh; // proxy agents
+    const options = (fresh as HttpAgent & { options: Record<string, unknown> }).options;
+    const hash = createHash('sha256').update(isHttps ? 'https' : 'http');
+    for (const k of POOL_KEYS) {
+      const v = options[k];
+      hash.update(`\0${k}=`);
+      if (v === undefined) continue;
+      for (const part of Array.isArray(v) ? v : [v]) hash.update(Buffer.isBuffer(part) ? part : String(part));
+    }
+    const key = hash.digest('hex');
+    let agent = this.pool.get(key);
+    if (!agent) {
+      const { path: _path, ...rest } = options; // `path` is set by Agent itself
+      const opts: AgentOptions = { ...rest, keepAlive: true, keepAliveMsecs: 15_000, scheduling: 'lifo' };
+      agent = fenceAtSocket(isHttps ? new HttpsAgent(opts) : new HttpAgent(opts));
+      this.pool.set(key, agent);
+    }
+    return agent;
+  }
+}
+
+/**
+ * Re-checks the fence of the write being sent (from fenceContext) when the request gets its socket,
+ * and destroys the request unsent if the check fails. The check in `send()` alone leaves a gap: a
+ * process frozen between that check and the flush one tick later would send the write on waking.
+ * (On a new connection the bytes wait for the TLS handshake after this point; that window remains.)
+ */
+function fenceAtSocket<T extends HttpAgent>(agent: T): T {
+  const target = agent as unknown as { addRequest(req: ClientRequest, opts: unknown): void };
+  const addRequest = target.addRequest.bind(agent);
+  target.addRequest = (req, opts) => {
+    const check = fenceContext.getStore();
+    if (check) {
+      req.once('socket', () => {
+        try {
+          check();
+        } catch (err) {
+          req.destroy(err as Error);
+        }
+      });
+    }
+    addRequest(req, opts);
+  };
+  return agent;
+}
+
+/** The HTTP status of an error from client-node (ApiException `.code`, Watch errors' `.statusCode`). */
+export function errorStatus(err: unknown): number | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const e = err as { code?: unknown; statusCode?: unknown };
+  if (typeof e.code === 'number') return e.code;
+  if (typeof e.statusCode === 'number') return e.statusCode;
+  return undefined;
+}

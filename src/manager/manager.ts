@@ -1,0 +1,290 @@
+// The manager, in controller-runtime's mould: ONE object owns the kubeconfig, the one transport
+// (src/kube/client.ts), the informers and their caches, the controllers, the leader elector, the
+// HTTP server (health and metrics) and the metrics registry.
+//
+// Life cycle
+//   start():  HTTP server → informers (caches warm on EVERY replica: a standby is a hot standby) →
+//             wait for every cache to sync, within cacheSyncTimeout → join the leader election.
+//             A replica that cannot list (missing RBAC, API server down) fails here, before it ever
+//             competes for the Lease: the caller exits non-zero and the pod restarts.
+//   leading:  each controller gets a fresh work queue whose handlers' AbortSignal is the term's; its
+//             informers replay their caches into it, so every key is reconciled at once.
+//   stopped leading: the term's signal is already aborted (in-flight reconciles and their API calls
+//             are cut off) and the fence refuses writes; the queues are shut down and awaited, bounded.
+//   stop():   leave the election (which ends the term and releases the Lease), stop the informers,
+//             close the HTTP server and the transport's connection pool — each step bounded so the
+//             whole always fits in the shutdown budget.
+// Whether a write may go out is decided in one place: the transport's fence, which asks the
+// leadership (the elector, or AlwaysLeader with --leader-elect=false).
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import { startHttpServer, type HttpServerHandle } from '../http/server.js';
+import { KubeClient } from '../kube/client.js';
+import type { LeaderElectionConfig } from '../leader/config.js';
+import { createLeaderElector } from '../leader/create.js';
+import type { LeaderCallbacks, LeaderTerm } from '../leader/elector.js';
+import { AlwaysLeader, type Leadership } from '../leader/leadership.js';
+import type { Logger } from '../log.js';
+import type { OperatorMetrics } from '../metrics/index.js';
+import { realClock, type Clock } from '../runtime/clock.js';
+import { Controller, type ControllerWatchOptions } from '../runtime/controller.js';
+import { Informer, type InformerOptions, type Transport } from '../runtime/informer.js';
+import type { ResourceRef } from '../kube/paths.js';
+import type { WorkHandler } from '../runtime/workqueue.js';
+
+export interface ManagerOptions {
+  kubeConfig: KubeConfig;
+  logger: Logger;
+  metrics: OperatorMetrics;
+  /** Namespaces informers watch (namespaced mode); empty = all. */
+  namespaces: readonly string[];
+  leaderElection: LeaderElectionConfig;
+  metricsBindAddress: string;
+  /** Start-up fails if a cache has not synced by then. Default 2 min (controller-runtime's). */
+  cacheSyncTimeoutMs?: number;
+  /** How long a term's end waits for in-flight reconciles. Default 3 s (plus the Lease release, it fits the shutdown budget). */
+  drainTimeoutMs?: number;
+  clock?: Clock;
+  /** Test seam: build the elector (default: a real one on the Lease). */
+  makeElector?: (callbacks: LeaderCallbacks) => Elector;
+  /** Test seam: where informers list and watch (default: the API server, through `client`). */
+  informerTransport?: (ref: ResourceRef) => Transport<KubernetesObject>;
+}
+
+/** What the manager needs of an elector. */
+export interface Elector extends Leadership {
+  start(): void;
+  stop(): Promise<void>;
+}
+
+export interface ControllerSpec {
+  name: string;
+  concurrency: number;
+  resyncPeriodMs: number;
+  reconcile: WorkHandler;
+  watches: Array<{ informer: Informer<KubernetesObject> } & ControllerWatchOptions<KubernetesObject>>;
+}
+
+/** Start-up did not complete: what failed, for the log line before exiting non-zero. */
+export class StartupError extends Error {
+  override readonly name = 'StartupError';
+}
+
+export class Manager {
+  readonly client: KubeClient;
+  readonly leadership: Leadership;
+  readonly log: Logger;
+  private readonly opts: ManagerOptions;
+  private readonly clock: Clock;
+  private readonly informers: Informer<KubernetesObject>[] = [];
+  private readonly specs: ControllerSpec[] = [];
+  private readonly running = new Map<string, Controller>();
+  private readonly elector?: Elector;
+  private http?: HttpServerHandle;
+  private stopping?: Promise<void>;
+  private fatalHandler: (err: unknown) => void = () => {};
+  private readonly stopHooks: Array<() => void> = [];
+
+  constructor(opts: ManagerOptions) {
+    this.opts = opts;
+    this.log = opts.logger;
+    this.clock = opts.clock ?? realClock;
+    // The fence: asked right before every write leaves the process (see src/kube/client.ts).
+    this.client = new KubeClient(opts.kubeConfig, {
+      metrics: opts.metrics.restClient,
+      fence: () => this.leadership.assertLeading(),
+    });
+    const le = opts.leaderElection;
+    const callbacks: LeaderCallbacks = {
+      onStartedLeading: (_signal: AbortSignal, term: LeaderTerm) => this.startControllers(term),
+      onStoppedLeading: () => this.stopControllers(),
+      onNewLeader: (identity: string) => this.log.info('leader observed', { leader: identity }),
+    };
+    if (le.enabled) {
+      this.elector =
+        opts.makeElector?.(callbacks) ??
+        createLeaderElector(le, {
+          client: this.client,
+          callbacks,
+          logger: this.log.child({ component: 'leader-election' }),
+          metrics: opts.metrics.leaderElection,
+        });
+      this.leadership = this.elector;
+    } else {
+      this.leadership = new AlwaysLeader();
+    }
+  }
+
+  /** Called (once) when something the manager runs fails beyond repair while running. */
+  onFatal(handler: (err: unknown) => void): void {
+    this.fatalHandler = handler;
+  }
+
+  /** A shared informer, started by start(). Namespaces default to the manager's. */
+  informer<T extends KubernetesObject>(
+    opts: Omit<InformerOptions<T>, 'logger' | 'clock' | 'transport'>,
+  ): Informer<T> {
+    const informer = new Informer<T>(this.client, {
+      ...opts,
+      namespaces: opts.namespaces ?? this.opts.namespaces,
+      logger: this.log,
+      clock: this.opts.clock,
+      transport: this.opts.informerTransport?.(opts) as Transport<T> | undefined,
+    });
+    this.informers.push(informer as unknown as Informer<KubernetesObject>);
+    return informer;
+  }
+
+  /** Runs when the manager stops (e.g. clear a component's timers). */
+  onStop(fn: () => void): void {
+    this.stopHooks.push(fn);
+  }
+
+  /** Registers a controller; its workers run only while this replica leads. */
+  add(spec: ControllerSpec): void {
+    this.specs.push(spec);
+  }
+
+  /** Queues `key` on the running controller `name`; a no-op when not leading (the next term re-queues all). */
+  enqueue(name: string, key: string): void {
+    this.running.get(name)?.queue.add(key);
+  }
+
+  /** Every informer has synced; the message names those that have not (for /readyz). */
+  cachesSynced(): { ok: boolean; message?: string } {
+    const pending = this.informers.filter((i) => !i.hasSynced()).map((i) => i.name);
+    return pending.length === 0
+      ? { ok: true }
+      : { ok: false, message: `caches not synced yet: ${pending.join(', ')}` };
+  }
+
+  get metricsUrl(): string {
+    return this.http?.url ?? '';
+  }
+
+  /** See the module comment. Rejects with a StartupError; the caller then stops and exits non-zero. */
+  async start(): Promise<void> {
+    this.http = await startHttpServer({
+      address: this.opts.metricsBindAddress,
+      metrics: this.opts.metrics,
+      readiness: { caches: () => this.cachesSynced() },
+      logger: this.log,
+    });
+    this.log.info('serving /metrics, /healthz, /readyz', { url: this.http.url });
+    for (const i of this.informers) i.start();
+    await this.waitForCaches();
+    if (this.elector) this.elector.start();
+    else this.startControllers(undefined);
+  }
+
+  private async waitForCaches(): Promise<void> {
+    const timeoutMs = this.opts.cacheSyncTimeoutMs ?? 120_000;
+    const deadline = new AbortController();
+    const timer = this.clock.setTimeout(
+      () =>
+        deadline.abort(
+          new StartupError(`caches did not sync within ${timeoutMs / 1000}s: ${this.cachesSynced().message}`),
+        ),
+      timeoutMs,
+    );
+    try {
+      await Promise.all(this.informers.map((i) => i.waitForSync(deadline.signal)));
+    } catch (err) {
+      throw err instanceof StartupError ? err : new StartupError(`caches did not sync: ${String(err)}`);
+    } finally {
+      this.clock.clearTimeout(timer);
+    }
+    this.log.info('caches synced', { informers: this.informers.length });
+  }
+
+  /** A new term: fresh queues, cancelled with the term (AlwaysLeader: with the manager). */
+  private startControllers(term: LeaderTerm | undefined): void {
+    const signal = term?.signal ?? this.leadership.leadingSignal;
+    this.log.info('started leading: starting the controllers', { term: term?.id });
+    for (const spec of this.specs) {
+      const controller = new Controller({
+        name: spec.name,
+        reconcile: spec.reconcile,
+        concurrency: spec.concurrency,
+        resyncPeriodMs: spec.resyncPeriodMs,
+        metrics: this.opts.metrics.workqueue(spec.name),
+        logger: this.log,
+        clock: this.opts.clock,
+        signal,
+      });
+      // Registering replays each cache as adds: every key is reconciled at the start of a term.
+      for (const { informer, ...watchOpts } of spec.watches) controller.watch(informer, watchOpts);
+      this.running.set(spec.name, controller);
+      controller.start().catch((err: unknown) => {
+        if (signal.aborted) return; // the term ended while it started
+        this.fatal(new StartupError(`controller ${spec.name} failed to start: ${String(err)}`));
+      });
+    }
+  }
+
+  /** The term ended (signal already aborted, writes already fenced): wait for stragglers, bounded. */
+  private async stopControllers(): Promise<void> {
+    const controllers = [...this.running.values()];
+    this.running.clear();
+    if (controllers.length === 0) return;
+    this.log.warn('stopped leading: in-flight reconciles are cancelled, writes are fenced');
+    const timeoutMs = this.opts.drainTimeoutMs ?? 3_000;
+    const stopped = Promise.all(controllers.map((c) => c.stop({ abort: true, stopInformers: false })));
+    const finished = await within(stopped, timeoutMs, this.clock);
+    if (!finished) this.log.warn('reconciles still running after the drain timeout', { timeoutMs });
+  }
+
+  private fatal(err: unknown): void {
+    this.log.error('fatal: stopping', { err });
+    this.fatalHandler(err);
+  }
+
+  /**
+   * Stops everything, within `budgetMs` (default 8 s): leaving the election ends the term, waits for
+   * the controllers (drainTimeout) and releases the Lease (bounded by the elector's request timeout).
+   */
+  stop(reason: string, budgetMs = 8_000): Promise<void> {
+    this.stopping ??= (async () => {
+      this.log.info('shutting down', { reason });
+      const started = this.clock.now();
+      const left = () => Math.max(0, budgetMs - (this.clock.now() - started));
+      if (this.elector) {
+        if (!(await within(this.elector.stop(), left(), this.clock)))
+          this.log.warn('leaving the leader election took too long; the Lease expires on its own');
+      } else {
+        (this.leadership as AlwaysLeader).end();
+        await within(this.stopControllers(), left(), this.clock);
+      }
+      for (const hook of this.stopHooks) {
+        try {
+          hook();
+        } catch (err) {
+          this.log.error('stop hook failed', { err });
+        }
+      }
+      await within(Promise.all(this.informers.map((i) => i.stop())), left(), this.clock);
+      if (this.http) await within(this.http.close(Math.min(1_000, left())), left(), this.clock);
+      this.client.close();
+      this.log.info('stopped');
+    })();
+    return this.stopping;
+  }
+}
+
+/** Whether `p` settled within `ms` (it keeps running either way; its rejection is swallowed). */
+export async function within(p: Promise<unknown>, ms: number, clock: Clock = realClock): Promise<boolean> {
+  let timer: unknown;
+  const timeout = new Promise<false>((resolve) => {
+    timer = clock.setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([
+      p.then(
+        () => true,
+        () => true,
+      ),
+      timeout,
+    ]);
+  } finally {
+    clock.clearTimeout(timer);
+  }
+}

@@ -1,0 +1,152 @@
+// Each action on its own, against a recording writer.
+import { describe, expect, it } from 'vitest';
+import { MANAGER } from '../../../src/api/constants.js';
+import { runApplies, WriteError } from '../../../src/controller/actions/apply.js';
+import { EventRecorder } from '../../../src/controller/actions/events.js';
+import { runFinalizers } from '../../../src/controller/actions/finalizers.js';
+import { runHandover } from '../../../src/controller/actions/handover.js';
+import { runPrunes } from '../../../src/controller/actions/prune.js';
+import { runStatus } from '../../../src/controller/actions/status.js';
+import { HANDOVER_MANAGER } from '../../../src/controller/drift.js';
+import { ReconcilerMemory } from '../../../src/controller/memory.js';
+import type { PlannedApply } from '../../../src/controller/plan-types.js';
+import { NotLeaderError } from '../../../src/leader/leadership.js';
+import { createLogger } from '../../../src/log.js';
+import { apiError, FakeWriter } from './fake-writer.js';
+import { finalizedGlooHA, NS } from './snapshots.js';
+
+const signal = () => new AbortController().signal;
+const g = finalizedGlooHA({ gloo: { replicas: 2 } });
+const apply = (name: string): PlannedApply => ({
+  body: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name, namespace: NS } },
+  reason: 'create',
+  what: `PodDisruptionBudget ${NS}/${name}`,
+  component: 'gloo',
+});
+
+describe('actions', () => {
+  it('apply: applies in order as the operator, passes the signal, stops at the first failure naming its object', async () => {
+    const w = new FakeWriter();
+    const s = signal();
+    const done: string[] = [];
+    await runApplies([apply('a'), apply('b')], w, s, (a) => done.push(a.what));
+    expect(w.ops()).toEqual([
+      `apply ${MANAGER} PodDisruptionBudget a`,
+      `apply ${MANAGER} PodDisruptionBudget b`,
+    ]);
+    expect(w.signals.every((x) => x === s)).toBe(true);
+    expect(done).toHaveLength(2);
+
+    const failing = new FakeWriter();
+    failing.failWith = (c) =>
+      c.op === 'apply' && c.body.metadata?.name === 'a' ? apiError(422, 'bad') : undefined;
+    const err = await runApplies([apply('a'), apply('b')], failing, s).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(WriteError);
+    expect((err as WriteError).what).toBe(`PodDisruptionBudget ${NS}/a`);
+    expect((err as WriteError).code).toBe(422);
+    expect(failing.calls).toEqual([]);
+  });
+
+  it('prune: deletes each planned object', async () => {
+    const w = new FakeWriter();
+    await runPrunes([{ apiVersion: 'v1', kind: 'ConfigMap', namespace: NS, name: 'x' }], w, signal());
+    expect(w.ops()).toEqual(['delete ConfigMap x']);
+  });
+
+  it('handover: the held values as the handover manager first, then the release as ours', async () => {
+    const w = new FakeWriter();
+    const release = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'gloo', namespace: NS } };
+    await runHandover(
+      [{ held: { ...release, spec: { replicas: 3 } } as never, release, what: 'Deployment gloo' }],
+      w,
+      signal(),
+    );
+    expect(w.ops()).toEqual([
+      `apply ${HANDOVER_MANAGER} Deployment gloo`,
+      `apply ${MANAGER} Deployment gloo`,
+    ]);
+    const none = new FakeWriter();
+    await runHandover([{ release, what: 'Deployment gloo' }], none, signal());
+    expect(none.ops()).toEqual([`apply ${MANAGER} Deployment gloo`]);
+  });
+
+  it('finalizers: sets the list', async () => {
+    const w = new FakeWriter();
+    await runFinalizers(g, ['a'], w, signal());
+    expect(w.calls).toEqual([{ op: 'finalizers', finalizers: ['a'] }]);
+  });
+
+  it('status: writes once per (status, resourceVersion); again when either changes', async () => {
+    const w = new FakeWriter();
+    const memory = new ReconcilerMemory();
+    const status = { observedGeneration: 1 };
+    expect(await runStatus('k', g, status, memory, w, signal())).toBe(true);
+    expect(await runStatus('k', g, status, memory, w, signal())).toBe(false);
+    expect(
+      await runStatus(
+        'k',
+        { ...g, metadata: { ...g.metadata, resourceVersion: '11' } },
+        status,
+        memory,
+        w,
+        signal(),
+      ),
+    ).toBe(true);
+    expect(await runStatus('k', g, { observedGeneration: 2 }, memory, w, signal())).toBe(true);
+    expect(w.calls.filter((c) => c.op === 'status')).toHaveLength(3);
+    memory.forget('k');
+    expect(memory.size()).toBe(0);
+  });
+
+  it('events: deduped within the window; a failed one is logged, not thrown — unless the term ended', async () => {
+    const w = new FakeWriter();
+    let now = 1_000_000;
+    const lines: string[] = [];
+    const rec = new EventRecorder(
+      w,
+      createLogger('debug', {}, (l) => lines.push(l)),
+      () => now,
+      'pod-a',
+    );
+    const e = { type: 'Warning' as const, reason: 'DriftDetected', message: 'x' };
+    await rec.record(g, e, signal());
+    await rec.record(g, e, signal());
+    expect(w.ops()).toEqual(['event DriftDetected']);
+    const sent = w.calls[0] as {
+      event: { involvedObject: { name: string }; reportingInstance: string; firstTimestamp: unknown };
+    };
+    expect(sent.event.involvedObject.name).toBe('ha');
+    expect(sent.event.reportingInstance).toBe('pod-a');
+    expect(sent.event.firstTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    now += 11 * 60_000;
+    await rec.record(g, e, signal());
+    expect(w.ops()).toHaveLength(2);
+
+    w.failWith = () => apiError(500, 'boom');
+    await rec.record(g, { ...e, message: 'y' }, signal());
+    expect(lines.some((l) => l.includes('could not record event'))).toBe(true);
+    w.failWith = () => undefined;
+    await rec.record(g, { ...e, message: 'y' }, signal()); // not remembered after the failure: retried
+    expect(w.ops()).toHaveLength(3);
+
+    w.failWith = () => new NotLeaderError('term over');
+    await expect(rec.record(g, { ...e, message: 'z' }, signal())).rejects.toBeInstanceOf(NotLeaderError);
+    const ended = new AbortController();
+    ended.abort(new Error('term over'));
+    w.failWith = () => new Error('aborted');
+    await expect(rec.record(g, { ...e, message: 'w' }, ended.signal)).rejects.toThrow('aborted');
+    w.failWith = () => undefined;
+    rec.forget(g.metadata.uid);
+    await rec.record(g, e, signal()); // forgotten: sent again
+    expect(w.ops()).toHaveLength(4);
+  });
+
+  it('a write held up by a slow API server is cut off by the term signal', async () => {
+    const w = new FakeWriter();
+    w.hold = new Promise(() => {});
+    const term = new AbortController();
+    const p = runApplies([apply('a')], w, term.signal);
+    term.abort(new NotLeaderError('term over'));
+    await expect(p).rejects.toBeInstanceOf(WriteError);
+  });
+});

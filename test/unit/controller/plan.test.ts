@@ -1,0 +1,406 @@
+// plan(snapshot): every branch of what one reconcile decides to write, without I/O.
+import { describe, expect, it } from 'vitest';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { MANAGER } from '../../../src/api/constants.js';
+import { HANDOVER_MANAGER } from '../../../src/controller/drift.js';
+import { terminalFailure } from '../../../src/controller/failures.js';
+import {
+  decideApply,
+  plan,
+  SETTLE_REQUEUE_MS,
+  stalledPlan,
+  TARGET_REQUEUE_MS,
+} from '../../../src/controller/plan.js';
+import { APPLIED_ANNOTATION, FINALIZER, type Snapshot } from '../../../src/controller/plan-types.js';
+import { desired } from '../../../src/core/desired.js';
+import type { GlooHA } from '../../../src/api/types.js';
+import { glooHA } from '../core/fixtures.js';
+import { afterPlan, chartDeployments, finalizedGlooHA, NS, snapshotOf } from './snapshots.js';
+
+const spec = {
+  gloo: { replicas: 3 },
+  gatewayProxies: {
+    gatewayProxy: { replicas: 2 },
+    publicGw: { autoscaling: { minReplicas: 2, maxReplicas: 5 } },
+  },
+};
+
+const condition = (
+  status: { conditions?: { type: string; status: string; reason?: string }[] } | undefined,
+  type: string,
+) => status?.conditions?.find((c) => c.type === type);
+
+function settled(s: Snapshot): Snapshot {
+  // Two rounds: the first creates and patches, the second sees its own result and writes nothing.
+  const first = afterPlan(s, plan(s));
+  return afterPlan(first, plan(first));
+}
+
+describe('plan: lifecycle branches', () => {
+  it('gone: forgets what was kept, writes nothing', () => {
+    const p = plan(snapshotOf(undefined));
+    expect(p).toMatchObject({ forget: true, applies: [], prunes: [], handover: [], events: [] });
+    expect(p.status).toBeUndefined();
+  });
+
+  it('no finalizer yet: adds it (keeping others) and nothing else', () => {
+    const g = glooHA(spec, { finalizers: ['other/keep'] });
+    const p = plan(snapshotOf(g));
+    expect(p.finalizers).toEqual(['other/keep', FINALIZER]);
+    expect(p.applies).toEqual([]);
+    expect(p.status).toBeUndefined();
+  });
+
+  it('deleting: hands over the fields we applied on Gloo objects, then removes the finalizer', () => {
+    const g = finalizedGlooHA(spec);
+    const s = settled(snapshotOf(g));
+    const gloo = s.deployments.find((d) => d.metadata?.name === 'gloo')!;
+    gloo.metadata!.managedFields = [
+      { manager: MANAGER, operation: 'Apply', fieldsV1: { 'f:spec': { 'f:replicas': {} } } },
+    ];
+    const deleting = {
+      ...s,
+      glooHA: {
+        ...g,
+        metadata: {
+          ...g.metadata,
+          deletionTimestamp: '2030-01-03T00:00:00Z' as never,
+          finalizers: [FINALIZER, 'other/keep'],
+        },
+      },
+    };
+    const p = plan(deleting);
+    expect(p.applies).toEqual([]);
+    expect(p.finalizers).toEqual(['other/keep']);
+    const h = p.handover.find((x) => x.what === `Deployment ${NS}/gloo`)!;
+    expect(h.held).toMatchObject({ kind: 'Deployment', spec: { replicas: 3 } });
+    expect(h.release).toEqual({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'gloo', namespace: NS },
+    });
+    // Deployments we never applied to (no annotation or no managedFields entry of ours) are left alone.
+    expect(p.handover.map((x) => x.what)).toEqual([`Deployment ${NS}/gloo`]);
+    // Owned objects in the GlooHA's own namespace go by garbage collection: not pruned here.
+    expect(p.prunes).toEqual([]);
+    expect(HANDOVER_MANAGER).not.toBe(MANAGER);
+  });
+
+  it('deleting with the install in another namespace: deletes the owned objects GC cannot reach', () => {
+    const g = finalizedGlooHA({ ...spec, target: { namespace: 'elsewhere' } }, { namespace: 'ops' });
+    const s = snapshotOf(g, {
+      key: 'ops/ha',
+      deployments: chartDeployments(spec).map((d) => ({
+        ...d,
+        metadata: { ...d.metadata, namespace: 'elsewhere' },
+      })),
+    });
+    const created = afterPlan(s, plan(s));
+    const pdbs = created.owned.get('PodDisruptionBudget')!;
+    expect(pdbs.length).toBeGreaterThan(0);
+    const deleting = {
+      ...created,
+      glooHA: { ...g, metadata: { ...g.metadata, deletionTimestamp: '2030-01-03T00:00:00Z' as never } },
+    };
+    const p = plan(deleting);
+    expect(p.prunes.map((r) => `${r.kind}/${r.namespace}`)).toContain('PodDisruptionBudget/elsewhere');
+    expect(p.prunes.every((r) => r.namespace === 'elsewhere')).toBe(true);
+    expect(p.finalizers).toEqual([]);
+  });
+
+  it('deleting without our finalizer: nothing to do', () => {
+    const g = glooHA(spec, {
+      deletionTimestamp: '2030-01-03T00:00:00Z' as never,
+      finalizers: ['other/keep'],
+    });
+    const p = plan(snapshotOf(g));
+    expect(p.finalizers).toBeUndefined();
+    expect(p.handover).toEqual([]);
+  });
+});
+
+describe('plan: stalls (nothing written but status and a Warning event)', () => {
+  it('an older GlooHA manages the same install: ConflictingGlooHA', () => {
+    const older = finalizedGlooHA(spec, {
+      name: 'first',
+      creationTimestamp: '2029-01-01T00:00:00Z' as never,
+    });
+    const g = finalizedGlooHA(spec);
+    const p = plan(snapshotOf(g, { sameNamespace: [older, g] }));
+    expect(p.applies).toEqual([]);
+    expect(p.stall?.reason).toBe('ConflictingGlooHA');
+    expect(p.stall?.message).toContain(`GlooHA ${NS}/first`);
+    expect(condition(p.status!, 'Stalled')).toMatchObject({ status: 'True', reason: 'ConflictingGlooHA' });
+    expect(p.events).toEqual([{ type: 'Warning', reason: 'ConflictingGlooHA', message: p.stall?.message }]);
+    // the older one is not stalled by the younger
+    expect(plan(snapshotOf(older, { key: `${NS}/first`, sameNamespace: [older, g] })).stall).toBeUndefined();
+    // different selectors: not rivals
+    const other = finalizedGlooHA(
+      { ...spec, target: { selector: { matchLabels: { x: 'y' } } } },
+      { name: 'first', creationTimestamp: '2029-01-01T00:00:00Z' as never },
+    );
+    expect(plan(snapshotOf(g, { sameNamespace: [other, g] })).stall).toBeUndefined();
+  });
+
+  it('no gloo Deployment: TargetNotFound, checked again in a minute', () => {
+    const g = finalizedGlooHA(spec);
+    const p = plan(snapshotOf(g, { deployments: [] }));
+    expect(p.stall?.reason).toBe('TargetNotFound');
+    expect(p.requeueAfterMs).toBe(TARGET_REQUEUE_MS);
+    expect(p.applies).toEqual([]);
+  });
+
+  it('a spec the validator rejects: InvalidSpec naming the field', () => {
+    const g = finalizedGlooHA({ gloo: { replicas: 0 } } as never);
+    const p = plan(snapshotOf(g));
+    expect(p.stall?.reason).toBe('InvalidSpec');
+    expect(p.stall?.message).toMatch(/spec\.gloo\.replicas/);
+    expect(p.applies).toEqual([]);
+  });
+
+  // The rule table rejects two proxies on one Deployment before desired() runs (issue 11); the guard
+  // below still holds for anything the validator lets through.
+  it('two proxies on one Deployment: the validator stops it first → InvalidSpec, nothing written', () => {
+    const s2 = {
+      gloo: { replicas: 2 },
+      gatewayProxies: {
+        gatewayProxy: { replicas: 2 },
+        gwCopy: { deploymentName: 'gateway-proxy', replicas: 3 },
+      },
+    };
+    const g = finalizedGlooHA(s2);
+    const s = snapshotOf(g, { deployments: chartDeployments({ gatewayProxies: { gatewayProxy: {} } }) });
+    const p = plan(s);
+    expect(p.stall?.reason).toBe('InvalidSpec');
+    expect(p.stall?.message).toMatch(/must not manage the same Deployment/);
+    expect(p.applies).toEqual([]);
+    expect(p.prunes).toEqual([]);
+  });
+
+  it('self-conflict guard holds whatever the validator lets through (injected desired state)', () => {
+    const g = finalizedGlooHA(spec);
+    const twice = (gg: GlooHA, observed: Parameters<typeof desired>[1]) => {
+      const r = desired(gg, observed);
+      if (!r.ok) return r;
+      const dep = r.desired.patches.find((b) => b.kind === 'Deployment')!;
+      const other = structuredClone(dep);
+      (other.spec as { replicas?: number }).replicas = 7;
+      return { ok: true as const, desired: { ...r.desired, patches: [...r.desired.patches, other] } };
+    };
+    const p = plan(snapshotOf(g), twice);
+    expect(p.stall?.reason).toBe('ConflictingDesiredObjects');
+    expect(p.applies).toEqual([]);
+    expect(condition(p.status!, 'Stalled')?.status).toBe('True');
+    // identical duplicates are harmless: no stall
+    const same = (gg: GlooHA, observed: Parameters<typeof desired>[1]) => {
+      const r = desired(gg, observed);
+      if (!r.ok) return r;
+      return {
+        ok: true as const,
+        desired: { ...r.desired, patches: [...r.desired.patches, structuredClone(r.desired.patches[0]!)] },
+      };
+    };
+    expect(plan(snapshotOf(g), same).stall).toBeUndefined();
+  });
+
+  it('terminal write failures become a Stalled plan with the server message (403, 422)', () => {
+    const g = finalizedGlooHA(spec);
+    const s = snapshotOf(g);
+    const invalid = Object.assign(new Error('HTTP-Code: 422'), {
+      code: 422,
+      body: JSON.stringify({
+        kind: 'Status',
+        message:
+          'Deployment.apps "gloo" is invalid: spec.template.spec.topologySpreadConstraints[0].topologyKey: Required value',
+      }),
+    });
+    const t = terminalFailure({ what: `Deployment ${NS}/gloo`, cause: invalid, code: 422 });
+    expect(t?.kind).toBe('invalid');
+    const p = stalledPlan(s, t!.stall);
+    expect(p.applies).toEqual([]);
+    expect(condition(p.status!, 'Stalled')).toMatchObject({ status: 'True', reason: 'InvalidObject' });
+    expect(p.stall?.message).toContain(
+      `Deployment ${NS}/gloo: Deployment.apps "gloo" is invalid: spec.template.spec.topologySpreadConstraints[0].topologyKey: Required value`,
+    );
+    const forbidden = terminalFailure(
+      Object.assign(new Error('403'), {
+        code: 403,
+        body: { message: 'deployments.apps "gloo" is forbidden: User "x" cannot patch' },
+      }),
+    );
+    expect(forbidden?.stall).toMatchObject({ reason: 'Forbidden' });
+    expect(forbidden?.stall.message).toContain('cannot patch');
+    expect(terminalFailure(Object.assign(new Error('conflict'), { code: 409 }))).toBeUndefined();
+    expect(terminalFailure(new Error('ECONNRESET'))).toBeUndefined();
+  });
+});
+
+describe('plan: applies', () => {
+  it('create: applies every owned object and Gloo patch, events, Reconciling, requeue to settle', () => {
+    const g = finalizedGlooHA(spec);
+    const p = plan(snapshotOf(g));
+    const kinds = p.applies.map((a) => `${a.reason} ${a.body.kind} ${a.body.metadata?.name}`);
+    expect(kinds).toContain('create PodDisruptionBudget gloo-glooha');
+    expect(kinds).toContain('create ConfigMap ha-helm-values');
+    expect(kinds).toContain('create HorizontalPodAutoscaler public-gw-glooha');
+    expect(kinds).toContain('update Deployment gloo');
+    // owned objects first, then the partial applies to Gloo's objects
+    const firstPatch = p.applies.findIndex((a) => a.body.kind === 'Deployment');
+    expect(
+      p.applies
+        .slice(firstPatch)
+        .every((a) => a.body.kind === 'Deployment' || a.body.kind === 'HorizontalPodAutoscaler'),
+    ).toBe(true);
+    for (const a of p.applies)
+      expect(a.body.metadata?.annotations?.[APPLIED_ANNOTATION]).toMatch(/^[0-9a-f]{16}$/);
+    expect(p.events.filter((e) => e.reason === 'Created').length).toBeGreaterThan(0);
+    expect(p.requeueAfterMs).toBe(SETTLE_REQUEUE_MS);
+    expect(condition(p.status!, 'Reconciling')).toMatchObject({ status: 'True', reason: 'Applied' });
+  });
+
+  it('HPA owned: an autoscaled proxy gets our HPA and its Deployment patch leaves replicas alone', () => {
+    const g = finalizedGlooHA(spec);
+    const p = plan(snapshotOf(g));
+    const dep = p.applies.find((a) => a.body.kind === 'Deployment' && a.body.metadata?.name === 'public-gw')!;
+    expect((dep.body as { spec?: { replicas?: number } }).spec?.replicas).toBeUndefined();
+    const hpa = p.applies.find((a) => a.body.kind === 'HorizontalPodAutoscaler')!;
+    expect(hpa.body).toMatchObject({ spec: { minReplicas: 2, maxReplicas: 5 } });
+  });
+
+  it('steady state: the second plan writes nothing, not even status', () => {
+    const g = finalizedGlooHA({ gloo: { replicas: 3 }, gatewayProxies: { gatewayProxy: { replicas: 2 } } });
+    const s = settled(snapshotOf(g));
+    const p = plan(s);
+    expect(p.applies).toEqual([]);
+    expect(p.prunes).toEqual([]);
+    expect(p.status).toBeUndefined();
+    expect(p.requeueAfterMs).toBeUndefined();
+    expect(condition(s.glooHA!.status, 'Ready')).toMatchObject({ status: 'True' });
+  });
+
+  it('update: a spec change re-applies what it changes (hash mismatch), not drift', () => {
+    const g = finalizedGlooHA(spec);
+    const s = settled(snapshotOf(g));
+    const changed = {
+      ...s,
+      glooHA: {
+        ...s.glooHA!,
+        spec: { ...spec, gloo: { replicas: 4 } },
+        metadata: { ...s.glooHA!.metadata, generation: 2 },
+      },
+    };
+    const p = plan(changed);
+    const gloo = p.applies.find((a) => a.body.metadata?.name === 'gloo' && a.body.kind === 'Deployment');
+    expect(gloo?.reason).toBe('update');
+    expect(p.events.some((e) => e.reason === 'DriftCorrected')).toBe(false);
+  });
+
+  const drifted = (driftPolicy: 'enforce' | 'warn' | 'ignore') => {
+    const g = finalizedGlooHA({ ...spec, driftPolicy } as never);
+    const s = settled(snapshotOf(g));
+    const deployments = s.deployments.map((d) =>
+      d.metadata?.name === 'gloo'
+        ? {
+            ...d,
+            spec: { ...d.spec!, replicas: 1 },
+            metadata: {
+              ...d.metadata,
+              managedFields: [
+                {
+                  manager: 'kubectl',
+                  operation: 'Update',
+                  time: '2030-01-02T00:00:00Z' as never,
+                  fieldsV1: { 'f:spec': { 'f:replicas': {} } },
+                },
+              ],
+            },
+          }
+        : d,
+    );
+    return plan({ ...s, deployments });
+  };
+
+  it('drift, enforce: restores the field, says what and who, remembers the correction', () => {
+    const p = drifted('enforce');
+    const fix = p.applies.find((a) => a.reason === 'drift')!;
+    expect(fix.what).toBe(`Deployment ${NS}/gloo`);
+    expect(fix.drift).toContain('replicas 1, want 3');
+    expect(fix.drift).toContain('kubectl (Update)');
+    expect(p.events).toContainEqual(expect.objectContaining({ reason: 'DriftCorrected' }));
+    expect(p.corrections?.[0]?.corrected).toBe(true);
+    expect(condition(p.status!, 'Drifted')).toMatchObject({ status: 'False', reason: 'DriftCorrected' });
+  });
+
+  it('drift, warn: reports it (event, Drifted=True) and writes nothing', () => {
+    const p = drifted('warn');
+    expect(p.applies).toEqual([]);
+    expect(p.events).toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'DriftDetected' }));
+    expect(condition(p.status!, 'Drifted')).toMatchObject({ status: 'True', reason: 'DriftDetected' });
+  });
+
+  it('drift, ignore: ignores it (no write, no event, no Drifted=True)', () => {
+    const p = drifted('ignore');
+    expect(p.applies).toEqual([]);
+    expect(p.events.filter((e) => e.reason.startsWith('Drift'))).toEqual([]);
+    expect(p.status === undefined || condition(p.status, 'Drifted')?.status !== 'True').toBe(true);
+  });
+
+  it('a past correction stays reported while nothing new drifted', () => {
+    const g = finalizedGlooHA(spec);
+    const s = settled(snapshotOf(g));
+    const p = plan({
+      ...s,
+      glooHA: { ...s.glooHA!, status: undefined },
+      lastCorrections: [{ message: 'restored Deployment gloo: spec.replicas', corrected: true }],
+    });
+    expect(condition(p.status!, 'Drifted')).toMatchObject({
+      reason: 'DriftCorrected',
+      message: 'restored Deployment gloo: spec.replicas',
+    });
+  });
+
+  it('prune: owned objects of this GlooHA no longer wanted go; another owner’s stay', () => {
+    const g = finalizedGlooHA(spec);
+    const s = settled(snapshotOf(g));
+    const stale = (owner: string): KubernetesObject => ({
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: {
+        name: `old-${owner}`,
+        namespace: NS,
+        labels: {
+          'app.kubernetes.io/managed-by': MANAGER,
+          'glooha.io/owner-name': owner,
+          'glooha.io/owner-namespace': NS,
+        },
+      },
+    });
+    const owned = new Map(s.owned);
+    owned.set('PodDisruptionBudget', [
+      ...(owned.get('PodDisruptionBudget') ?? []),
+      stale('ha'),
+      stale('someone-else'),
+    ]);
+    const p = plan({ ...s, owned });
+    expect(p.prunes).toEqual([
+      { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', namespace: NS, name: 'old-ha' },
+    ]);
+    expect(p.events).toContainEqual({
+      type: 'Normal',
+      reason: 'Deleted',
+      message: `deleted PodDisruptionBudget ${NS}/old-ha`,
+    });
+    expect(p.requeueAfterMs).toBe(SETTLE_REQUEUE_MS);
+  });
+
+  it('decideApply: missing → create, other hash → update, same hash and subset → nothing', () => {
+    const g = finalizedGlooHA(spec);
+    const body = plan(snapshotOf(g)).applies[0]!.body as never;
+    expect(decideApply(body, undefined, 'enforce').apply?.reason).toBe('create');
+    const live = {
+      ...(body as KubernetesObject),
+      metadata: { ...(body as KubernetesObject).metadata, annotations: { [APPLIED_ANNOTATION]: 'other' } },
+    };
+    expect(decideApply(body, live, 'enforce').apply?.reason).toBe('update');
+  });
+});

@@ -1,0 +1,140 @@
+// Snapshots for the plan/reconciler tests: a GlooHA, Gloo's Deployments as the chart lays them out,
+// and a small "API server" that turns planned applies into live objects (so a second plan can be
+// checked against the state the first one produced).
+import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
+import { FINALIZER, type Plan, type Snapshot } from '../../../src/controller/plan-types.js';
+import { OWNED_KINDS } from '../../../src/controller/kinds.js';
+import { chartLabels, proxyDeploymentName } from '../../../src/core/observed.js';
+import type { GlooHA, GlooHASpec } from '../../../src/api/types.js';
+import { glooHA, NS } from '../core/fixtures.js';
+
+export { NS };
+
+export function deployment(name: string, labels: Record<string, string>, container: string): V1Deployment {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name, namespace: NS, labels: { app: 'gloo', ...labels }, generation: 1 },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { ...labels } },
+      template: {
+        metadata: { labels: { ...labels } },
+        spec: { serviceAccountName: name, containers: [{ name: container, image: `img/${name}` }] },
+      },
+    },
+    status: {
+      observedGeneration: 1,
+      replicas: 1,
+      readyReplicas: 1,
+      updatedReplicas: 1,
+      availableReplicas: 1,
+    },
+  };
+}
+
+/** Gloo's Deployments for a spec's proxies, as the chart names and labels them. */
+export function chartDeployments(spec: GlooHASpec): V1Deployment[] {
+  return [
+    deployment('gloo', chartLabels.gloo, 'gloo'),
+    deployment('discovery', chartLabels.discovery, 'discovery'),
+    ...Object.entries(spec.gatewayProxies ?? {}).map(([key, p]) =>
+      deployment(proxyDeploymentName(key, p?.deploymentName), chartLabels.gatewayProxy(key), key),
+    ),
+  ];
+}
+
+/** A GlooHA with our finalizer (past its first reconcile). */
+export function finalizedGlooHA(spec: GlooHASpec, meta: Partial<GlooHA['metadata']> = {}): GlooHA {
+  return glooHA(spec, {
+    finalizers: [FINALIZER],
+    generation: 1,
+    resourceVersion: '10',
+    creationTimestamp: '2030-01-01T00:00:00Z' as never,
+    ...meta,
+  });
+}
+
+export function snapshotOf(g: GlooHA | undefined, extra: Partial<Snapshot> = {}): Snapshot {
+  return {
+    key: `${NS}/ha`,
+    glooHA: g,
+    sameNamespace: g ? [g] : [],
+    deployments: g ? chartDeployments(g.spec ?? {}) : [],
+    glooHpas: [],
+    glooPdbs: [],
+    owned: new Map(OWNED_KINDS.map((k) => [k.kind, []])),
+    leader: undefined,
+    lastCorrections: [],
+    now: new Date('2030-01-02T00:00:00Z'),
+    ...extra,
+  };
+}
+
+function isPlain(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Server-side apply, roughly: merge maps, merge lists of named items by name, replace the rest. */
+export function merge(live: unknown, patch: unknown): unknown {
+  if (isPlain(live) && isPlain(patch)) {
+    const out: Record<string, unknown> = { ...live };
+    for (const [k, v] of Object.entries(patch)) out[k] = merge(live[k], v);
+    return out;
+  }
+  if (
+    Array.isArray(live) &&
+    Array.isArray(patch) &&
+    patch.every((p) => isPlain(p) && typeof p.name === 'string')
+  ) {
+    const out = [...live] as Record<string, unknown>[];
+    for (const p of patch as Record<string, unknown>[]) {
+      const i = out.findIndex((l) => l.name === p.name);
+      if (i >= 0) out[i] = merge(out[i], p) as Record<string, unknown>;
+      else out.push(p);
+    }
+    return out;
+  }
+  return structuredClone(patch);
+}
+
+/** The snapshot after the API server carried out `plan`'s applies and prunes. */
+export function afterPlan(s: Snapshot, plan: Plan): Snapshot {
+  const deployments = s.deployments.map((d) => {
+    const a = plan.applies.find(
+      (x) => x.body.kind === 'Deployment' && x.body.metadata?.name === d.metadata?.name,
+    );
+    const next = a ? (merge(d, a.body) as V1Deployment) : d;
+    // The Deployment controller rolls out: every replica updated and ready.
+    const n = next.spec?.replicas ?? 1;
+    return {
+      ...next,
+      status: {
+        observedGeneration: 1,
+        replicas: n,
+        readyReplicas: n,
+        updatedReplicas: n,
+        availableReplicas: n,
+      },
+    };
+  });
+  const owned = new Map(s.owned);
+  for (const a of plan.applies) {
+    if (a.body.kind === 'Deployment' || !owned.has(a.body.kind ?? '')) continue;
+    const list = [...(owned.get(a.body.kind ?? '') ?? [])].filter(
+      (o) => o.metadata?.name !== a.body.metadata?.name,
+    );
+    list.push(structuredClone(a.body) as KubernetesObject);
+    owned.set(a.body.kind ?? '', list);
+  }
+  for (const p of plan.prunes) {
+    owned.set(
+      p.kind,
+      (owned.get(p.kind) ?? []).filter(
+        (o) => o.metadata?.name !== p.name || o.metadata?.namespace !== p.namespace,
+      ),
+    );
+  }
+  const glooHA = s.glooHA && plan.status ? { ...s.glooHA, status: plan.status } : s.glooHA;
+  return { ...s, glooHA, deployments, owned };
+}

@@ -1,0 +1,201 @@
+// The manager: caches first (on every replica), controllers only while leading, the term's signal on
+// every reconcile, a cache-sync deadline, a bounded stop, and one fence for every write.
+import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import type { LeaderCallbacks, LeaderTerm } from '../../../src/leader/elector.js';
+import { DEFAULT_TIMINGS } from '../../../src/leader/config.js';
+import { NotLeaderError } from '../../../src/leader/leadership.js';
+import { createLogger } from '../../../src/log.js';
+import { Manager, StartupError, type Elector } from '../../../src/manager/manager.js';
+import { createMetrics } from '../../../src/metrics/index.js';
+import type { WorkContext } from '../../../src/runtime/workqueue.js';
+import { closedPort } from '../leader/mock-apiserver.js';
+import { FakeTransport, flush, obj } from '../runtime/helpers.js';
+
+type Obj = KubernetesObject & Record<string, unknown>;
+
+function kubeConfig(port: number): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
+    users: [{ name: 'u', token: 't' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
+  });
+  return kc;
+}
+
+/** An elector the test drives: it leads when told to. */
+class FakeElector implements Elector {
+  started = false;
+  leading?: { controller: AbortController; term: LeaderTerm };
+  seq = 0;
+  stopHangs = false;
+  constructor(readonly callbacks: LeaderCallbacks) {}
+  start(): void {
+    this.started = true;
+  }
+  async stop(): Promise<void> {
+    if (this.stopHangs) return new Promise(() => {});
+    await this.lose();
+  }
+  lead(): LeaderTerm {
+    const controller = new AbortController();
+    const id = ++this.seq;
+    const term: LeaderTerm = {
+      id,
+      signal: controller.signal,
+      canWrite: () => !controller.signal.aborted,
+      assertLeading: () => this.assertLeading(),
+    };
+    this.leading = { controller, term };
+    void this.callbacks.onStartedLeading(controller.signal, term);
+    return term;
+  }
+  async lose(): Promise<void> {
+    if (!this.leading) return;
+    this.leading.controller.abort(new NotLeaderError('lost'));
+    const id = this.leading.term.id;
+    this.leading = undefined;
+    await this.callbacks.onStoppedLeading({ reason: 'lease-lost', message: 'lost', term: id });
+  }
+  isLeader(): boolean {
+    return !!this.leading;
+  }
+  canWrite(): boolean {
+    return !!this.leading;
+  }
+  assertLeading(): void {
+    if (!this.leading) throw new NotLeaderError('not leading');
+  }
+  get leadingSignal(): AbortSignal {
+    return this.leading?.controller.signal ?? AbortSignal.abort();
+  }
+}
+
+async function setup(
+  opts: { list?: () => Promise<{ items: Obj[]; resourceVersion: string }>; cacheSyncTimeoutMs?: number } = {},
+) {
+  const port = await closedPort();
+  const transport = new FakeTransport<Obj>(
+    opts.list ?? (() => ({ items: [obj('a', '1'), obj('b', '1')], resourceVersion: '5' })),
+  );
+  let elector!: FakeElector;
+  const lines: Record<string, unknown>[] = [];
+  const mgr = new Manager({
+    kubeConfig: kubeConfig(port),
+    logger: createLogger('debug', {}, (l) => lines.push(JSON.parse(l) as Record<string, unknown>)),
+    metrics: createMetrics({ defaultMetrics: false }),
+    namespaces: [],
+    leaderElection: {
+      ...DEFAULT_TIMINGS,
+      enabled: true,
+      leaseName: 'x',
+      namespace: 'ns',
+      identity: 'me',
+      releaseOnCancel: true,
+    },
+    metricsBindAddress: '127.0.0.1:0',
+    cacheSyncTimeoutMs: opts.cacheSyncTimeoutMs,
+    makeElector: (callbacks) => (elector = new FakeElector(callbacks)),
+    informerTransport: () => transport as never,
+  });
+  const informer = mgr.informer<Obj>({ group: '', version: 'v1', plural: 'configmaps' });
+  const reconciled: { key: string; ctx: WorkContext }[] = [];
+  let hold: Promise<void> | undefined;
+  mgr.add({
+    name: 'test',
+    concurrency: 2,
+    resyncPeriodMs: 0,
+    reconcile: async (key, ctx) => {
+      reconciled.push({ key, ctx });
+      if (hold) await Promise.race([hold, new Promise((r) => ctx.signal.addEventListener('abort', r))]);
+    },
+    watches: [{ informer: informer as never }],
+  });
+  return {
+    mgr,
+    elector: () => elector,
+    transport,
+    informer,
+    reconciled,
+    lines,
+    setHold: (p: Promise<void> | undefined) => (hold = p),
+  };
+}
+
+describe('Manager', () => {
+  it('syncs the caches before joining the election; reconciles nothing until it leads', async () => {
+    const t = await setup();
+    await t.mgr.start();
+    expect(t.informer.hasSynced()).toBe(true);
+    expect(t.elector().started).toBe(true);
+    const ready = await fetch(`${t.mgr.metricsUrl}/readyz`);
+    expect(ready.status).toBe(200); // a hot standby is ready
+    t.transport.watches[0]?.send('MODIFIED', obj('a', '6', { data: { x: '1' } }));
+    await flush();
+    expect(t.reconciled).toEqual([]);
+    await t.mgr.stop('test');
+  });
+
+  it('leading: every cached key is reconciled with the term signal; losing aborts in-flight work and stops the workers', async () => {
+    const t = await setup();
+    await t.mgr.start();
+    t.setHold(new Promise(() => {}));
+    const term = t.elector().lead();
+    await flush();
+    expect(t.reconciled.map((r) => r.key).sort()).toEqual([...t.informer.store.keys()].sort());
+    expect(t.reconciled).toHaveLength(2);
+    expect(t.reconciled.every((r) => !r.ctx.signal.aborted)).toBe(true);
+    await t.elector().lose();
+    expect(term.signal.aborted).toBe(true);
+    expect(t.reconciled.every((r) => r.ctx.signal.aborted)).toBe(true);
+    const before = t.reconciled.length;
+    t.transport.watches[0]?.send('MODIFIED', obj('a', '7', { data: { x: '2' } }));
+    await flush();
+    expect(t.reconciled.length).toBe(before); // no workers while not leading
+    // a new term starts fresh workers and reconciles everything again
+    t.setHold(undefined);
+    t.elector().lead();
+    await flush();
+    expect(t.reconciled.length).toBe(before + 2);
+    await t.mgr.stop('test');
+  });
+
+  it('a cache that cannot sync fails start-up at the deadline, naming it, before joining the election', async () => {
+    const t = await setup({ list: () => new Promise(() => {}), cacheSyncTimeoutMs: 200 });
+    const err = await t.mgr.start().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StartupError);
+    expect((err as Error).message).toMatch(
+      /caches did not sync within 0\.2s: caches not synced yet: configmaps/,
+    );
+    expect(t.elector().started).toBe(false);
+    await t.mgr.stop('start-up failed');
+  });
+
+  it('one fence: writes through the manager transport are refused unless leading, before any connection', async () => {
+    const t = await setup();
+    await t.mgr.start();
+    await expect(
+      t.mgr.client.request('POST', '/api/v1/namespaces/x/configmaps', { body: {} }),
+    ).rejects.toBeInstanceOf(NotLeaderError);
+    t.elector().lead();
+    // leading: the write passes the fence and fails only because nothing listens on the port
+    await expect(
+      t.mgr.client.request('POST', '/api/v1/namespaces/x/configmaps', { body: {} }),
+    ).rejects.not.toBeInstanceOf(NotLeaderError);
+    await t.mgr.stop('test');
+  });
+
+  it('stop() meets its budget even when leaving the election hangs', async () => {
+    const t = await setup();
+    await t.mgr.start();
+    t.elector().stopHangs = true;
+    const started = performance.now();
+    await t.mgr.stop('test', 300);
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(t.lines.some((l) => String(l.msg).includes('leaving the leader election took too long'))).toBe(
+      true,
+    );
+  });
+});
