@@ -45,6 +45,7 @@ import type { WorkContext, WorkResult } from '../runtime/workqueue.js';
 import { canonicalJson, isSubset, stableHash } from './compare.js';
 import { EventRecorder } from './events.js';
 import { GlooLeaderTracker } from './gloo-leader.js';
+import { releaseOwnershipPatch } from './handover.js';
 import { inTarget, isOwnedBy, observeInstall } from './observe.js';
 import { computeStatus, type DriftReport, type Stall } from './status.js';
 
@@ -637,8 +638,8 @@ export class GlooHAOperator extends OperatorBase {
   /**
    * Deletion. Owned objects in the GlooHA's namespace go by ownerReference garbage collection; those in
    * another namespace (no cross-namespace ownerReferences) are deleted here. Gloo's Deployments and
-   * HPAs keep their values: a second field manager co-applies the fields we own, then we release ours,
-   * so server-side apply removes nothing (a Deployment that lost `replicas` would fall back to 1).
+   * HPAs keep their values: the operator's managedFields entries are removed, so the fields it set stay
+   * as they are, owned by no one, and the next `helm upgrade` takes them over without a conflict.
    */
   private async finalize(g: GlooHA, log: typeof this.log): Promise<void> {
     const finalizers = (g.metadata.finalizers as string[] | undefined) ?? [];
@@ -649,30 +650,17 @@ export class GlooHAOperator extends OperatorBase {
       for (const live of cache.store.list(ns)) {
         if (!live.metadata?.annotations?.[APPLIED_ANNOTATION]) continue;
         if (!(live.metadata.managedFields ?? []).some((m) => m.manager === MANAGER)) continue;
-        const held = this.fieldsWeHold(live);
-        if (held) {
+        // Hook: release our field ownership, values unchanged (see handover.ts).
+        const release = releaseOwnershipPatch(live, [MANAGER, HANDOVER_MANAGER], APPLIED_ANNOTATION);
+        if (release)
           await this.objects.patch(
-            held,
+            release,
             undefined,
             undefined,
-            HANDOVER_MANAGER,
-            true,
-            PatchStrategy.ServerSideApply,
+            MANAGER,
+            undefined,
+            PatchStrategy.MergePatch,
           );
-        }
-        // An apply with no fields releases everything we owned; what the handover manager co-owns stays.
-        await this.objects.patch(
-          {
-            apiVersion: live.apiVersion,
-            kind: live.kind,
-            metadata: { name: live.metadata.name, namespace: live.metadata.namespace },
-          },
-          undefined,
-          undefined,
-          MANAGER,
-          true,
-          PatchStrategy.ServerSideApply,
-        );
         log.info('handed over managed fields', { object: `${live.kind} ${ns}/${live.metadata.name}` });
       }
     }
@@ -697,59 +685,6 @@ export class GlooHAOperator extends OperatorBase {
       finalizers.filter((f) => f !== FINALIZER),
     );
     log.info('finalized: owned objects released, replicas left as they are');
-  }
-
-  /**
-   * The values of the fields our manager owns on `live` (replicas, the gloo container's lease env,
-   * affinity, topology spread, HPA bounds), as an apply body for the handover manager.
-   */
-  private fieldsWeHold(live: KubernetesObject): KubernetesObject | undefined {
-    const obj = live as AnyObject;
-    const spec = (obj.spec ?? {}) as Record<string, unknown>;
-    const ours = (live.metadata?.managedFields ?? []).find(
-      (m) => m.manager === MANAGER && m.operation === 'Apply',
-    );
-    const fields = (ours?.fieldsV1 ?? {}) as Record<string, Record<string, unknown>>;
-    const specFields = (fields['f:spec'] ?? {}) as Record<string, unknown>;
-    const body: Record<string, unknown> = {};
-    if (live.kind === 'Deployment') {
-      if ('f:replicas' in specFields) body.replicas = spec.replicas;
-      const tmpl = ((specFields['f:template'] as Record<string, unknown>)?.['f:spec'] ?? {}) as Record<
-        string,
-        unknown
-      >;
-      const podSpec = ((spec.template as Record<string, unknown>)?.spec ?? {}) as Record<string, unknown>;
-      const templateSpec: Record<string, unknown> = {};
-      if ('f:affinity' in tmpl) templateSpec.affinity = podSpec.affinity;
-      if ('f:topologySpreadConstraints' in tmpl)
-        templateSpec.topologySpreadConstraints = podSpec.topologySpreadConstraints;
-      const containers = (tmpl['f:containers'] ?? {}) as Record<string, Record<string, unknown>>;
-      const heldContainers: Record<string, unknown>[] = [];
-      for (const [k, v] of Object.entries(containers)) {
-        const name = /^k:\{"name":"(.*)"\}$/.exec(k)?.[1];
-        const liveC = ((podSpec.containers ?? []) as { name: string; env?: { name: string }[] }[]).find(
-          (c) => c.name === name,
-        );
-        if (!name || !liveC) continue;
-        const envKeys = Object.keys((v['f:env'] ?? {}) as Record<string, unknown>)
-          .map((e) => /^k:\{"name":"(.*)"\}$/.exec(e)?.[1])
-          .filter((e): e is string => !!e);
-        const env = (liveC.env ?? []).filter((e) => envKeys.includes(e.name));
-        if (env.length) heldContainers.push({ name, env });
-      }
-      if (heldContainers.length) templateSpec.containers = heldContainers;
-      if (Object.keys(templateSpec).length) body.template = { spec: templateSpec };
-    } else if (live.kind === 'HorizontalPodAutoscaler') {
-      if ('f:minReplicas' in specFields) body.minReplicas = spec.minReplicas;
-      if ('f:maxReplicas' in specFields) body.maxReplicas = spec.maxReplicas;
-    }
-    if (Object.keys(body).length === 0) return undefined;
-    return {
-      apiVersion: live.apiVersion,
-      kind: live.kind,
-      metadata: { name: live.metadata?.name, namespace: live.metadata?.namespace },
-      spec: body,
-    } as KubernetesObject;
   }
 }
 

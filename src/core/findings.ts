@@ -20,7 +20,8 @@ export type WarningCode =
   | 'PDBAllowsFullOutage'
   | 'PDBProtectsNothing'
   | 'UnmanagedGatewayProxy'
-  | 'DiscoveryReplicas';
+  | 'DiscoveryReplicas'
+  | 'RolloutExceedsDisruptionBudget';
 
 export type ProblemCode =
   | 'DeploymentNotFound'
@@ -33,7 +34,7 @@ export type ProblemCode =
   | 'HorizontalPodAutoscalerConflict';
 
 export type HelmNoteCode =
-  'HelmListReplaced' | 'HelmCannotExpress' | 'HelmProxyDefaultsInherited' | 'HelmReplicasRemoved';
+  'HelmListReplaced' | 'HelmCannotExpress' | 'HelmProxyDefaultsInherited' | 'HelmReplicasFollowHPA';
 
 export type FindingCode = WarningCode | ProblemCode | HelmNoteCode;
 

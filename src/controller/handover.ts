@@ -1,0 +1,48 @@
+// Handing Gloo's objects back when a GlooHA is deleted.
+//
+// Server-side apply deletes a field when its only manager stops applying it, so the operator cannot
+// simply apply an empty body: `replicas` would go and the Deployment fall to 1. Keeping the fields
+// under a second field manager (what earlier versions did, as "glooha-operator-handover") keeps
+// their values but leaves an owner that Helm 4 then conflicts with on every upgrade ("conflict with
+// glooha-operator-handover: .spec.replicas") until someone passes --force-conflicts.
+//
+// So the handover removes the operator's entries from metadata.managedFields instead. A field that no
+// manager owns keeps its value and conflicts with no one: replicas, env, affinity and strategy stay
+// exactly as they are, the next `helm upgrade` (Helm 4 or 3, no flags) takes the chart's values from
+// then on, and every other manager (helm, the HPA controller on the scale subresource) keeps its
+// own. Writing managedFields is how the API documents resetting ownership; the patch carries the
+// resourceVersion, so it fails (409, retried) rather than clobber an entry written in between. The
+// operator's hash annotation goes in the same patch.
+import type { KubernetesObject, V1ManagedFieldsEntry } from '@kubernetes/client-node';
+
+/** Field managers the operator has written under: its own and the earlier handover manager. */
+export function isOperatorManager(entry: V1ManagedFieldsEntry, managers: readonly string[]): boolean {
+  return managers.includes(entry.manager ?? '');
+}
+
+/**
+ * A JSON merge patch that releases the operator's fields on `live` without changing any value, or
+ * undefined when it holds none and carries no annotation of ours.
+ */
+export function releaseOwnershipPatch(
+  live: KubernetesObject,
+  managers: readonly string[],
+  annotation: string,
+): KubernetesObject | undefined {
+  const entries = live.metadata?.managedFields ?? [];
+  const kept = entries.filter((e) => !isOperatorManager(e, managers));
+  const annotated = live.metadata?.annotations?.[annotation] !== undefined;
+  if (kept.length === entries.length && !annotated) return undefined;
+  return {
+    apiVersion: live.apiVersion,
+    kind: live.kind,
+    metadata: {
+      name: live.metadata?.name,
+      namespace: live.metadata?.namespace,
+      resourceVersion: live.metadata?.resourceVersion,
+      // An empty list would be ignored (the API server keeps the old entries); [{}] resets them all.
+      managedFields: kept.length > 0 ? kept : [{}],
+      ...(annotated ? { annotations: { [annotation]: null } } : {}),
+    } as KubernetesObject['metadata'],
+  };
+}
