@@ -110,6 +110,7 @@ async function newInstall(prefix: string, spec: GlooHASpec = productionSpec): Pr
   const ns = await createNamespace(prefix);
   await createGlooInstall(admin, {
     namespace: ns,
+    discovery: true,
     proxies: ['gateway-proxy', 'public-gw'],
     autoscaled: { 'public-gw': { minReplicas: 2, maxReplicas: 5 } },
   });
@@ -179,7 +180,10 @@ describe('GlooHA reconciler (as the chart ServiceAccount)', () => {
     });
 
     // The autoscaled proxy: the chart's HPA gets the bounds, the Deployment's replicas stay the HPA's.
-    const hpa = await autoscaling.readNamespacedHorizontalPodAutoscaler({ name: 'public-gw', namespace: ns });
+    const hpa = await autoscaling.readNamespacedHorizontalPodAutoscaler({
+      name: 'public-gw-hpa',
+      namespace: ns,
+    });
     expect([hpa.spec?.minReplicas, hpa.spec?.maxReplicas]).toEqual([3, 6]);
     const publicGw = await deployment(ns, 'public-gw');
     const ours = publicGw.metadata?.managedFields?.find((m) => m.manager === 'glooha-operator');
@@ -467,7 +471,7 @@ describe('GlooHA reconciler (as the chart ServiceAccount)', () => {
     expect(managers).not.toContain(HANDOVER_MANAGER);
     expect(after.metadata?.annotations?.[APPLIED_ANNOTATION]).toBeUndefined();
     expect(
-      (await autoscaling.readNamespacedHorizontalPodAutoscaler({ name: 'public-gw', namespace: ns })).spec
+      (await autoscaling.readNamespacedHorizontalPodAutoscaler({ name: 'public-gw-hpa', namespace: ns })).spec
         ?.minReplicas,
     ).toBe(3);
     await eventually(
