@@ -353,27 +353,20 @@ function glooEnv(ctx: Context, c: ComponentIntent, dep: ObservedDeployment) {
 /**
  * The chart renders gloo.deployment.customEnv right before POD_NAMESPACE. Server-side apply puts an
  * applier's new list items before the first item it shares with the live list, so naming the chart's
- * POD_NAMESPACE entry last (as the chart spells it) places the lease env exactly where the chart puts
- * customEnv. The exported values then render the live order, and a `helm upgrade` with them changes
- * no pod template (a reordered env list is a new template: every pod would be replaced).
+ * POD_NAMESPACE entry last places the lease env exactly where the chart puts customEnv. The exported
+ * values then render the live order, and a `helm upgrade` with them changes no pod template (a
+ * reordered env list is a new template: every pod would be replaced). Only the entry's key is applied:
+ * owning its valueFrom (an atomic struct the API server defaults) would conflict with Helm 4's apply.
  */
-function anchoredEnv(env: EnvVar[], container: ObservedContainer): (EnvVar | AnchorEnv)[] {
+function anchoredEnv(env: EnvVar[], container: ObservedContainer): (EnvVar | { name: string })[] {
   const anchor = container.env?.find((e) => e.name === CHART_ENV_AFTER_CUSTOM_ENV);
   if (!anchor || anchor.value !== undefined || env.some((e) => e.name === ENV_DISABLE_LEADER_ELECTION))
     return env;
-  return [
-    ...env,
-    { name: CHART_ENV_AFTER_CUSTOM_ENV, valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
-  ];
+  return [...env, { name: CHART_ENV_AFTER_CUSTOM_ENV }];
 }
 
 /** The env entry Gloo's chart renders right after customEnv (install/helm/gloo 1-gloo-deployment.yaml). */
 export const CHART_ENV_AFTER_CUSTOM_ENV = 'POD_NAMESPACE';
-
-interface AnchorEnv {
-  name: string;
-  valueFrom: { fieldRef: { fieldPath: string } };
-}
 
 function haFindings(ctx: Context, c: ComponentIntent, plan: ComponentPlan): void {
   if (c.role === 'discovery') return;

@@ -20,8 +20,15 @@ const run = promisify(execFile);
 export type HelmMajor = 4 | 3;
 export const HELM_MAJORS: HelmMajor[] = [4, 3];
 
-/** Values every test install uses: the webhook nothing serves is off (see above). */
-export const BASE_VALUES = { gateway: { validation: { webhook: { enabled: false } } } };
+/**
+ * Values every test install uses: the webhook nothing serves is off (see above), and the chart's
+ * gloo-resource-rollout Job (a plain Job, not a hook) is removed as soon as it finishes instead of after
+ * the chart's 300 s: a Job's template is immutable, so Helm cannot upgrade the release while it is still
+ * there (`field is immutable`), with either major — a real install hits that only within 5 minutes.
+ */
+export const BASE_VALUES = {
+  gateway: { validation: { webhook: { enabled: false } }, rolloutJob: { ttlSecondsAfterFinished: 0 } },
+};
 
 export function helmBinary(major: HelmMajor): string {
   return locateBinaries().path(major === 4 ? 'helm' : 'helm3');
@@ -113,7 +120,8 @@ export async function installGloo(
 }
 
 /**
- * `helm upgrade <release> <gloo chart> -n <ns> [extra flags] -f <values>...`; resolves with the
+ * `helm upgrade <release> <gloo chart> -n <ns> [extra flags] -f <base values> -f <values>...` (the base
+ * values are part of every test user's own values file); resolves with the
  * outcome (a failed upgrade is a result here: Helm 4's conflicts are part of the contract).
  */
 export async function upgradeGloo(
@@ -123,5 +131,9 @@ export async function upgradeGloo(
   flags: string[],
   ...values: (Record<string, unknown> | string)[]
 ): Promise<HelmRun> {
-  return helmWithValues(major, ['upgrade', release, glooChart(), '-n', namespace, ...flags], values);
+  return helmWithValues(
+    major,
+    ['upgrade', release, glooChart(), '-n', namespace, ...flags],
+    [BASE_VALUES, ...values],
+  );
 }

@@ -296,7 +296,7 @@ describe('gloo leader election', () => {
           { name: 'LEADER_ELECTION_RENEW_PERIOD', value: '20s' },
           { name: 'LEADER_ELECTION_RETRY_PERIOD', value: '4s' },
           // The chart's entry after customEnv, as the chart spells it: anchors the lease env there.
-          { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+          { name: 'POD_NAMESPACE' }, // the key only: its valueFrom stays Helm's
         ],
       },
     ]);
