@@ -106,7 +106,9 @@ export function locateBinaries(log: (line: string) => void = () => {}): Binaries
       const explicit = process.env.GLOO_CHART;
       const chart = explicit || join(cached(), 'charts', `gloo-${glooChartVersion()}.tgz`);
       if (!existsSync(chart))
-        throw new Error(`Gloo's chart ${chart} is missing${explicit ? ' (GLOO_CHART)' : `; delete ${cached()} to rebuild`}`);
+        throw new Error(
+          `Gloo's chart ${chart} is missing${explicit ? ' (GLOO_CHART)' : `; delete ${cached()} to rebuild`}`,
+        );
       return chart;
     },
     source: assets ? `KUBEBUILDER_ASSETS=${assets} (missing ones built into the cache)` : 'build cache',
