@@ -392,7 +392,7 @@ class Bench {
     const namespaces = await Promise.all(
       Array.from({ length: this.n }, (_, i) => createNamespace(`${prefix}-${i}`)),
     );
-    await Promise.all(namespaces.map((namespace) => createGlooInstall(c.kc, { namespace })));
+    await Promise.all(namespaces.map((namespace) => createGlooInstall(c.kc, { namespace, discovery: true })));
     await Promise.all(
       namespaces.flatMap((ns) =>
         ['gloo', 'discovery', PROXY].map((d) =>

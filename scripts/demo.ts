@@ -4,7 +4,7 @@
 //   npm run demo -- --ci      the same output without colours, and the full operator logs on failure
 //
 // What it does: starts the test control plane (real etcd, kube-apiserver, controller-manager, scheduler
-// and kwok with 4 simulated nodes), installs the GlooHA CRD and the Helm chart's ServiceAccount and RBAC,
+// and kwok with 3 simulated nodes), installs the GlooHA CRD and the Helm chart's ServiceAccount and RBAC,
 // creates a simulated Gloo install in gloo-system (as Gloo's chart lays it out) with a simulated Gloo
 // leader renewing the `gloo` Lease, starts two operator replicas as the chart's ServiceAccount, applies
 // examples/glooha.yaml, shows what the operator did, corrects a manual `kubectl scale`, stops the
@@ -57,7 +57,7 @@ const GLOO_NAMESPACE = 'gloo-system';
 const GLOO_LEADER = 'gloo-5d8f7c9b4-x7k2p';
 const GLOO_LEASE_SECONDS = 15; // Gloo's default leaseDuration
 const GLOO_RENEW_MS = 2000; // Gloo's default retryPeriod: the leader renews this often
-const NODES = 4;
+const NODES = 3;
 const EXAMPLE = 'examples/glooha.yaml';
 const MANAGED = 'app.kubernetes.io/managed-by=glooha-operator';
 const STEPS = 8;
@@ -500,6 +500,7 @@ class Demo {
     const c = this.clients();
     await createGlooInstall(c.kc, {
       namespace: GLOO_NAMESPACE,
+      discovery: true,
       proxies: ['gateway-proxy', 'public-gw'],
       autoscaled: { 'public-gw': { minReplicas: 2, maxReplicas: 5 } },
     });
@@ -515,7 +516,7 @@ class Demo {
       },
     );
     const hpa = await c.autoscaling.readNamespacedHorizontalPodAutoscaler({
-      name: 'public-gw',
+      name: 'public-gw-hpa',
       namespace: GLOO_NAMESPACE,
     });
     const rows: string[][] = [];
@@ -770,7 +771,10 @@ class Demo {
     this.warnAntiAffinityRollout(gloo, nodes.size);
   }
 
-  /** The HA pitfall of required anti-affinity: a rolling update needs a node for its surge pod. */
+  /**
+   * Required anti-affinity allows one gloo pod per node, so a rolling update that adds a pod before it
+   * removes one needs a spare node. The operator sets maxSurge 0 / maxUnavailable 1 (in place); show it.
+   */
   private warnAntiAffinityRollout(gloo: V1Deployment, nodeCount: number): void {
     const replicas = gloo.spec?.replicas ?? 0;
     if (!gloo.spec?.template.spec?.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution)
@@ -780,22 +784,15 @@ class Demo {
     const surge = pods(gloo.spec.strategy?.rollingUpdate?.maxSurge, Math.ceil);
     const unavailable = pods(gloo.spec.strategy?.rollingUpdate?.maxUnavailable, Math.floor);
     const need = replicas + surge - unavailable;
-    this.warn(
-      `HA pitfall: required anti-affinity allows one gloo pod per node, and a rolling update adds ` +
-        `maxSurge ${surge} pod(s)`,
-    );
     this.info(
-      `    before it removes any (maxUnavailable ${unavailable}): ${replicas} replicas need ${need} nodes to roll out.`,
+      `required anti-affinity: one gloo pod per node; rollouts use maxSurge ${surge} / maxUnavailable ${unavailable}`,
     );
-    this.info(
+    const line =
       nodeCount >= need
-        ? `    This cluster has ${nodeCount}, so rollouts finish (that is why the demo runs ${NODES} nodes).`
-        : `    This cluster has only ${nodeCount}: the next rollout of gloo will stall with a Pending pod.`,
-    );
-    this.info(
-      `    With ${need - 1} nodes the surge pod would stay Pending for ever. Keep a spare node, set the Deployment's`,
-    );
-    this.info("    maxUnavailable to 1 (the PDB's budget), or use antiAffinity: preferred.");
+        ? `    so ${replicas} replicas need ${Math.max(need, replicas)} nodes for the pods and ${need} to roll out: this cluster has ${nodeCount}, rollouts finish.`
+        : `    so ${replicas} replicas need ${need} nodes to roll out, and this cluster has only ${nodeCount}: the next rollout stalls.`;
+    if (nodeCount >= need) this.info(line);
+    else this.warn(line.trim());
   }
 
   private async showPdbs(): Promise<void> {

@@ -1,87 +1,67 @@
-// What deleting a GlooHA hands over. With server-side apply, dropping a field only you own deletes it
-// (a Deployment without `replicas` falls back to 1), so before releasing its fields the operator
-// co-applies their current values under a second field manager, HANDOVER_MANAGER; then an empty apply
-// under its own manager releases everything it owned and the values stay. Pure: from the live object
-// and its managedFields to the two apply bodies.
-import type { KubernetesObject } from '@kubernetes/client-node';
+// Handing Gloo's objects back when a GlooHA is deleted. Pure: from the live object to one patch.
+//
+// Server-side apply deletes a field when its only manager stops applying it, so the operator cannot
+// simply apply an empty body: `replicas` would go and the Deployment fall to 1. Keeping the fields
+// under a second field manager (what earlier versions did, as "glooha-operator-handover") keeps
+// their values but leaves an owner that Helm 4 then conflicts with on every upgrade ("conflict with
+// glooha-operator-handover: .spec.replicas") until someone passes --force-conflicts.
+//
+// So the handover removes the operator's entries from metadata.managedFields instead. A field that no
+// manager owns keeps its value and conflicts with no one: replicas, env, affinity and strategy stay
+// exactly as they are, the next `helm upgrade` (Helm 4 or 3, no flags) takes the chart's values from
+// then on, and every other manager (helm, the HPA controller on the scale subresource) keeps its
+// own. Writing managedFields is how the API documents resetting ownership; the patch carries the
+// resourceVersion, so it fails (409, retried) rather than clobber an entry written in between. The
+// operator's hash annotation goes in the same patch.
+import type { KubernetesObject, V1ManagedFieldsEntry } from '@kubernetes/client-node';
 import { MANAGER } from '../api/constants.js';
+import { HANDOVER_MANAGER } from './drift.js';
 import { APPLIED_ANNOTATION } from './plan-types.js';
 
-type AnyObject = KubernetesObject & Record<string, unknown>;
-
 export interface Handover {
-  /** The values of the fields we hold, to apply as HANDOVER_MANAGER; undefined when we hold none. */
-  held?: KubernetesObject;
-  /** An apply with no fields as MANAGER: releases everything we owned on the object. */
+  /** A JSON merge patch that drops our managedFields entries and hash annotation, values unchanged. */
   release: KubernetesObject;
   /** "Deployment ns/name", for logs. */
   what: string;
 }
 
-/** The handover for one of Gloo's objects, or undefined when we never applied to it. */
-export function handoverOf(live: KubernetesObject): Handover | undefined {
-  if (!live.metadata?.annotations?.[APPLIED_ANNOTATION]) return undefined;
-  if (!(live.metadata.managedFields ?? []).some((m) => m.manager === MANAGER)) return undefined;
-  return {
-    held: fieldsWeHold(live),
-    release: {
-      apiVersion: live.apiVersion,
-      kind: live.kind,
-      metadata: { name: live.metadata.name, namespace: live.metadata.namespace },
-    },
-    what: `${live.kind} ${live.metadata.namespace}/${live.metadata.name}`,
-  };
+/** Field managers the operator has written under: its own and the earlier handover manager. */
+const OUR_MANAGERS = [MANAGER, HANDOVER_MANAGER] as const;
+
+export function isOperatorManager(entry: V1ManagedFieldsEntry, managers: readonly string[]): boolean {
+  return managers.includes(entry.manager ?? '');
 }
 
 /**
- * The values of the fields our manager owns on `live` (replicas, the gloo container's lease env,
- * affinity, topology spread, HPA bounds), as an apply body for the handover manager.
+ * A JSON merge patch that releases the operator's fields on `live` without changing any value, or
+ * undefined when it holds none and carries no annotation of ours.
  */
-export function fieldsWeHold(live: KubernetesObject): KubernetesObject | undefined {
-  const obj = live as AnyObject;
-  const spec = (obj.spec ?? {}) as Record<string, unknown>;
-  const ours = (live.metadata?.managedFields ?? []).find(
-    (m) => m.manager === MANAGER && m.operation === 'Apply',
-  );
-  const fields = (ours?.fieldsV1 ?? {}) as Record<string, Record<string, unknown>>;
-  const specFields = (fields['f:spec'] ?? {}) as Record<string, unknown>;
-  const body: Record<string, unknown> = {};
-  if (live.kind === 'Deployment') {
-    if ('f:replicas' in specFields) body.replicas = spec.replicas;
-    const tmpl = ((specFields['f:template'] as Record<string, unknown>)?.['f:spec'] ?? {}) as Record<
-      string,
-      unknown
-    >;
-    const podSpec = ((spec.template as Record<string, unknown>)?.spec ?? {}) as Record<string, unknown>;
-    const templateSpec: Record<string, unknown> = {};
-    if ('f:affinity' in tmpl) templateSpec.affinity = podSpec.affinity;
-    if ('f:topologySpreadConstraints' in tmpl)
-      templateSpec.topologySpreadConstraints = podSpec.topologySpreadConstraints;
-    const containers = (tmpl['f:containers'] ?? {}) as Record<string, Record<string, unknown>>;
-    const heldContainers: Record<string, unknown>[] = [];
-    for (const [k, v] of Object.entries(containers)) {
-      const name = /^k:\{"name":"(.*)"\}$/.exec(k)?.[1];
-      const liveC = ((podSpec.containers ?? []) as { name: string; env?: { name: string }[] }[]).find(
-        (c) => c.name === name,
-      );
-      if (!name || !liveC) continue;
-      const envKeys = Object.keys((v['f:env'] ?? {}) as Record<string, unknown>)
-        .map((e) => /^k:\{"name":"(.*)"\}$/.exec(e)?.[1])
-        .filter((e): e is string => !!e);
-      const env = (liveC.env ?? []).filter((e) => envKeys.includes(e.name));
-      if (env.length) heldContainers.push({ name, env });
-    }
-    if (heldContainers.length) templateSpec.containers = heldContainers;
-    if (Object.keys(templateSpec).length) body.template = { spec: templateSpec };
-  } else if (live.kind === 'HorizontalPodAutoscaler') {
-    if ('f:minReplicas' in specFields) body.minReplicas = spec.minReplicas;
-    if ('f:maxReplicas' in specFields) body.maxReplicas = spec.maxReplicas;
-  }
-  if (Object.keys(body).length === 0) return undefined;
+export function releaseOwnershipPatch(
+  live: KubernetesObject,
+  managers: readonly string[],
+  annotation: string,
+): KubernetesObject | undefined {
+  const entries = live.metadata?.managedFields ?? [];
+  const kept = entries.filter((e) => !isOperatorManager(e, managers));
+  const annotated = live.metadata?.annotations?.[annotation] !== undefined;
+  if (kept.length === entries.length && !annotated) return undefined;
   return {
     apiVersion: live.apiVersion,
     kind: live.kind,
-    metadata: { name: live.metadata?.name, namespace: live.metadata?.namespace },
-    spec: body,
-  } as KubernetesObject;
+    metadata: {
+      name: live.metadata?.name,
+      namespace: live.metadata?.namespace,
+      resourceVersion: live.metadata?.resourceVersion,
+      // An empty list would be ignored (the API server keeps the old entries); [{}] resets them all.
+      managedFields: kept.length > 0 ? kept : [{}],
+      ...(annotated ? { annotations: { [annotation]: null } } : {}),
+    } as KubernetesObject['metadata'],
+  };
+}
+
+/** The handover for one of Gloo's objects, or undefined when we hold nothing on it. */
+export function handoverOf(live: KubernetesObject): Handover | undefined {
+  const release = releaseOwnershipPatch(live, OUR_MANAGERS, APPLIED_ANNOTATION);
+  if (!release) return undefined;
+  return { release, what: `${live.kind} ${live.metadata?.namespace}/${live.metadata?.name}` };
 }

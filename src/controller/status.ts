@@ -7,6 +7,7 @@ import type { ComponentStatus, GlooHAStatus, LeaderStatus } from '../api/types.j
 import type { ComponentPlan, Desired } from '../core/desired.js';
 import type { Finding } from '../core/findings.js';
 import { setCondition, type Condition, type ConditionInput } from './conditions.js';
+import { rolloutStall } from './rollout-status.js';
 
 export interface Stall {
   reason: string;
@@ -151,9 +152,22 @@ export function computeStatus(input: StatusInput): GlooHAStatus {
   }));
   status.helmValuesConfigMap = `${d.owner.name}-helm-values`;
 
-  set({ type: 'Stalled', status: 'False', reason: 'Progressing', message: 'the operator can make progress' });
+  // A Deployment that gave up rolling out is Stalled, with its own reason and message (hook: see
+  // rollout-status.ts); the rest of the status is still reported.
+  const rolloutFailed = rolloutStall(d.components, input.deployments);
+  if (rolloutFailed) {
+    set({ type: 'Stalled', status: 'True', ...rolloutFailed });
+    set({ type: 'Ready', status: 'False', ...rolloutFailed });
+  } else {
+    set({
+      type: 'Stalled',
+      status: 'False',
+      reason: 'Progressing',
+      message: 'the operator can make progress',
+    });
+  }
 
-  const converging = input.applied > 0 || notReady.length > 0;
+  const converging = !rolloutFailed && (input.applied > 0 || notReady.length > 0);
   set(
     converging
       ? {
@@ -163,15 +177,24 @@ export function computeStatus(input: StatusInput): GlooHAStatus {
           message:
             input.applied > 0 ? `applied ${input.applied} object(s)` : `waiting for ${notReady.join(', ')}`,
         }
-      : {
-          type: 'Reconciling',
-          status: 'False',
-          reason: 'Reconciled',
-          message: 'the install matches the spec',
-        },
+      : rolloutFailed
+        ? {
+            type: 'Reconciling',
+            status: 'False',
+            reason: rolloutFailed.reason,
+            message: 'the rollout stopped: see Stalled',
+          }
+        : {
+            type: 'Reconciling',
+            status: 'False',
+            reason: 'Reconciled',
+            message: 'the install matches the spec',
+          },
   );
 
-  if (d.problems.length > 0) {
+  if (rolloutFailed) {
+    // Ready already says why (set above).
+  } else if (d.problems.length > 0) {
     set({ type: 'Ready', status: 'False', reason: d.problems[0]!.code, message: describe(d.problems) });
   } else if (converging) {
     set({

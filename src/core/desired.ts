@@ -24,9 +24,10 @@ import { budgetOf, floorReplicas, intentsOf, type ComponentIntent } from './comp
 import { describeComponent, type Finding } from './findings.js';
 import { helmValues, type HelmValues } from './helm-values.js';
 import { helmValuesYaml } from './helm-values-yaml.js';
-import { LEASE_RULES, leaderElectionEnv } from './leader-election.js';
-import type { ObservedDeployment, ObservedInstall } from './observed.js';
+import { LEASE_RULES, leaderElectionEnv, type EnvVar } from './leader-election.js';
+import type { ObservedContainer, ObservedDeployment, ObservedInstall } from './observed.js';
 import { names, ownedMetadata, patchMetadata, type Owner } from './ownership.js';
+import { rolloutStrategy } from './rollout-strategy.js';
 import { podAntiAffinity, topologySpreadConstraints } from './scheduling.js';
 import { copySelector, podLabelsOf, selects } from './selectors.js';
 import { renderObject, type KubeObject } from './templates.js';
@@ -89,7 +90,7 @@ export function desired(glooHA: GlooHA, observed: ObservedInstall): DesiredResul
   const ctx: Context = { owner, ns, observed, spec, owned: [], patches: [], warnings: [], problems: [] };
   for (const note of legacy.notes) ctx.warnings.push({ code: 'DeprecatedValue', ...note });
 
-  const values = helmValues(g);
+  const values = helmValues(g, observed);
   ctx.owned.push(helmValuesConfigMap(ctx, g, values));
 
   const components = intentsOf(spec).map((c) => planComponent(ctx, c));
@@ -153,7 +154,7 @@ function planComponent(ctx: Context, c: ComponentIntent): ComponentPlan {
   plan.deploymentName = dep.name;
   plan.managesReplicas = planReplicas(ctx, c, dep, plan);
   plan.podDisruptionBudget = planBudget(ctx, c, dep);
-  deploymentPatch(ctx, c, dep, plan.managesReplicas);
+  deploymentPatch(ctx, c, dep, plan.managesReplicas, plan.podDisruptionBudget);
   haFindings(ctx, c, plan);
   return plan;
 }
@@ -300,6 +301,7 @@ function deploymentPatch(
   c: ComponentIntent,
   dep: ObservedDeployment,
   managesReplicas: boolean,
+  budget: ComponentPlan['podDisruptionBudget'],
 ): void {
   const podSpec: Record<string, unknown> = {};
   const antiAffinity = podAntiAffinity(c.antiAffinity, dep.selector);
@@ -314,11 +316,14 @@ function deploymentPatch(
   }
   const setReplicas = managesReplicas && c.replicas !== undefined;
   const setPodSpec = Object.keys(podSpec).length > 0;
-  if (!setReplicas && !setPodSpec) return;
+  const rollout = rolloutStrategy(c, budget);
+  ctx.warnings.push(...rollout.findings);
+  if (!setReplicas && !setPodSpec && !rollout.strategy) return;
   ctx.patches.push(
     renderObject('deployment-patch', {
       metadata: patchMetadata(dep.name, ctx.ns),
       replicas: { set: setReplicas, value: c.replicas ?? null },
+      strategy: { set: rollout.strategy !== undefined, value: rollout.strategy ?? null },
       podSpec: { set: setPodSpec, value: podSpec },
     }),
   );
@@ -371,8 +376,26 @@ function glooEnv(ctx: Context, c: ComponentIntent, dep: ObservedDeployment) {
       message: `the gloo container sets ${ENV_DISABLE_LEADER_ELECTION}=true (gloo.disableLeaderElection in the Helm values), so every gloo replica acts as leader; remove gloo.disableLeaderElection from the Helm values (see ${names.helmValuesConfigMap(ctx.owner)})`,
     });
   }
-  return leaderElectionEnv(le);
+  return anchoredEnv(leaderElectionEnv(le), container);
 }
+
+/**
+ * The chart renders gloo.deployment.customEnv right before POD_NAMESPACE. Server-side apply puts an
+ * applier's new list items before the first item it shares with the live list, so naming the chart's
+ * POD_NAMESPACE entry last places the lease env exactly where the chart puts customEnv. The exported
+ * values then render the live order, and a `helm upgrade` with them changes no pod template (a
+ * reordered env list is a new template: every pod would be replaced). Only the entry's key is applied:
+ * owning its valueFrom (an atomic struct the API server defaults) would conflict with Helm 4's apply.
+ */
+function anchoredEnv(env: EnvVar[], container: ObservedContainer): (EnvVar | { name: string })[] {
+  const anchor = container.env?.find((e) => e.name === CHART_ENV_AFTER_CUSTOM_ENV);
+  if (!anchor || anchor.value !== undefined || env.some((e) => e.name === ENV_DISABLE_LEADER_ELECTION))
+    return env;
+  return [...env, { name: CHART_ENV_AFTER_CUSTOM_ENV }];
+}
+
+/** The env entry Gloo's chart renders right after customEnv (install/helm/gloo 1-gloo-deployment.yaml). */
+export const CHART_ENV_AFTER_CUSTOM_ENV = 'POD_NAMESPACE';
 
 function haFindings(ctx: Context, c: ComponentIntent, plan: ComponentPlan): void {
   if (c.role === 'discovery') return;

@@ -21,7 +21,8 @@ export type WarningCode =
   | 'PDBProtectsNothing'
   | 'UnmanagedGatewayProxy'
   | 'DiscoveryReplicas'
-  | 'DeprecatedValue';
+  | 'DeprecatedValue'
+  | 'RolloutExceedsDisruptionBudget';
 
 export type ProblemCode =
   | 'DeploymentNotFound'
@@ -35,7 +36,7 @@ export type ProblemCode =
   | 'MatchLabelKeyInSelector';
 
 export type HelmNoteCode =
-  'HelmListReplaced' | 'HelmCannotExpress' | 'HelmProxyDefaultsInherited' | 'HelmReplicasRemoved';
+  'HelmListReplaced' | 'HelmCannotExpress' | 'HelmProxyDefaultsInherited' | 'HelmReplicasFollowHPA';
 
 export type FindingCode = WarningCode | ProblemCode | HelmNoteCode;
 

@@ -9,6 +9,15 @@
 //   gatewayProxies.<key>.antiAffinity / .affinity          gatewayProxies.<key>.topologySpreadConstraints
 //   gatewayProxies.<key>.horizontalPodAutoscaler.{apiVersion,minReplicas,maxReplicas}
 //
+// Every value renders what is live, so a `helm upgrade` fed these values changes nothing, with Helm 3
+// (three-way merge: a field in the manifest is reset to it, a field dropped from it is deleted) and with
+// Helm 4 (server-side apply: a value equal to the live one conflicts with no other field manager):
+//  - customEnv lists the lease env in the order the operator applies it, where the chart renders
+//    customEnv (before POD_NAMESPACE; see anchoredEnv in desired.ts): same order, same pod template;
+//  - an autoscaled proxy gets replicas = its current count (clamped to the HPA's bounds), never null:
+//    dropping `replicas` from the manifest makes Helm 3 delete it and the Deployment fall to 1 under a
+//    running HPA; the HPA's own count is what Helm 4 finds owned by the HPA controller.
+//
 // What the chart cannot express is reported by helmValuesNotes().
 
 import { defaultSpec } from '../api/validate.js';
@@ -16,12 +25,16 @@ import type { GlooHA } from '../api/types.js';
 import { budgetOf, intentsOf, type ComponentIntent } from './components.js';
 import type { Finding } from './findings.js';
 import { leaderElectionEnv } from './leader-election.js';
-import { chartLabels } from './observed.js';
+import { chartLabels, type ObservedInstall } from './observed.js';
 import { podAntiAffinity, topologySpreadConstraints } from './scheduling.js';
 
 export type HelmValues = Record<string, unknown>;
 
-export function helmValues(glooHA: GlooHA): HelmValues {
+/**
+ * The overlay for `glooHA`. `observed` (the live install) supplies an autoscaled proxy's current
+ * replica count; without it (offline render) the HPA's minimum stands in.
+ */
+export function helmValues(glooHA: GlooHA, observed?: ObservedInstall): HelmValues {
   const spec = defaultSpec(glooHA.spec);
   const values: HelmValues = {};
   for (const c of intentsOf(spec)) {
@@ -42,7 +55,7 @@ export function helmValues(glooHA: GlooHA): HelmValues {
       values.discovery = { deployment: { replicas: c.replicas } };
     } else {
       const proxies = (values.gatewayProxies ??= {}) as Record<string, unknown>;
-      proxies[c.key as string] = proxyValues(c);
+      proxies[c.key as string] = proxyValues(c, observed);
     }
   }
   return values;
@@ -59,16 +72,22 @@ function budgetValues(c: ComponentIntent): Record<string, unknown> {
   };
 }
 
-function proxyValues(c: ComponentIntent): Record<string, unknown> {
+/** What `helm upgrade` should render for an autoscaled proxy's replicas: the live count within the HPA's bounds. */
+export function autoscaledReplicas(c: ComponentIntent, observed?: ObservedInstall): number | undefined {
+  if (!c.autoscaling) return undefined;
+  const { minReplicas, maxReplicas } = c.autoscaling;
+  const live = observed?.gatewayProxies.find((d) => d.name === c.deploymentName)?.replicas;
+  return Math.min(maxReplicas, Math.max(minReplicas, live ?? minReplicas));
+}
+
+function proxyValues(c: ComponentIntent, observed?: ObservedInstall): Record<string, unknown> {
   const selector = { matchLabels: chartLabels.gatewayProxy(c.key as string) };
   const affinity = podAntiAffinity(c.antiAffinity, selector);
   const spread = topologySpreadConstraints(c.topologySpreadConstraints, selector);
   return {
     kind: {
       deployment: {
-        // null deletes the chart's default (1): a Deployment under an HPA must not carry replicas,
-        // or every `helm upgrade` scales it back down.
-        replicas: c.autoscaling ? null : c.replicas,
+        replicas: c.autoscaling ? autoscaledReplicas(c, observed) : c.replicas,
       },
     },
     // The chart's antiAffinity: true renders a rule over every proxy's pods (gloo: gateway-proxy);
@@ -122,16 +141,27 @@ export function helmValuesNotes(glooHA: GlooHA): Finding[] {
       });
     }
   }
+  for (const c of intentsOf(spec)) {
+    if (c.antiAffinity === 'required') {
+      notes.push({
+        code: 'HelmCannotExpress',
+        component: c.id,
+        path: `${c.specPath}.antiAffinity`,
+        message:
+          "Gloo's chart has no rollout strategy values: only the operator sets maxSurge 0 / maxUnavailable 1 so that rollouts under required anti-affinity never wedge (a helm upgrade does not remove it, since Helm never set it)",
+      });
+    }
+  }
   const intents = intentsOf(spec).filter((c) => c.role === 'gatewayProxy');
   const base = intents.find((c) => c.key === 'gatewayProxy');
   for (const c of intents) {
     if (c.autoscaling) {
       notes.push({
-        code: 'HelmReplicasRemoved',
+        code: 'HelmReplicasFollowHPA',
         component: c.id,
         path: `gatewayProxies.${c.key}.kind.deployment.replicas`,
         message:
-          'replicas is set to null so that the HPA owns it; the first helm upgrade that drops it resets the Deployment to 1 replica until the HPA scales it back up',
+          "replicas is the HPA's current count (the ConfigMap follows it): a manifest without replicas would make Helm 3 delete the field and the Deployment fall to 1 replica under its HPA; an older count makes Helm set that count until the HPA corrects it, and Helm 4 report a conflict with the HPA controller: re-read the ConfigMap right before upgrading",
       });
     }
     if (c.topologySpreadConstraints?.length) {

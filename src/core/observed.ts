@@ -104,7 +104,8 @@ export function chartInstall(
     labels: { app: 'gloo', ...labels },
     selector: { matchLabels: { ...labels } },
     podLabels: { ...labels },
-    containers: [{ name: container }],
+    // Every container of the chart's Deployments has POD_NAMESPACE (from the downward API).
+    containers: [{ name: container, env: [{ name: 'POD_NAMESPACE' }] }],
     serviceAccountName: sa,
     replicas: 1,
   });

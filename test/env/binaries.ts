@@ -2,17 +2,49 @@
 // $KUBEBUILDER_ASSETS/<name>), so people with setup-envtest reuse theirs; otherwise the per-machine
 // cache that test/env/build-testbin.sh fills from the pinned Go wrapper modules (built on first use).
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants, existsSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export type BinaryName =
-  'kube-apiserver' | 'etcd' | 'kube-controller-manager' | 'kube-scheduler' | 'kwok' | 'kubectl' | 'helm';
+  | 'kube-apiserver'
+  | 'etcd'
+  | 'kube-controller-manager'
+  | 'kube-scheduler'
+  | 'kwok'
+  | 'kubectl'
+  | 'helm'
+  | 'helm3';
+
+/**
+ * Where each binary sits in the build cache. Helm 3 lives in a directory of its own under the name
+ * `helm`: Helm names its field manager after its file name, so both majors write as "helm".
+ */
+const cachePath: Record<BinaryName, string> = {
+  'kube-apiserver': 'kube-apiserver',
+  etcd: 'etcd',
+  'kube-controller-manager': 'kube-controller-manager',
+  'kube-scheduler': 'kube-scheduler',
+  kwok: 'kwok',
+  kubectl: 'kubectl',
+  helm: 'helm',
+  helm3: join('helm3', 'helm'),
+};
+
+/** Gloo's Helm chart version that build-testbin.sh packages (from test/env/tools/gloo/go.mod). */
+export function glooChartVersion(): string {
+  const goMod = readFileSync(join(here, 'tools', 'gloo', 'go.mod'), 'utf8');
+  const v = /^require github\.com\/solo-io\/gloo v([0-9.]+)$/m.exec(goMod)?.[1];
+  if (!v) throw new Error('cannot read the Gloo version from test/env/tools/gloo/go.mod');
+  return v;
+}
 
 export interface Binaries {
   path(name: BinaryName): string;
   /** Directory holding kwok's stage definitions (pod-ready, node-initialize, ...). */
   kwokStagesDir: string;
+  /** Gloo's chart, packaged from its Go module by build-testbin.sh ($GLOO_CHART overrides). */
+  glooChart: string;
   /** Where the binaries came from, for log lines. */
   source: string;
 }
@@ -57,7 +89,7 @@ export function locateBinaries(log: (line: string) => void = () => {}): Binaries
       return explicit;
     }
     if (assets && isExecutable(join(assets, name))) return join(assets, name);
-    const built = join(cached(), name);
+    const built = join(cached(), cachePath[name]);
     if (!isExecutable(built))
       throw new Error(`test binary ${name} missing in ${cached()}; delete that directory to rebuild`);
     return built;
@@ -69,6 +101,15 @@ export function locateBinaries(log: (line: string) => void = () => {}): Binaries
     path,
     get kwokStagesDir() {
       return join(dirname(path('kwok')), 'kwok-stages');
+    },
+    get glooChart() {
+      const explicit = process.env.GLOO_CHART;
+      const chart = explicit || join(cached(), 'charts', `gloo-${glooChartVersion()}.tgz`);
+      if (!existsSync(chart))
+        throw new Error(
+          `Gloo's chart ${chart} is missing${explicit ? ' (GLOO_CHART)' : `; delete ${cached()} to rebuild`}`,
+        );
+      return chart;
     },
     source: assets ? `KUBEBUILDER_ASSETS=${assets} (missing ones built into the cache)` : 'build cache',
   };

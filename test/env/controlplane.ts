@@ -239,8 +239,10 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         `--kubeconfig=${kubeconfigPath}`,
         '--leader-elect=false',
         '--secure-port=0',
-        // The HPA controller needs no metrics API to keep a target's replicas within [min, max].
-        '--controllers=garbage-collector-controller,namespace-controller,serviceaccount-controller,deployment-controller,replicaset-controller,disruption-controller,horizontal-pod-autoscaler-controller',
+        // The HPA controller needs no metrics API to keep a target's replicas within [min, max]. The
+        // Job controller runs the hook Jobs of Gloo's chart (helm waits for them; kwok completes their
+        // pods) and ttl-after-finished removes them as the chart's ttlSecondsAfterFinished asks.
+        '--controllers=garbage-collector-controller,namespace-controller,serviceaccount-controller,deployment-controller,replicaset-controller,disruption-controller,horizontal-pod-autoscaler-controller,job-controller,ttl-after-finished-controller',
       ],
       join(dir, 'kube-controller-manager.log'),
       onUnexpectedExit,

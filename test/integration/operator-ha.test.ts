@@ -316,7 +316,7 @@ async function waitReady(namespace: string, name: string, timeoutMs = 90_000): P
 
 async function newInstall(prefix: string, spec: GlooHASpec): Promise<string> {
   const ns = await createNamespace(prefix);
-  await createGlooInstall(admin, { namespace: ns });
+  await createGlooInstall(admin, { namespace: ns, discovery: true });
   await createGlooHA(ns, 'gloo', spec);
   return ns;
 }

@@ -1,10 +1,7 @@
-// Action: on deletion, hand the fields we hold on Gloo's objects to HANDOVER_MANAGER, then release
-// ours (see handover.ts for why the order matters: releasing first would let the API server drop
-// `replicas`, and the Deployment would fall back to 1).
-import { MANAGER } from '../../api/constants.js';
-import { HANDOVER_MANAGER } from '../drift.js';
-import type { Handover } from '../handover.js';
+// Action: on deletion, release the operator's field ownership on Gloo's objects, values unchanged
+// (see handover.ts for why ownership is dropped rather than handed to a second manager).
 import { WriteError } from './apply.js';
+import type { Handover } from '../handover.js';
 import type { ObjectWriter } from './writer.js';
 
 export async function runHandover(
@@ -15,8 +12,7 @@ export async function runHandover(
 ): Promise<void> {
   for (const h of handovers) {
     try {
-      if (h.held) await writer.apply(h.held, HANDOVER_MANAGER, signal);
-      await writer.apply(h.release, MANAGER, signal);
+      await writer.mergePatch(h.release, signal);
     } catch (err) {
       throw new WriteError(h.what, err);
     }

@@ -2,7 +2,7 @@
 // fake it, and kubeWriter() sends them through the operator's one transport (fenced there), each with
 // the reconcile's AbortSignal — its leader term's — so a term that ends cuts its writes off.
 import { PatchStrategy, type CoreV1Event, type KubernetesObject } from '@kubernetes/client-node';
-import { GROUP, PLURAL, VERSION } from '../../api/constants.js';
+import { GROUP, MANAGER, PLURAL, VERSION } from '../../api/constants.js';
 import type { GlooHA, GlooHAStatus } from '../../api/types.js';
 import { errorStatus, type KubeClient } from '../../kube/client.js';
 import { resourcePath } from '../../kube/paths.js';
@@ -12,6 +12,8 @@ import type { ObjectRef } from '../plan-types.js';
 export interface ObjectWriter {
   /** Server-side apply, forcing ownership of the fields in `body` for `fieldManager`. */
   apply(body: KubernetesObject, fieldManager: string, signal: AbortSignal): Promise<void>;
+  /** A JSON merge patch (metadata-only changes such as releasing field ownership). */
+  mergePatch(body: KubernetesObject, signal: AbortSignal): Promise<void>;
   /** Deletes; an object already gone is not an error. */
   delete(ref: ObjectRef, signal: AbortSignal): Promise<void>;
   /** Replaces the finalizer list, based on the GlooHA's resourceVersion (409 if it moved since). */
@@ -33,6 +35,15 @@ export function kubeWriter(client: KubeClient): ObjectWriter {
         query: { fieldManager, force: true },
         body,
         contentType: PatchStrategy.ServerSideApply,
+        signal,
+      });
+    },
+    async mergePatch(body, signal) {
+      const info = kindInfo(body.kind ?? '');
+      await client.request('PATCH', resourcePath(info, body.metadata?.namespace, body.metadata?.name), {
+        query: { fieldManager: MANAGER },
+        body,
+        contentType: PatchStrategy.MergePatch,
         signal,
       });
     },

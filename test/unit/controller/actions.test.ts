@@ -7,7 +7,6 @@ import { runFinalizers } from '../../../src/controller/actions/finalizers.js';
 import { runHandover } from '../../../src/controller/actions/handover.js';
 import { runPrunes } from '../../../src/controller/actions/prune.js';
 import { runStatus } from '../../../src/controller/actions/status.js';
-import { HANDOVER_MANAGER } from '../../../src/controller/drift.js';
 import { ReconcilerMemory } from '../../../src/controller/memory.js';
 import type { PlannedApply } from '../../../src/controller/plan-types.js';
 import { NotLeaderError } from '../../../src/leader/leadership.js';
@@ -53,21 +52,16 @@ describe('actions', () => {
     expect(w.ops()).toEqual(['delete ConfigMap x']);
   });
 
-  it('handover: the held values as the handover manager first, then the release as ours', async () => {
+  it('handover: one merge patch per object, releasing our field ownership', async () => {
     const w = new FakeWriter();
-    const release = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'gloo', namespace: NS } };
-    await runHandover(
-      [{ held: { ...release, spec: { replicas: 3 } } as never, release, what: 'Deployment gloo' }],
-      w,
-      signal(),
-    );
-    expect(w.ops()).toEqual([
-      `apply ${HANDOVER_MANAGER} Deployment gloo`,
-      `apply ${MANAGER} Deployment gloo`,
-    ]);
-    const none = new FakeWriter();
-    await runHandover([{ release, what: 'Deployment gloo' }], none, signal());
-    expect(none.ops()).toEqual([`apply ${MANAGER} Deployment gloo`]);
+    const release = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'gloo', namespace: NS, resourceVersion: '7', managedFields: [{}] },
+    };
+    await runHandover([{ release, what: 'Deployment gloo' }], w, signal());
+    expect(w.ops()).toEqual(['mergePatch Deployment gloo']);
+    expect(w.calls[0]).toMatchObject({ op: 'mergePatch', body: release });
   });
 
   it('finalizers: sets the list', async () => {

@@ -6,6 +6,7 @@ import type { GlooHA, GlooHAStatus } from '../../../src/api/types.js';
 
 export type Call =
   | { op: 'apply'; manager: string; body: KubernetesObject }
+  | { op: 'mergePatch'; body: KubernetesObject }
   | { op: 'delete'; ref: ObjectRef }
   | { op: 'finalizers'; finalizers: string[] }
   | { op: 'status'; status: GlooHAStatus }
@@ -36,6 +37,9 @@ export class FakeWriter implements ObjectWriter {
   apply(body: KubernetesObject, manager: string, signal: AbortSignal) {
     return this.run({ op: 'apply', manager, body }, signal);
   }
+  mergePatch(body: KubernetesObject, signal: AbortSignal) {
+    return this.run({ op: 'mergePatch', body }, signal);
+  }
   delete(ref: ObjectRef, signal: AbortSignal) {
     return this.run({ op: 'delete', ref }, signal);
   }
@@ -52,11 +56,13 @@ export class FakeWriter implements ObjectWriter {
     return this.calls.map((c) =>
       c.op === 'apply'
         ? `apply ${c.manager} ${c.body.kind} ${c.body.metadata?.name}`
-        : c.op === 'delete'
-          ? `delete ${c.ref.kind} ${c.ref.name}`
-          : c.op === 'event'
-            ? `event ${c.event.reason}`
-            : c.op,
+        : c.op === 'mergePatch'
+          ? `mergePatch ${c.body.kind} ${c.body.metadata?.name}`
+          : c.op === 'delete'
+            ? `delete ${c.ref.kind} ${c.ref.name}`
+            : c.op === 'event'
+              ? `event ${c.event.reason}`
+              : c.op,
     );
   }
 }

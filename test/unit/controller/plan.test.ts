@@ -73,14 +73,22 @@ describe('plan: lifecycle branches', () => {
     expect(p.applies).toEqual([]);
     expect(p.finalizers).toEqual(['other/keep']);
     const h = p.handover.find((x) => x.what === `Deployment ${NS}/gloo`)!;
-    expect(h.held).toMatchObject({ kind: 'Deployment', spec: { replicas: 3 } });
-    expect(h.release).toEqual({
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'gloo', namespace: NS },
-    });
-    // Deployments we never applied to (no annotation or no managedFields entry of ours) are left alone.
-    expect(p.handover.map((x) => x.what)).toEqual([`Deployment ${NS}/gloo`]);
+    // The release drops our managedFields entries and hash annotation, changes no value, and is
+    // based on the resourceVersion it was decided from.
+    expect(h.release).not.toHaveProperty('spec');
+    expect(h.release.metadata).toHaveProperty('resourceVersion');
+    expect(h.release.metadata?.annotations).toEqual({ [APPLIED_ANNOTATION]: null });
+    expect((h.release.metadata?.managedFields ?? []).map((m) => m.manager)).not.toContain(MANAGER);
+    // Every Deployment carrying our hash annotation gets it removed (the others hold no field of ours
+    // here, so only the annotation goes); one we never applied to is left alone.
+    expect(p.handover.map((x) => x.what).sort()).toEqual(
+      s.deployments
+        .filter((d) => d.metadata?.annotations?.[APPLIED_ANNOTATION])
+        .map((d) => `Deployment ${NS}/${d.metadata?.name}`)
+        .sort(),
+    );
+    const untouched = { ...gloo, metadata: { ...gloo.metadata, annotations: {}, managedFields: [] } };
+    expect(plan({ ...deleting, deployments: [untouched] }).handover).toEqual([]);
     // Owned objects in the GlooHA's own namespace go by garbage collection: not pruned here.
     expect(p.prunes).toEqual([]);
     expect(HANDOVER_MANAGER).not.toBe(MANAGER);

@@ -295,10 +295,36 @@ describe('gloo leader election', () => {
           { name: 'LEADER_ELECTION_LEASE_DURATION', value: '30s' },
           { name: 'LEADER_ELECTION_RENEW_PERIOD', value: '20s' },
           { name: 'LEADER_ELECTION_RETRY_PERIOD', value: '4s' },
+          // The chart's entry after customEnv, as the chart spells it: anchors the lease env there.
+          { name: 'POD_NAMESPACE' }, // the key only: its valueFrom stays Helm's
         ],
       },
     ]);
     expect(patch.metadata).toEqual({ name: 'gloo', namespace: NS }); // Helm's object: no labels, no ownerReferences
+  });
+
+  it('appends the lease env without an anchor when the container has no POD_NAMESPACE from the downward API', () => {
+    const g = glooHA({ gloo: { replicas: 2 } });
+    for (const env of [undefined, [{ name: 'POD_NAMESPACE', value: 'literal' }]]) {
+      const d = run(
+        g,
+        installFor(g, (i) => {
+          i.gloo!.containers = [{ name: 'gloo', ...(env ? { env } : {}) }];
+        }),
+      );
+      const containers = spec(get(d.patches, 'Deployment', 'gloo')).template.spec.containers;
+      expect(containers[0].env.map((e: { name: string }) => e.name)).toEqual([
+        'LEADER_ELECTION_LEASE_DURATION',
+        'LEADER_ELECTION_RENEW_PERIOD',
+        'LEADER_ELECTION_RETRY_PERIOD',
+      ]);
+    }
+  });
+
+  it('does not anchor DISABLE_LEADER_ELECTION (the chart renders it elsewhere)', () => {
+    const d = run(glooHA({ gloo: { replicas: 1, leaderElection: { enabled: false } } }));
+    const containers = spec(get(d.patches, 'Deployment', 'gloo')).template.spec.containers;
+    expect(containers[0].env).toEqual([{ name: 'DISABLE_LEADER_ELECTION', value: 'true' }]);
   });
 
   it('grants create on leases and everything else on the gloo Lease only, to the gloo ServiceAccount', () => {
@@ -646,5 +672,52 @@ describe('ownership', () => {
     const d = run(glooHA({ gloo: { replicas: 3 } }));
     const data = get(d.owned, 'ConfigMap', 'ha-helm-values').data as Record<string, string>;
     expect(parse(data['values.yaml'] ?? '')).toEqual(d.helmValues);
+  });
+});
+
+describe('rollout strategy', () => {
+  it('replaces pods in place (maxSurge 0, maxUnavailable 1) under required anti-affinity', () => {
+    const d = run(glooHA({ gloo: { replicas: 3, antiAffinity: 'required' } }));
+    expect(spec(get(d.patches, 'Deployment', 'gloo')).strategy).toEqual({
+      type: 'RollingUpdate',
+      rollingUpdate: { maxSurge: 0, maxUnavailable: 1 },
+    });
+    expect(codes(d.warnings)).not.toContain('RolloutExceedsDisruptionBudget');
+  });
+
+  it('leaves the strategy alone with preferred or no anti-affinity (a surge pod schedules anyway)', () => {
+    for (const antiAffinity of ['preferred', 'none'] as const) {
+      const d = run(glooHA({ gloo: { replicas: 3, antiAffinity } }));
+      expect(spec(get(d.patches, 'Deployment', 'gloo'))).not.toHaveProperty('strategy');
+    }
+  });
+
+  it("warns when the PDB in force (here the chart's gloo-pdb) allows no disruption, since the in-place rollout takes one pod down", () => {
+    const g = glooHA({ gloo: { replicas: 3, antiAffinity: 'required' } });
+    const d = run(
+      g,
+      installFor(g, (i) => {
+        i.pdbs.push({
+          name: 'gloo-pdb',
+          selector: { matchLabels: { gloo: 'gloo' } },
+          minAvailable: 3,
+          ours: false,
+        });
+      }),
+    );
+    expect(codes(d.warnings)).toContain('RolloutExceedsDisruptionBudget');
+  });
+
+  it('applies to an autoscaled proxy too, without setting its replicas', () => {
+    const d = run(
+      glooHA({
+        gatewayProxies: {
+          publicGw: { autoscaling: { minReplicas: 3, maxReplicas: 6 }, antiAffinity: 'required' },
+        },
+      }),
+    );
+    const patch = spec(get(d.patches, 'Deployment', 'public-gw'));
+    expect(patch.strategy.rollingUpdate).toEqual({ maxSurge: 0, maxUnavailable: 1 });
+    expect(patch).not.toHaveProperty('replicas');
   });
 });

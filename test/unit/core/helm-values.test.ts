@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { helmValues, helmValuesNotes } from '../../../src/core/helm-values.js';
 import { helmValuesYaml } from '../../../src/core/helm-values-yaml.js';
-import { codes, get, glooHA, run } from './fixtures.js';
+import { codes, get, glooHA, installFor, run } from './fixtures.js';
 
 describe('helmValues', () => {
   it('maps gloo to gloo.deployment.{replicas,customEnv,affinity}, gloo.podDisruptionBudget and gloo.disableLeaderElection', () => {
@@ -74,7 +74,7 @@ describe('helmValues', () => {
     });
   });
 
-  it('maps an autoscaled proxy to horizontalPodAutoscaler (autoscaling/v2, which the chart needs spelled out) and replicas: null', () => {
+  it("maps an autoscaled proxy to horizontalPodAutoscaler (autoscaling/v2, which the chart needs spelled out) and replicas: the HPA's minimum offline", () => {
     const values = helmValues(
       glooHA({
         gatewayProxies: {
@@ -89,7 +89,7 @@ describe('helmValues', () => {
       }),
     );
     expect((values.gatewayProxies as Record<string, unknown>).publicGw).toEqual({
-      kind: { deployment: { replicas: null } },
+      kind: { deployment: { replicas: 2 } },
       antiAffinity: false,
       topologySpreadConstraints: [
         {
@@ -104,16 +104,37 @@ describe('helmValues', () => {
     });
   });
 
-  it('keeps the null in YAML (it deletes the chart default)', () => {
-    const text = helmValuesYaml(
-      helmValues(
-        glooHA({ gatewayProxies: { gatewayProxy: { autoscaling: { minReplicas: 2, maxReplicas: 3 } } } }),
-      ),
-      'ns/ha',
-    );
+  it("exports an autoscaled proxy's live replica count within the HPA's bounds, never null (Helm 3 would delete it)", () => {
+    const g = glooHA({
+      gatewayProxies: { gatewayProxy: { autoscaling: { minReplicas: 2, maxReplicas: 5 } } },
+    });
+    const at = (replicas: number | undefined) =>
+      parse(
+        helmValuesYaml(
+          helmValues(
+            g,
+            installFor(g, (i) => {
+              i.gatewayProxies[0]!.replicas = replicas;
+            }),
+          ),
+          'ns/ha',
+        ),
+      ).gatewayProxies.gatewayProxy.kind.deployment.replicas;
+    expect(at(4)).toBe(4);
+    expect(at(1)).toBe(2); // below the minimum: the HPA is about to scale it up
+    expect(at(9)).toBe(5);
+    expect(at(undefined)).toBe(2);
+  });
+
+  it('puts the upgrade command for each Helm major in the header', () => {
+    const text = helmValuesYaml(helmValues(glooHA({})), 'ns/ha');
     expect(text).toMatch(/^# Helm values/);
-    expect(text).toContain('replicas: null');
-    expect(parse(text).gatewayProxies.gatewayProxy.kind.deployment).toEqual({ replicas: null });
+    expect(text).toContain(
+      '# Helm 4: helm upgrade <release> gloo/gloo --reset-then-reuse-values -f values.yaml',
+    );
+    expect(text).toContain(
+      '# Helm 3: helm upgrade <release> gloo/gloo --reset-then-reuse-values -f values.yaml',
+    );
   });
 
   it('produces the same fields the operator applies to a chart install (no Helm/operator fight)', () => {
@@ -133,7 +154,10 @@ describe('helmValues', () => {
     const glooPatch = get(d.patches, 'Deployment', 'gloo').spec as any; // eslint-disable-line @typescript-eslint/no-explicit-any
     expect(values.gloo.deployment.replicas).toBe(glooPatch.replicas);
     expect(values.gloo.deployment.affinity).toEqual(glooPatch.template.spec.affinity);
-    expect(values.gloo.deployment.customEnv).toEqual(glooPatch.template.spec.containers[0].env);
+    // The operator's env ends with the chart's POD_NAMESPACE (its anchor); customEnv renders right before it.
+    expect([...values.gloo.deployment.customEnv, glooPatch.template.spec.containers[0].env.at(-1)]).toEqual(
+      glooPatch.template.spec.containers[0].env,
+    );
     const proxyPatch = get(d.patches, 'Deployment', 'gateway-proxy').spec as any; // eslint-disable-line @typescript-eslint/no-explicit-any
     expect(values.gatewayProxies.gatewayProxy.affinity).toEqual(proxyPatch.template.spec.affinity);
     expect(values.gatewayProxies.gatewayProxy.topologySpreadConstraints).toEqual(
@@ -156,7 +180,7 @@ describe('helmValuesNotes', () => {
         gatewayProxies: { gatewayProxy: { autoscaling: { minReplicas: 2, maxReplicas: 4 } } },
       }),
     );
-    expect(codes(notes)).toEqual(['HelmListReplaced', 'HelmCannotExpress', 'HelmReplicasRemoved']);
+    expect(codes(notes)).toEqual(['HelmListReplaced', 'HelmCannotExpress', 'HelmReplicasFollowHPA']);
   });
 
   it("warns when the chart's gatewayProxy defaults would leak into another proxy", () => {

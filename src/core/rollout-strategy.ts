@@ -1,0 +1,61 @@
+// Rolling updates that cannot wedge.
+//
+// With required pod anti-affinity on kubernetes.io/hostname, a surge pod needs a node that runs none
+// of the component's pods. When replicas ≥ the nodes the pods can run on there is no such node, and
+// the Deployment default that Gloo's chart keeps (25% surge, 25% unavailable: maxSurge 1,
+// maxUnavailable 0 for 2–4 replicas) never finishes: the surge pod stays Pending, no old pod is removed.
+// Replacing pods in place — maxSurge 0, maxUnavailable 1 — progresses on any cluster that can run the
+// replicas at all, without reading Nodes (the operator has no permission to), at the cost of one pod
+// of capacity while a rollout runs: the disruption the PDB already allows a node drain. We choose
+// this over refusing or warning with a node count because it is always safe to apply, needs no
+// cluster-wide read, and still holds when nodes come and go.
+//
+// Only required anti-affinity gets it: with preferred (or none) the surge pod schedules anyway.
+// Gloo's chart has no strategy values, so Helm never sets or removes this field.
+
+import { scaledValue } from '../api/intstr.js';
+import type { PodDisruptionBudgetSpec } from '../api/types.js';
+import { floorReplicas, type ComponentIntent } from './components.js';
+import { describeComponent, type Finding } from './findings.js';
+
+export interface RollingUpdateStrategy {
+  type: 'RollingUpdate';
+  rollingUpdate: { maxSurge: number; maxUnavailable: number };
+}
+
+/** Pods a drain may take at once under the PDB in force (glooha's or a foreign one), at the replica floor. */
+export function disruptionsAllowed(
+  c: ComponentIntent,
+  budget: PodDisruptionBudgetSpec | undefined,
+): number | undefined {
+  if (!budget) return undefined;
+  const floor = floorReplicas(c);
+  if (budget.minAvailable !== undefined) return Math.max(0, floor - scaledValue(budget.minAvailable, floor));
+  if (budget.maxUnavailable !== undefined) return scaledValue(budget.maxUnavailable, floor);
+  return undefined;
+}
+
+export function rolloutStrategy(
+  c: ComponentIntent,
+  budget: PodDisruptionBudgetSpec | undefined,
+): {
+  strategy?: RollingUpdateStrategy;
+  findings: Finding[];
+} {
+  if (c.antiAffinity !== 'required') return { findings: [] };
+  const strategy: RollingUpdateStrategy = {
+    type: 'RollingUpdate',
+    rollingUpdate: { maxSurge: 0, maxUnavailable: 1 },
+  };
+  const allowed = disruptionsAllowed(c, budget);
+  const findings: Finding[] = [];
+  if (allowed === 0) {
+    findings.push({
+      code: 'RolloutExceedsDisruptionBudget',
+      component: c.id,
+      path: `${c.specPath}.podDisruptionBudget`,
+      message: `${describeComponent(c.id)} has required anti-affinity, so its rollouts replace one pod at a time (maxSurge 0, maxUnavailable 1), but the PDB in force allows no disruption: a rollout takes one pod down although a drain may not. Allow one disruption (maxUnavailable: 1), or use antiAffinity: preferred`,
+    });
+  }
+  return { strategy, findings };
+}

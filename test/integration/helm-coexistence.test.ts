@@ -1,0 +1,275 @@
+// The coexistence contract, on Gloo's real chart (v1.22.1, built from its Go module) with the real
+// Helm 4 (server-side apply) and Helm 3 (three-way merge), and the operator running as its chart's
+// ServiceAccount. Each upgrade path is measured — pod restarts, replica changes, drift corrections —
+// and the figures are printed (they are quoted in docs/helm.md):
+//  1. values path: `helm upgrade` with the exported values changes nothing (0 / 0 / 0);
+//  2. plain path: Helm 4 refuses with a conflict that names the operator and the field; Helm 3
+//     succeeds and the operator restores within a second, without a loop;
+//  3. after the GlooHA is deleted, replicas/env/affinity stay, no operator field manager is left, and
+//     the next plain upgrade succeeds without --force-conflicts, taking the chart's values;
+//  4. no Helm path drops the autoscaled proxy below its HPA minimum while the operator manages it.
+import {
+  AppsV1Api,
+  AutoscalingV2Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  type V1Deployment,
+} from '@kubernetes/client-node';
+import { parse } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GROUP, PLURAL, VERSION } from '../../src/api/constants.js';
+import type { GlooHA, GlooHASpec } from '../../src/api/types.js';
+import { HELM_UPGRADE_COMMANDS } from '../../src/core/helm-values-yaml.js';
+import { adminKubeConfig, createNamespace } from '../support/cluster.js';
+import { HELM_MAJORS, helm, installGloo, upgradeGloo, type HelmMajor } from '../support/gloo-chart.js';
+import { createGlooHA, getGlooHA } from '../support/glooha.js';
+import {
+  InstallRecorder,
+  describeMeasurement,
+  totalRestarts,
+  type Measurement,
+} from '../support/install-recorder.js';
+import { installOperatorRbac, startOperatorInProcess, type InProcessOperator } from '../support/operator.js';
+import { eventually, httpStatusOf } from '../support/wait.js';
+
+const admin = adminKubeConfig();
+const apps = admin.makeApiClient(AppsV1Api);
+const core = admin.makeApiClient(CoreV1Api);
+const autoscaling = admin.makeApiClient(AutoscalingV2Api);
+const custom = admin.makeApiClient(CustomObjectsApi);
+
+const SPEC: GlooHASpec = {
+  gloo: { replicas: 3, antiAffinity: 'preferred' },
+  discovery: { replicas: 1 },
+  gatewayProxies: {
+    gatewayProxy: { replicas: 2 },
+    publicGw: { autoscaling: { minReplicas: 3, maxReplicas: 6 } },
+  },
+};
+const HPA_MIN = 3;
+
+/**
+ * The user's own values file (what a plain upgrade is fed): discovery on, a second proxy with the
+ * chart's HPA. With Helm 4 an autoscaled proxy must not render replicas (kind.deployment.replicas:
+ * null): Helm would own the field and conflict with the HPA controller on every upgrade, glooha or
+ * not. With Helm 3 most users keep the chart default (replicas: 1), which Helm 3 happily resets.
+ */
+function userValues(major: HelmMajor): Record<string, unknown> {
+  return {
+    discovery: { enabled: true },
+    gatewayProxies: {
+      publicGw: {
+        ...(major === 4 ? { kind: { deployment: { replicas: null } } } : {}),
+        horizontalPodAutoscaler: { apiVersion: 'autoscaling/v2', minReplicas: 1, maxReplicas: 4 },
+      },
+    },
+  };
+}
+
+/** The flags of the header's recommended command, between the chart and `-f values.yaml`. */
+function recommendedFlags(major: HelmMajor): string[] {
+  const cmd = major === 4 ? HELM_UPGRADE_COMMANDS.helm4 : HELM_UPGRADE_COMMANDS.helm3;
+  const words = cmd.split(/\s+/);
+  return words.slice(4, words.indexOf('-f'));
+}
+
+async function deployments(ns: string): Promise<Map<string, V1Deployment>> {
+  const list = await apps.listNamespacedDeployment({ namespace: ns });
+  return new Map(list.items.map((d) => [d.metadata?.name ?? '', d]));
+}
+
+function glooEnv(d: V1Deployment | undefined) {
+  return d?.spec?.template.spec?.containers.find((c) => c.name === 'gloo')?.env;
+}
+
+function condition(g: GlooHA, type: string) {
+  return g.status?.conditions?.find((c) => c.type === type);
+}
+
+async function waitReady(ns: string, timeoutMs = 90_000): Promise<GlooHA> {
+  return eventually(
+    `${ns}/gloo Ready=True`,
+    () => getGlooHA(ns, 'gloo'),
+    (g) => condition(g, 'Ready')?.status === 'True' && g.status?.observedGeneration === g.metadata.generation,
+    { timeoutMs },
+  );
+}
+
+const report: string[] = [];
+
+afterAll(() => {
+  if (report.length) console.log(`helm coexistence, measured:\n  ${report.join('\n  ')}`);
+});
+
+describe.each(HELM_MAJORS)("Gloo's chart with Helm %i", (major) => {
+  let ns: string;
+  let operator: InProcessOperator;
+  let exported: string;
+
+  const record = async (what: string, run: () => Promise<unknown>): Promise<Measurement> => {
+    const rec = new InstallRecorder(admin, ns, operator.metricsUrl);
+    await rec.start();
+    await run();
+    const m = await rec.stop();
+    report.push(`Helm ${major}, ${what}: ${describeMeasurement(m)}`);
+    return m;
+  };
+
+  beforeAll(async () => {
+    ns = await createNamespace(`helm${major}-gloo`);
+    const opNs = await createNamespace(`helm${major}-op`);
+    const id = await installOperatorRbac(opNs, { watchNamespaces: [ns] });
+    const installed = await installGloo(major, ns, 'gloo', userValues(major));
+    report.push(`Helm ${major}, helm install of Gloo's chart: ${(installed.ms / 1000).toFixed(1)} s`);
+    operator = await startOperatorInProcess(id, { args: [`--watch-namespaces=${ns}`] });
+    await createGlooHA(ns, 'gloo', SPEC);
+    await waitReady(ns);
+  }, 300_000);
+
+  afterAll(async () => {
+    await operator?.shutdown('test done');
+  });
+
+  it('helm version reports the pinned release', async () => {
+    const v = await helm(major, ['version', '--short']);
+    expect(v.ok, v.stderr).toBe(true);
+    expect(v.stdout.trim()).toMatch(major === 4 ? /^v4\.3\.2(\+g[0-9a-f]+)?$/ : /^v3\.21\.4(\+g[0-9a-f]+)?$/);
+  });
+
+  it("the chart's objects are what the operator expects: names, containers, HPA and discovery", async () => {
+    const deps = await deployments(ns);
+    expect([...deps.keys()].sort()).toEqual(['discovery', 'gateway-proxy', 'gloo', 'public-gw']);
+    expect(deps.get('gateway-proxy')?.spec?.template.spec?.containers[0]?.name).toBe('gateway-proxy');
+    expect(deps.get('public-gw')?.spec?.template.spec?.containers[0]?.name).toBe('public-gw');
+    const hpa = await autoscaling.readNamespacedHorizontalPodAutoscaler({
+      name: 'public-gw-hpa',
+      namespace: ns,
+    });
+    expect(hpa.spec?.minReplicas).toBe(HPA_MIN); // adopted by the operator
+    const g = await getGlooHA(ns, 'gloo');
+    expect(g.status?.components?.gatewayProxies?.publicGw?.autoscaling?.hpaName).toBe('public-gw-hpa');
+    expect(deps.get('gloo')?.spec?.replicas).toBe(3);
+  });
+
+  it('the ConfigMap header recommends an upgrade command for each Helm major', async () => {
+    const cm = await core.readNamespacedConfigMap({ name: 'gloo-helm-values', namespace: ns });
+    exported = cm.data?.['values.yaml'] ?? '';
+    expect(exported).toContain(`# Helm 4: ${HELM_UPGRADE_COMMANDS.helm4}`);
+    expect(exported).toContain(`# Helm 3: ${HELM_UPGRADE_COMMANDS.helm3}`);
+    const values = parse(exported) as {
+      gatewayProxies: Record<string, { kind: { deployment: { replicas: unknown } } }>;
+    };
+    // Never null under a running HPA: Helm 3 would delete replicas and the Deployment fall to 1.
+    expect(values.gatewayProxies.publicGw?.kind.deployment.replicas).toBe(HPA_MIN);
+  });
+
+  it('plain upgrade (the user values alone): Helm 4 refuses with a conflict naming the field; Helm 3 is restored within a second', async () => {
+    const before = await deployments(ns);
+    let result: Awaited<ReturnType<typeof upgradeGloo>> | undefined;
+    const m = await record('plain upgrade', async () => {
+      result = await upgradeGloo(major, ns, 'gloo', [], userValues(major));
+      if (major === 3) await waitReady(ns);
+    });
+    if (major === 4) {
+      expect(result?.ok).toBe(false);
+      expect(result?.stderr).toMatch(/conflict with "glooha-operator"/);
+      expect(result?.stderr).toMatch(/\.spec\.replicas/);
+      report.push(`Helm 4, plain upgrade error: ${result?.stderr.trim().split('\n').pop()}`);
+      expect(totalRestarts(m)).toBe(0);
+      expect(m.replicaChanges).toEqual([]);
+      expect(m.driftCorrections).toBe(0);
+    } else {
+      expect(result?.ok, result?.stderr).toBe(true);
+      // Restored: each drop is followed by the way back, fast, and nothing keeps flapping.
+      for (const dep of ['gloo', 'gateway-proxy']) {
+        const changes = m.replicaChanges.filter((c) => c.deployment === dep);
+        expect(changes.map((c) => `${c.from}→${c.to}`)).toEqual([
+          `${before.get(dep)?.spec?.replicas}→1`,
+          `1→${before.get(dep)?.spec?.replicas}`,
+        ]);
+        const restoreMs = changes[1]!.atMs - changes[0]!.atMs;
+        report.push(`Helm 3, plain upgrade: ${dep} replicas restored in ${restoreMs.toFixed(0)} ms`);
+        expect(restoreMs).toBeLessThan(1_000);
+      }
+      expect(m.driftCorrections).toBeGreaterThan(0);
+      const after = await new InstallRecorder(admin, ns, operator.metricsUrl);
+      await after.start();
+      const quiet = await after.stop(5_000);
+      expect(quiet.driftCorrections, 'no correction loop after the upgrade').toBe(0);
+      expect(quiet.replicaChanges).toEqual([]);
+    }
+    const now = await deployments(ns);
+    expect(now.get('gloo')?.spec?.replicas).toBe(3);
+    expect(glooEnv(now.get('gloo'))).toEqual(glooEnv(before.get('gloo')));
+  });
+
+  it('values path: helm upgrade with the exported values restarts no pod, changes no replica count, corrects nothing', async () => {
+    const cm = await core.readNamespacedConfigMap({ name: 'gloo-helm-values', namespace: ns });
+    exported = cm.data?.['values.yaml'] ?? '';
+    const before = await deployments(ns);
+    const m = await record('values path (recommended command)', async () => {
+      const res = await upgradeGloo(major, ns, 'gloo', recommendedFlags(major), userValues(major), exported);
+      expect(res.ok, res.stderr).toBe(true);
+    });
+    expect(m.podRestarts).toEqual({});
+    expect(m.replicaChanges).toEqual([]);
+    expect(m.driftCorrections).toBe(0);
+    const now = await deployments(ns);
+    for (const [name, d] of before) {
+      expect(now.get(name)?.spec?.replicas, name).toBe(d.spec?.replicas);
+      expect(now.get(name)?.spec?.template, name).toEqual(d.spec?.template);
+    }
+    expect(now.get('public-gw')?.spec?.replicas).toBeGreaterThanOrEqual(HPA_MIN);
+    const g = await waitReady(ns);
+    expect(condition(g, 'Ready')?.status).toBe('True');
+  });
+
+  it('values path again (steady state): still nothing changes', async () => {
+    const m = await record('values path, second time', async () => {
+      const res = await upgradeGloo(major, ns, 'gloo', recommendedFlags(major), userValues(major), exported);
+      expect(res.ok, res.stderr).toBe(true);
+    });
+    expect(m.podRestarts).toEqual({});
+    expect(m.replicaChanges).toEqual([]);
+    expect(m.driftCorrections).toBe(0);
+  });
+
+  it('after the GlooHA is deleted: fields stay, no operator manager is left, and a plain upgrade succeeds without --force-conflicts', async () => {
+    const before = await deployments(ns);
+    await custom.deleteNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace: ns,
+      plural: PLURAL,
+      name: 'gloo',
+    });
+    await eventually(
+      'the GlooHA to be gone',
+      () => httpStatusOf(getGlooHA(ns, 'gloo')),
+      (s) => s === 404,
+    );
+    const kept = await deployments(ns);
+    for (const [name, d] of before) {
+      expect(kept.get(name)?.spec?.replicas, name).toBe(d.spec?.replicas);
+      expect(kept.get(name)?.spec?.template.spec?.affinity, name).toEqual(d.spec?.template.spec?.affinity);
+      const managers = (kept.get(name)?.metadata?.managedFields ?? []).map((e) => e.manager);
+      expect(
+        managers.filter((x) => x?.startsWith('glooha-operator')),
+        name,
+      ).toEqual([]);
+    }
+    expect(glooEnv(kept.get('gloo'))).toEqual(glooEnv(before.get('gloo')));
+
+    let result: Awaited<ReturnType<typeof upgradeGloo>> | undefined;
+    const m = await record('plain upgrade after the GlooHA is deleted', async () => {
+      result = await upgradeGloo(major, ns, 'gloo', [], userValues(major));
+    });
+    expect(result?.ok, result?.stderr).toBe(true);
+    expect(result?.stderr ?? '').not.toMatch(/conflict/);
+    const now = await deployments(ns);
+    // The chart's values from now on: gloo and the fixed proxy back to the chart's 1 replica.
+    expect(now.get('gloo')?.spec?.replicas).toBe(1);
+    expect(now.get('gateway-proxy')?.spec?.replicas).toBe(1);
+    expect(m.driftCorrections).toBe(0);
+  });
+});

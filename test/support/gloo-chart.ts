@@ -1,0 +1,139 @@
+// Gloo's real chart (install/helm/gloo, packaged from the github.com/solo-io/gloo module by
+// test/env/build-testbin.sh) installed and upgraded with the real Helm 4 or Helm 3, as users run them.
+//
+// No --wait: the chart's proxies are LoadBalancer Services, which never get an address here, so Helm's
+// wait would never end. Helm still waits for the chart's hook Jobs (certgen, resource rollout/check),
+// which the control plane's Job controller runs and kwok completes. The validating webhook is off
+// (gateway.validation.webhook.enabled=false): it points at the gloo Service's validation port, and no
+// Gloo process serves it here, so with it on every write of a Gloo resource would wait on a dead
+// endpoint (failurePolicy Ignore still costs a timeout each time).
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { locateBinaries } from '../env/binaries.js';
+import { controlPlane } from './cluster.js';
+
+const run = promisify(execFile);
+
+export type HelmMajor = 4 | 3;
+export const HELM_MAJORS: HelmMajor[] = [4, 3];
+
+/**
+ * Values every test install uses: the webhook nothing serves is off (see above), and the chart's
+ * gloo-resource-rollout Job (a plain Job, not a hook) is removed as soon as it finishes instead of after
+ * the chart's 300 s: a Job's template is immutable, so Helm cannot upgrade the release while it is still
+ * there (`field is immutable`), with either major — a real install hits that only within 5 minutes.
+ */
+export const BASE_VALUES = {
+  gateway: { validation: { webhook: { enabled: false } }, rolloutJob: { ttlSecondsAfterFinished: 0 } },
+};
+
+export function helmBinary(major: HelmMajor): string {
+  return locateBinaries().path(major === 4 ? 'helm' : 'helm3');
+}
+
+export function glooChart(): string {
+  return locateBinaries().glooChart;
+}
+
+export interface HelmRun {
+  ok: boolean;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/** Runs helm against the test control plane as the admin; never throws on a non-zero exit. */
+export async function helm(major: HelmMajor, args: string[]): Promise<HelmRun> {
+  const home = mkdtempSync(join(tmpdir(), `glooha-helm${major}-`));
+  const started = performance.now();
+  try {
+    const { stdout, stderr } = await run(helmBinary(major), args, {
+      maxBuffer: 64 << 20,
+      timeout: 300_000,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: home,
+        KUBECONFIG: controlPlane().kubeconfigPath,
+        HELM_CACHE_HOME: join(home, 'cache'),
+        HELM_CONFIG_HOME: join(home, 'config'),
+        HELM_DATA_HOME: join(home, 'data'),
+      },
+    });
+    return { ok: true, stdout, stderr, ms: performance.now() - started };
+  } catch (err) {
+    const e = err as { stdout?: string; stderr?: string; message: string };
+    return {
+      ok: false,
+      stdout: e.stdout ?? '',
+      stderr: e.stderr || e.message,
+      ms: performance.now() - started,
+    };
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+/** Writes values files for one helm call; removed by the returned cleanup. */
+export function valuesFiles(...values: (Record<string, unknown> | string)[]): {
+  args: string[];
+  cleanup: () => void;
+} {
+  const dir = mkdtempSync(join(tmpdir(), 'glooha-values-'));
+  const args = values.flatMap((v, i) => {
+    const file = join(dir, `values-${i}.yaml`);
+    writeFileSync(file, typeof v === 'string' ? v : JSON.stringify(v));
+    return ['-f', file];
+  });
+  return { args, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+async function helmWithValues(
+  major: HelmMajor,
+  args: string[],
+  values: (Record<string, unknown> | string)[],
+): Promise<HelmRun> {
+  const files = valuesFiles(...values);
+  try {
+    return await helm(major, [...args, ...files.args]);
+  } finally {
+    files.cleanup();
+  }
+}
+
+/** `helm install <release> <gloo chart> -n <ns> -f <values>...`; throws with Helm's output on failure. */
+export async function installGloo(
+  major: HelmMajor,
+  namespace: string,
+  release: string,
+  ...values: (Record<string, unknown> | string)[]
+): Promise<HelmRun> {
+  const res = await helmWithValues(
+    major,
+    ['install', release, glooChart(), '-n', namespace],
+    [BASE_VALUES, ...values],
+  );
+  if (!res.ok) throw new Error(`helm ${major} install failed: ${res.stderr}`);
+  return res;
+}
+
+/**
+ * `helm upgrade <release> <gloo chart> -n <ns> [extra flags] -f <base values> -f <values>...` (the base
+ * values are part of every test user's own values file); resolves with the
+ * outcome (a failed upgrade is a result here: Helm 4's conflicts are part of the contract).
+ */
+export async function upgradeGloo(
+  major: HelmMajor,
+  namespace: string,
+  release: string,
+  flags: string[],
+  ...values: (Record<string, unknown> | string)[]
+): Promise<HelmRun> {
+  return helmWithValues(
+    major,
+    ['upgrade', release, glooChart(), '-n', namespace, ...flags],
+    [BASE_VALUES, ...values],
+  );
+}
