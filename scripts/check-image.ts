@@ -18,10 +18,19 @@
 // Needs root, buildah, podman and debootstrap (`.ci/run` installs them) and the test control plane
 // binaries (test/env/build-testbin.sh). Prints one JSON summary line at the end (sizes, timings).
 import { CoordinationV1Api, type V1Deployment, type V1Pod } from '@kubernetes/client-node';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { startControlPlane } from '../test/env/controlplane.js';
 import { adminKubeConfig, controlPlane, createNamespace, setControlPlane } from '../test/support/cluster.js';
 import { createGlooInstall } from '../test/support/gloo-install.js';
@@ -29,7 +38,7 @@ import { createGlooHA, getGlooHA } from '../test/support/glooha.js';
 import { installOperatorRbac } from '../test/support/operator.js';
 import { eventually } from '../test/support/wait.js';
 import { find, render } from '../test/unit/chart/helm.js';
-import { podmanRunArgs, runStreaming, tool } from './image/containers.js';
+import { currentLimits, podmanRunArgs, runStreaming, tool } from './image/containers.js';
 
 const repoRoot = join(import.meta.dirname, '..');
 const log = (line: string) => console.log(line);
@@ -52,7 +61,7 @@ interface ImageConfig {
   ExposedPorts?: Record<string, unknown>;
 }
 
-async function inspect(image: string): Promise<{ sizeBytes: number }> {
+export async function inspect(image: string): Promise<{ sizeBytes: number; compressedBytes: number }> {
   log(`inspect ${image}`);
   const info = JSON.parse(await tool('buildah', ['inspect', '--type', 'image', image])) as {
     OCIv1: { config: ImageConfig };
@@ -73,9 +82,16 @@ async function inspect(image: string): Promise<{ sizeBytes: number }> {
     'org.opencontainers.image.licenses': 'Apache-2.0',
   }))
     check(labels[k] === v, `label ${k}=${labels[k]}`);
-  const images = JSON.parse(await tool('buildah', ['images', '--json', image])) as { size: number }[];
-  const sizeBytes = images[0]?.size ?? 0;
-  check(sizeBytes > 0, `size ${(sizeBytes / 1e6).toFixed(1)} MB (uncompressed)`);
+  const sizeBytes = Number(
+    (await tool('podman', ['image', 'inspect', '--format', '{{.Size}}', image])).trim(),
+  );
+  // What a registry stores and a node pulls: the layers gzip-compressed, as `podman push` writes them.
+  const compressedBytes = await compressedSize(image);
+  const mb = (n: number) => `${(n / 1e6).toFixed(1)} MB`;
+  check(
+    sizeBytes > 0 && compressedBytes > 0,
+    `size ${mb(sizeBytes)} uncompressed, ${mb(compressedBytes)} compressed`,
+  );
 
   // Inside the image, as the runtime user, with a writable root: what is there and what may be written.
   const probe = `
@@ -83,21 +99,32 @@ async function inspect(image: string): Promise<{ sizeBytes: number }> {
     const onPath = (process.env.PATH ?? '').split(':').flatMap((d) =>
       ['npm', 'npx', 'corepack', 'yarn', 'yarnpkg'].filter((t) => fs.existsSync(path.join(d, t))).map((t) => path.join(d, t)));
     const tryWrite = (f) => { try { fs.appendFileSync(f, ''); return 'written'; } catch (e) { return e.code; } };
-    const owners = new Set();
+    const owners = new Set(), writable = [];
     const walk = (d) => { for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name); const s = fs.lstatSync(p); owners.add(s.uid + ':' + s.gid + ((s.mode & 0o022) ? ':group/other-writable' : ''));
+      const p = path.join(d, e.name); const s = fs.lstatSync(p); owners.add(s.uid + ':' + s.gid);
+      // A symlink's own mode bits (always 0777) mean nothing; its target is checked where it lies.
+      if (!s.isSymbolicLink() && (s.mode & 0o022)) writable.push(p);
       if (e.isDirectory()) walk(p); } };
     walk('/app');
     console.log(JSON.stringify({
       uid: process.getuid(), node: process.version, onPath,
       globalModules: fs.existsSync('/usr/local/lib/node_modules'),
-      buildConfig: ['/usr/local/etc/npmrc', '/usr/local/etc/build-ca.crt', '/root/.npm'].filter((f) => fs.existsSync(f)),
-      owners: [...owners],
+      buildConfig: ['/usr/local/lib/node_modules/npm/npmrc', '/usr/local/lib/node_modules/npm/build-ca.crt', '/usr/local/etc/npmrc', '/root/.npmrc', '/root/.npm'].filter((f) => fs.existsSync(f)),
+      owners: [...owners], writable: writable.slice(0, 5),
       writeMain: tryWrite('/app/dist/src/main.js'), writePackage: tryWrite('/app/package.json'),
       newFile: tryWrite('/app/new-file'), newModule: tryWrite('/app/node_modules/new-file'),
     }));`;
   const seen = JSON.parse(
-    await tool('podman', ['run', '--rm', '--network=none', '--entrypoint=["node"]', image, '-e', probe]),
+    await tool('podman', [
+      'run',
+      '--rm',
+      '--network=none',
+      ...currentLimits(),
+      '--entrypoint=["node"]',
+      image,
+      '-e',
+      probe,
+    ]),
   ) as Record<string, unknown>;
   check(seen.uid === 65532, `the process runs as uid ${String(seen.uid)}`);
   check(/^v26\./.test(String(seen.node)), `Node.js ${String(seen.node)}`);
@@ -109,13 +136,36 @@ async function inspect(image: string): Promise<{ sizeBytes: number }> {
   );
   check(
     JSON.stringify(seen.owners) === '["0:0"]',
-    `every file under /app belongs to 0:0, none group/other-writable (${String(seen.owners)})`,
+    `every file under /app belongs to 0:0 (${String(seen.owners)})`,
+  );
+  check(
+    (seen.writable as string[]).length === 0,
+    `no file under /app is group- or other-writable (${String(seen.writable)})`,
   );
   for (const k of ['writeMain', 'writePackage', 'newFile', 'newModule'])
     check(seen[k] === 'EACCES', `the runtime user cannot write the app (${k}: ${String(seen[k])})`);
-  const version = (await tool('podman', ['run', '--rm', '--network=none', image, '--version'])).trim();
-  check(version === pkgVersion, `--version prints ${version} (package.json ${pkgVersion})`);
-  return { sizeBytes };
+  const version = (
+    await tool('podman', ['run', '--rm', '--network=none', ...currentLimits(), image, '--version'])
+  ).trim();
+  check(
+    version === `glooha-operator ${pkgVersion}`,
+    `--version prints "${version}" (package.json ${pkgVersion})`,
+  );
+  return { sizeBytes, compressedBytes };
+}
+
+/** What a registry stores and a node pulls: the layers gzip-compressed, as `podman push` writes them. */
+async function compressedSize(image: string): Promise<number> {
+  const oci = mkdtempSync(join(tmpdir(), 'glooha-oci-'));
+  try {
+    await tool('podman', ['push', '--quiet', '--compression-format=gzip', image, `oci:${oci}`], {
+      timeoutMs: 600_000,
+    });
+    const blobs = join(oci, 'blobs', 'sha256');
+    return readdirSync(blobs).reduce((n, f) => n + statSync(join(blobs, f)).size, 0);
+  } finally {
+    rmSync(oci, { recursive: true, force: true });
+  }
 }
 
 function freePort(): Promise<number> {
@@ -290,7 +340,7 @@ async function main(): Promise<void> {
     .split('\n')
     .at(-1)!;
   const buildSeconds = seconds(started);
-  const { sizeBytes } = await inspect(image);
+  const { sizeBytes, compressedBytes } = await inspect(image);
   log('run against the test control plane, as the chart deploys it');
   const run = await runAgainstControlPlane(image);
   console.log(
@@ -298,6 +348,7 @@ async function main(): Promise<void> {
       image,
       buildSeconds,
       sizeMB: Number((sizeBytes / 1e6).toFixed(1)),
+      compressedMB: Number((compressedBytes / 1e6).toFixed(1)),
       readySeconds: run.readySeconds,
       sigtermExitSeconds: run.sigtermExitSeconds,
       totalSeconds: seconds(started),
@@ -305,7 +356,9 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((err: unknown) => {
-  console.error(err instanceof Error ? err.message : String(err));
-  process.exit(1);
-});
+if (process.argv[1] && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url))) {
+  main().catch((err: unknown) => {
+    console.error(err instanceof Error ? err.message : String(err));
+    process.exit(1);
+  });
+}

@@ -135,7 +135,9 @@ async function main(): Promise<void> {
   const { findings, unexpected, stale } = await lintManifests(kubeScoreBinary(), config);
   const targets = ['install.yaml', ...Object.keys(config.variants)];
   for (const t of targets) {
-    const mine = findings.filter((f) => f.target === t);
+    const mine = findings
+      .filter((f) => f.target === t)
+      .sort((a, b) => `${a.object} ${a.check}`.localeCompare(`${b.object} ${b.check}`));
     const bad = mine.filter((f) => unexpected.includes(f));
     console.log(`kube-score ${t}: ${bad.length} new, ${mine.length - bad.length} deliberate`);
     for (const f of all ? mine : bad)

@@ -26,7 +26,17 @@ case "$(dpkg --print-architecture)" in
   *) echo "base-image: no Node.js package for $(dpkg --print-architecture)" >&2; exit 1 ;;
 esac
 
-key=$( { echo "$node_pkg@$node_version npm@$npm_version $suite"; cat "$0"; } | sha256sum | cut -c1-12)
+# The build stages' npm must trust what this machine's npm trusts (a TLS-intercepting proxy's CA, a
+# private registry). npm's builtin config file and a copy of the CA file go inside npm's own directory,
+# /usr/local/lib/node_modules/npm, which the Dockerfile's runtime stage deletes with npm itself:
+# nothing of it reaches the operator image (check-image.ts checks).
+cafile=$(npm config get cafile 2>/dev/null || true)
+case "$cafile" in null | undefined) cafile='' ;; esac
+[ -n "$cafile" ] || cafile=${NODE_EXTRA_CA_CERTS:-}
+[ -z "$cafile" ] || [ -f "$cafile" ] || cafile=''
+registry=$(npm config get registry)
+
+key=$( { echo "$node_pkg@$node_version npm@$npm_version $suite $registry"; [ -z "$cafile" ] || cat "$cafile"; cat "$0"; } | sha256sum | cut -c1-12)
 image="localhost/glooha-node-base:$node_version-$suite-$key"
 
 if buildah inspect --type image "$image" >/dev/null 2>&1; then
@@ -63,6 +73,12 @@ tar -xzf "$work/$node_pkg-$node_version.tgz" -C "$work/node"
 install -m 0755 "$work/node/package/bin/node" "$rootfs/usr/local/bin/node"
 install -m 0644 "$work/node/package/LICENSE" "$rootfs/usr/local/share/doc/node/LICENSE"
 tar -xzf "$work/npm-$npm_version.tgz" -C "$rootfs/usr/local/lib/node_modules/npm" --strip-components=1
+npm_dir="$rootfs/usr/local/lib/node_modules/npm"
+printf 'registry=%s\n' "$registry" >"$npm_dir/npmrc"
+if [ -n "$cafile" ]; then
+  install -m 0644 "$cafile" "$npm_dir/build-ca.crt"
+  echo 'cafile=/usr/local/lib/node_modules/npm/build-ca.crt' >>"$npm_dir/npmrc"
+fi
 ln -s ../lib/node_modules/npm/bin/npm-cli.js "$rootfs/usr/local/bin/npm"
 ln -s ../lib/node_modules/npm/bin/npx-cli.js "$rootfs/usr/local/bin/npx"
 chown -R 0:0 "$rootfs/usr/local"

@@ -113,20 +113,23 @@ export function podmanRunArgs(
 }
 
 /**
- * This process's open-files and processes limits, for the container. Podman running as root otherwise
- * raises both to 1048576, which needs CAP_SYS_RESOURCE, which a CI host that is itself a container may
- * lack; in a cluster the container runtime's own limits apply the same way.
+ * Explicit open-files and processes limits. Podman running as root otherwise raises both to 1048576,
+ * which needs CAP_SYS_RESOURCE, which a CI host that is itself a container may lack (runc then fails
+ * with "error setting rlimits"). Open files: this process's own limits. Processes: 4096 (the operator
+ * runs a handful of threads), under this process's limit; runc was refused even this machine's own
+ * RLIMIT_NPROC value, so no value is copied for it.
  */
-function currentLimits(): string[] {
+export function currentLimits(): string[] {
   const limits = readFileSync('/proc/self/limits', 'utf8');
-  return [
-    ['nofile', 'Max open files'],
-    ['nproc', 'Max processes'],
-  ].flatMap(([name, label]) => {
+  const read = (label: string) => {
     const m = new RegExp(`^${label}\\s+(\\S+)\\s+(\\S+)`, 'm').exec(limits);
-    const value = (v: string) => (v === 'unlimited' ? '-1' : v);
-    return m ? [`--ulimit=${name}=${value(m[1]!)}:${value(m[2]!)}`] : [];
-  });
+    const n = (v: string | undefined) => (v === undefined || v === 'unlimited' ? Infinity : Number(v));
+    return { soft: n(m?.[1]), hard: n(m?.[2]) };
+  };
+  const files = read('Max open files');
+  const procs = Math.min(4096, read('Max processes').soft);
+  const value = (n: number) => (n === Infinity ? '-1' : String(n));
+  return [`--ulimit=nofile=${value(files.soft)}:${value(files.hard)}`, `--ulimit=nproc=${procs}:${procs}`];
 }
 
 /** A Kubernetes quantity (16Mi, 1Gi, 512Ki or bytes) as a tmpfs size= or --memory value. */
