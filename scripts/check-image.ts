@@ -19,6 +19,7 @@
 // binaries (test/env/build-testbin.sh). Prints one JSON summary line at the end (sizes, timings).
 import { CoordinationV1Api, type V1Deployment, type V1Pod } from '@kubernetes/client-node';
 import {
+  chmodSync,
   mkdtempSync,
   readFileSync,
   readdirSync,
@@ -202,7 +203,9 @@ async function runAgainstControlPlane(image: string): Promise<RunResult> {
     const podSpec = deployment.spec!.template.spec!;
     const container = podSpec.containers.find((c) => c.name === 'operator')!;
 
-    // What the kubelet mounts for a pod's ServiceAccount: token, the cluster CA, the namespace.
+    // What the kubelet mounts for a pod's ServiceAccount: token, the cluster CA, the namespace, readable
+    // by the pod's user (mkdtemp makes the directory 0700, root's only).
+    chmodSync(secrets, 0o755);
     const user = id.kubeConfig.getCurrentUser();
     writeFileSync(join(secrets, 'token'), user?.token ?? '', { mode: 0o644 });
     writeFileSync(join(secrets, 'ca.crt'), readFileSync(join(controlPlane().pkiDir, 'ca.crt')), {
@@ -229,7 +232,8 @@ async function runAgainstControlPlane(image: string): Promise<RunResult> {
     const started = Date.now();
     await tool('podman', ['run', '-d', '--name', name, ...run.options, image, ...run.argv]);
     containers.push(name);
-    const operatorLog = () => tool('podman', ['logs', '--tail', '40', name]).catch((e: Error) => e.message);
+    const operatorLog = () =>
+      tool('podman', ['logs', '--tail', '40', name], { withStderr: true }).catch((e: Error) => e.message);
 
     const base = `http://127.0.0.1:${metricsPort}`;
     const leases = adminKubeConfig().makeApiClient(CoordinationV1Api);
@@ -298,7 +302,7 @@ async function runAgainstControlPlane(image: string): Promise<RunResult> {
       const code = Number(
         (await tool('podman', ['inspect', '--format', '{{.State.ExitCode}}', testName])).trim(),
       );
-      return { code, output: (await tool('podman', ['logs', testName])).trim() };
+      return { code, output: (await tool('podman', ['logs', testName], { withStderr: true })).trim() };
     };
     const passed = await helmTest('pass');
     log(passed.output.replace(/^/gm, '    [helm test] '));

@@ -14,13 +14,16 @@ const envScript = join(import.meta.dirname, 'env.sh');
 export async function tool(
   name: 'buildah' | 'podman',
   args: string[],
-  { timeoutMs = 120_000 } = {},
+  { timeoutMs = 120_000, withStderr = false } = {},
 ): Promise<string> {
   try {
-    const { stdout } = await exec('bash', ['-c', `source "${envScript}"; ${name} "$@"`, name, ...args], {
-      maxBuffer: 64 << 20,
-      timeout: timeoutMs,
-    });
+    // withStderr: `podman logs` replays a container's stderr on its own stderr.
+    const redirect = withStderr ? ' 2>&1' : '';
+    const { stdout } = await exec(
+      'bash',
+      ['-c', `source "${envScript}"; ${name} "$@"${redirect}`, name, ...args],
+      { maxBuffer: 64 << 20, timeout: timeoutMs },
+    );
     return stdout;
   } catch (err) {
     const e = err as { stderr?: string; code?: number; message: string };
@@ -72,7 +75,8 @@ export function podmanRunArgs(
   ctx: PodContext,
 ): { options: string[]; argv: string[] } {
   const sc = { ...pod.securityContext, ...container.securityContext };
-  const args = ['--network=host', `--hostname=${ctx.podName}`, ...currentLimits()];
+  // k8s-file: the default (journald) needs a journal, which a CI container may not run.
+  const args = ['--network=host', `--hostname=${ctx.podName}`, '--log-driver=k8s-file', ...currentLimits()];
   const memory = container.resources?.limits?.memory;
   if (memory) args.push(`--memory=${tmpfsSize(String(memory))}`);
   if (sc.runAsUser === undefined) throw new Error(`container ${container.name}: no runAsUser in the chart`);
