@@ -427,8 +427,16 @@ describe('the chart, installed (cluster mode)', () => {
 describe('the value sets kube-score lints (lint/kube-score.yaml)', () => {
   it('are admitted by the API server: NetworkPolicy, priorityClassName, namespaced and single-replica renders (dry run)', async () => {
     await installChartCrd();
-    for (const [name, values] of Object.entries(loadConfig().variants)) {
+    for (const [name, lintValues] of Object.entries(loadConfig().variants)) {
       const ns = await restrictedNamespace(`lint-${name}`);
+      // Watched namespaces must exist for their Roles; use fresh ones of the same count.
+      const watched = (lintValues.watchNamespaces as string[] | undefined) ?? [];
+      const values = {
+        ...lintValues,
+        ...(watched.length > 0
+          ? { watchNamespaces: await Promise.all(watched.map(() => createNamespace('lint-watched'))) }
+          : {}),
+      };
       const objects = await render({ release: `l${suffix()}`, namespace: ns, values });
       const applied = apply(objects, { dryRun: true });
       expect(applied.map((o) => o.kind).sort(), name).toEqual(objects.map((o) => o.kind).sort());
