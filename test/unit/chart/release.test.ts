@@ -8,7 +8,12 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { checkVersions } from '../../../scripts/check-versions.js';
 import { podmanRunArgs } from '../../../scripts/image/containers.js';
-import { loadConfig, renderVariant } from '../../../scripts/lint-manifests.js';
+import {
+  kubeScoreBinary,
+  lintManifests,
+  loadConfig,
+  renderVariant,
+} from '../../../scripts/lint-manifests.js';
 import { installManifestPath, repoRoot } from '../../../scripts/sync-chart.js';
 import { find, helm, helmBuildTimeoutMs, parseManifests, render } from './helm.js';
 
@@ -158,6 +163,40 @@ describe('lint/kube-score.yaml', () => {
       ).toHaveLength(1);
     }
   });
+});
+
+describe('lint:manifests (the real kube-score)', () => {
+  let kubeScore: string;
+  beforeAll(() => {
+    kubeScore = kubeScoreBinary(); // tools/build-tools.sh: built on a cold cache, instant afterwards
+  }, helmBuildTimeoutMs);
+
+  it('passes with lint/kube-score.yaml as committed', async () => {
+    const { unexpected, stale, findings } = await lintManifests(kubeScore);
+    expect({ unexpected, stale }).toEqual({ unexpected: [], stale: [] });
+    expect(findings.length).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('fails on a finding not recorded as deliberate, and on a deliberate entry that matches nothing', async () => {
+    const config = loadConfig();
+    const withoutPullPolicy = {
+      ...config,
+      deliberate: config.deliberate.filter((d) => d.check !== 'container-image-pull-policy'),
+    };
+    const { unexpected } = await lintManifests(kubeScore, withoutPullPolicy);
+    expect(new Set(unexpected.map((f) => `${f.target} ${f.check}`))).toEqual(
+      new Set(
+        ['install.yaml', ...Object.keys(config.variants)].map((t) => `${t} container-image-pull-policy`),
+      ),
+    );
+    const withBogus = {
+      ...config,
+      deliberate: [...config.deliberate, { check: 'deployment-replicas', targets: ['default'], reason: 'x' }],
+    };
+    expect((await lintManifests(kubeScore, withBogus)).stale.map((d) => d.check)).toEqual([
+      'deployment-replicas',
+    ]);
+  }, 60_000);
 });
 
 describe('check:image runs the chart pod spec as container flags', () => {
