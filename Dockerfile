@@ -2,10 +2,11 @@
 # glooha-operator image: built in three stages from a clean checkout (`docker build -t glooha-operator .`),
 # run on the current Node.js LTS (26, Active LTS since 2026-10-28) as a non-root numeric user, with
 # no npm, npx, corepack or build tools in the final image.
-# CI has no Docker engine: test/unit/chart/dockerfile.test.ts checks the COPY sources and the stages,
-# and `npx tsx scripts/check-dockerfile.ts --build` replays the npm steps to prove the
-# production-only dependency tree starts the operator.
+# CI has no Docker engine: `npm run check:image` builds this file unchanged with buildah, passing
+# NODE_IMAGE=<an offline Debian trixie + Node.js 26 image> (scripts/image/base-image.sh), then runs the
+# image against the test control plane; test/unit/chart/dockerfile.test.ts checks the recipe statically.
 
+# The base of every stage. Releases use the default; override it only with an equivalent image.
 ARG NODE_IMAGE=node:26-trixie-slim
 
 # 1. All dependencies (dev included), from the lockfile only, so this layer is cached until it changes.

@@ -118,6 +118,8 @@ export function renderInstallManifest(helm: string, chart = chartDir): string {
       '--namespace',
       installNamespace,
       '--include-crds',
+      // The chart's `helm test` pod is for `helm test`, not for a kubectl install.
+      '--skip-tests',
       '--kube-version',
       renderKubeVersion(),
     ],

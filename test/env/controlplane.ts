@@ -275,9 +275,11 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
             },
             annotations: { 'kwok.x-k8s.io/node': 'fake' },
           },
+          // Every kubelet reports ephemeral-storage; without it a pod requesting some (the chart's
+          // operator pod does) stays Pending with "Insufficient ephemeral-storage".
           status: {
-            allocatable: { cpu: '32', memory: '256Gi', pods: '110' },
-            capacity: { cpu: '32', memory: '256Gi', pods: '110' },
+            allocatable: { cpu: '32', memory: '256Gi', 'ephemeral-storage': '100Gi', pods: '110' },
+            capacity: { cpu: '32', memory: '256Gi', 'ephemeral-storage': '100Gi', pods: '110' },
           },
         },
       });

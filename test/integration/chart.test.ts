@@ -20,12 +20,14 @@ import {
   type KubeConfig,
   type KubernetesObject,
   type V1Deployment,
+  type V1NetworkPolicy,
 } from '@kubernetes/client-node';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../scripts/lint-manifests.js';
 import { installManifestPath, renderKubeVersion } from '../../scripts/sync-chart.js';
 import { LEASE_RULES } from '../../src/core/leader-election.js';
 import { stringify } from 'yaml';
@@ -419,6 +421,30 @@ describe('the chart, installed (cluster mode)', () => {
       }),
     );
     expect(bind).toBe(403);
+  });
+});
+
+describe('the value sets kube-score lints (lint/kube-score.yaml)', () => {
+  it('are admitted by the API server: NetworkPolicy, priorityClassName, namespaced and single-replica renders (dry run)', async () => {
+    await installChartCrd();
+    for (const [name, lintValues] of Object.entries(loadConfig().variants)) {
+      const ns = await restrictedNamespace(`lint-${name}`);
+      // Watched namespaces must exist for their Roles; use fresh ones of the same count.
+      const watched = (lintValues.watchNamespaces as string[] | undefined) ?? [];
+      const values = {
+        ...lintValues,
+        ...(watched.length > 0
+          ? { watchNamespaces: await Promise.all(watched.map(() => createNamespace('lint-watched'))) }
+          : {}),
+      };
+      const objects = await render({ release: `l${suffix()}`, namespace: ns, values });
+      const applied = apply(objects, { dryRun: true });
+      expect(applied.map((o) => o.kind).sort(), name).toEqual(objects.map((o) => o.kind).sort());
+      if (name === 'network-policy') {
+        const policy = applied.find((o) => o.kind === 'NetworkPolicy') as V1NetworkPolicy;
+        expect(policy.spec?.egress?.[0]?.ports?.map((p) => p.port)).toEqual([443, 6443]);
+      }
+    }
   });
 });
 

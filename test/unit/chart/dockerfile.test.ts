@@ -1,8 +1,8 @@
 // The image recipe, checked without a Docker engine (there is none in CI): every COPY source exists
 // in the repository and survives .dockerignore, or is produced by the earlier stage it is copied from;
 // the runtime stage runs the current Node LTS as a numeric non-root user with no package manager, and
-// its entry point is the file `npm run build` emits for src/main.ts. `npx tsx scripts/check-dockerfile.ts
-// --build` goes further and replays the build with the host's npm (see that script).
+// its entry point is the file `npm run build` emits for src/main.ts. `npm run check:image` goes further:
+// it builds the image with buildah and runs it against the test control plane (scripts/check-image.ts).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -27,6 +27,8 @@ export interface RenderOptions {
   namespace?: string;
   values?: Record<string, unknown>;
   includeCrds?: boolean;
+  /** Also render the `helm test` hook pod (templates/tests), which `helm template` includes unless told. */
+  includeTests?: boolean;
 }
 
 export interface HelmResult {
@@ -69,6 +71,7 @@ function templateArgs({
   release = 'glooha-operator',
   namespace = 'glooha-system',
   includeCrds = false,
+  includeTests = false,
 }: RenderOptions) {
   return [
     'template',
@@ -79,6 +82,7 @@ function templateArgs({
     '--kube-version',
     renderKubeVersion(),
     ...(includeCrds ? ['--include-crds'] : []),
+    ...(includeTests ? [] : ['--skip-tests']),
   ];
 }
 
