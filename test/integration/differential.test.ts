@@ -185,6 +185,13 @@ describe(`glooha render and the API server agree on generated specs (seed ${SEED
       const name = (JSON.parse(created.text) as GlooHA).metadata.name;
       const got = await send('GET', `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${PLURAL}/${name}`);
       const stored = (JSON.parse(got.text) as GlooHA).spec;
+      // Delete it at once: a stored GlooHA is a real one (a fifth target gloo-system), and a later test's
+      // cluster-wide operator would reconcile it and take it for the older rival of that test's GlooHA.
+      const deleted = await send(
+        'DELETE',
+        `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${PLURAL}/${name}`,
+      );
+      expect(deleted.code, deleted.text).toBe(200);
       const expected = (r.ts as { spec: unknown }).spec;
       if (JSON.stringify(sortKeys(stored)) !== JSON.stringify(sortKeys(expected))) {
         mismatches.push(

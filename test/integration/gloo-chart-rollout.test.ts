@@ -99,7 +99,7 @@ describe('examples/glooha.yaml on the default 3-node cluster (Gloo chart, Helm 4
     expect(new Set(nodes).size).toBe(3); // one gloo pod per node: required anti-affinity holds
     const gloo = await apps.readNamespacedDeployment({ name: 'gloo', namespace: ns });
     expect(gloo.spec?.strategy?.rollingUpdate).toEqual({ maxSurge: 0, maxUnavailable: 1 });
-  });
+  }, 180_000); // kubectl wait may take its whole 120 s before it fails with its own message
 
   it('a later rollout (new lease timings) also finishes on 3 nodes', async () => {
     const before =
