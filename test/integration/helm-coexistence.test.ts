@@ -8,21 +8,14 @@
 //  3. after the GlooHA is deleted, replicas/env/affinity stay, no operator field manager is left, and
 //     the next plain upgrade succeeds without --force-conflicts, taking the chart's values;
 //  4. no Helm path drops the autoscaled proxy below its HPA minimum while the operator manages it.
-import {
-  AppsV1Api,
-  AutoscalingV2Api,
-  CoreV1Api,
-  CustomObjectsApi,
-  type V1Deployment,
-} from '@kubernetes/client-node';
+import { AppsV1Api, AutoscalingV2Api, CoreV1Api, type V1Deployment } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GROUP, PLURAL, VERSION } from '../../src/api/constants.js';
 import type { GlooHA, GlooHASpec } from '../../src/api/types.js';
 import { HELM_UPGRADE_COMMANDS } from '../../src/core/helm-values-yaml.js';
 import { adminKubeConfig, createNamespace } from '../support/cluster.js';
 import { HELM_MAJORS, helm, installGloo, upgradeGloo, type HelmMajor } from '../support/gloo-chart.js';
-import { createGlooHA, getGlooHA } from '../support/glooha.js';
+import { createGlooHA, deleteGlooHA, getGlooHA } from '../support/glooha.js';
 import {
   InstallRecorder,
   describeMeasurement,
@@ -30,13 +23,12 @@ import {
   type Measurement,
 } from '../support/install-recorder.js';
 import { installOperatorRbac, startOperatorInProcess, type InProcessOperator } from '../support/operator.js';
-import { eventually, httpStatusOf } from '../support/wait.js';
+import { eventually } from '../support/wait.js';
 
 const admin = adminKubeConfig();
 const apps = admin.makeApiClient(AppsV1Api);
 const core = admin.makeApiClient(CoreV1Api);
 const autoscaling = admin.makeApiClient(AutoscalingV2Api);
-const custom = admin.makeApiClient(CustomObjectsApi);
 
 const SPEC: GlooHASpec = {
   gloo: { replicas: 3, antiAffinity: 'preferred' },
@@ -236,18 +228,7 @@ describe.each(HELM_MAJORS)("Gloo's chart with Helm %i", (major) => {
 
   it('after the GlooHA is deleted: fields stay, no operator manager is left, and a plain upgrade succeeds without --force-conflicts', async () => {
     const before = await deployments(ns);
-    await custom.deleteNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      namespace: ns,
-      plural: PLURAL,
-      name: 'gloo',
-    });
-    await eventually(
-      'the GlooHA to be gone',
-      () => httpStatusOf(getGlooHA(ns, 'gloo')),
-      (s) => s === 404,
-    );
+    await deleteGlooHA(ns, 'gloo');
     const kept = await deployments(ns);
     for (const [name, d] of before) {
       expect(kept.get(name)?.spec?.replicas, name).toBe(d.spec?.replicas);

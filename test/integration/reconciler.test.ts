@@ -22,7 +22,7 @@ import { formatMicroTime } from '../../src/leader/lease-client.js';
 import { auditWrites, describeAudit } from '../support/audit.js';
 import { adminKubeConfig, controlPlane, createNamespace, kubeConfigFor } from '../support/cluster.js';
 import { createGlooInstall } from '../support/gloo-install.js';
-import { createGlooHA, getGlooHA } from '../support/glooha.js';
+import { createGlooHA, deleteGlooHA, getGlooHA } from '../support/glooha.js';
 import {
   installOperatorRbac,
   metricValue,
@@ -461,18 +461,7 @@ describe('GlooHA reconciler (as the chart ServiceAccount)', () => {
   it('deleting the GlooHA leaves the running replicas as they are and removes what it owned', async () => {
     await waitCondition(ns, 'gloo', 'Ready', 'True');
     const before = await deployment(ns, 'gloo');
-    await custom.deleteNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      namespace: ns,
-      plural: PLURAL,
-      name: 'gloo',
-    });
-    await eventually(
-      'the GlooHA to be gone',
-      () => httpStatusOf(getGlooHA(ns, 'gloo')),
-      (s) => s === 404,
-    );
+    await deleteGlooHA(ns, 'gloo');
     const after: V1Deployment = await deployment(ns, 'gloo');
     expect(after.spec?.replicas).toBe(before.spec?.replicas);
     expect(after.spec?.template.spec?.containers[0]?.env).toEqual(

@@ -3,6 +3,7 @@ import { CustomObjectsApi } from '@kubernetes/client-node';
 import { GROUP, PLURAL, VERSION } from '../../src/api/constants.js';
 import type { GlooHA, GlooHASpec } from '../../src/api/types.js';
 import { adminKubeConfig, installCrds } from './cluster.js';
+import { eventually, httpStatusOf } from './wait.js';
 
 const custom = () => adminKubeConfig().makeApiClient(CustomObjectsApi);
 
@@ -26,4 +27,20 @@ export async function getGlooHA(namespace: string, name: string): Promise<GlooHA
     plural: PLURAL,
     name,
   })) as GlooHA;
+}
+
+/** Deletes a GlooHA and waits until the API server no longer has it (its finalizer has run). */
+export async function deleteGlooHA(namespace: string, name: string): Promise<void> {
+  await custom().deleteNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace,
+    plural: PLURAL,
+    name,
+  });
+  await eventually(
+    'the GlooHA to be gone',
+    () => httpStatusOf(getGlooHA(namespace, name)),
+    (s) => s === 404,
+  );
 }
