@@ -20,6 +20,17 @@ export const LABEL_OWNER_NAME = 'glooha.io/owner-name';
 export const LABEL_OWNER_NAMESPACE = 'glooha.io/owner-namespace';
 export const LABEL_COMPONENT = 'glooha.io/component';
 
+/**
+ * Annotations on each Gloo Deployment whose replica count glooha keeps (driftPolicy enforce): the
+ * floor (fixed replicas, or the HPA's minReplicas), the GlooHA that keeps it and the ConfigMap with
+ * its Helm values. The chart's replicas-floor ValidatingAdmissionPolicy reads them to refuse a write
+ * that lowers replicas below the floor (a plain `helm upgrade` rendering the chart's 1), naming the
+ * GlooHA and what to run. They are removed with the operator's other fields when the GlooHA is deleted.
+ */
+export const ANNOTATION_MIN_REPLICAS = 'glooha.io/min-replicas';
+export const ANNOTATION_OWNER = 'glooha.io/owner';
+export const ANNOTATION_HELM_VALUES = 'glooha.io/helm-values';
+
 /** Gloo's Lease: `gloo` in the gloo pod's namespace (projects/gloo/pkg/bootstrap/leaderelector/kube). */
 export const GLOO_LEASE_NAME = 'gloo';
 /** The container in the gloo Deployment that reads the leader-election env vars. */

@@ -12,14 +12,20 @@
 // then on, and every other manager (helm, the HPA controller on the scale subresource) keeps its
 // own. Writing managedFields is how the API documents resetting ownership; the patch carries the
 // resourceVersion, so it fails (409, retried) rather than clobber an entry written in between. The
-// operator's hash annotation goes in the same patch.
+// operator's annotations (its hash, and the replicas floor the admission policy enforces) go in the
+// same patch: once the GlooHA is gone, nothing refuses Helm the chart's replica count.
 import type { KubernetesObject, V1ManagedFieldsEntry } from '@kubernetes/client-node';
-import { MANAGER } from '../api/constants.js';
+import {
+  ANNOTATION_HELM_VALUES,
+  ANNOTATION_MIN_REPLICAS,
+  ANNOTATION_OWNER,
+  MANAGER,
+} from '../api/constants.js';
 import { HANDOVER_MANAGER } from './drift.js';
 import { APPLIED_ANNOTATION } from './plan-types.js';
 
 export interface Handover {
-  /** A JSON merge patch that drops our managedFields entries and hash annotation, values unchanged. */
+  /** A JSON merge patch that drops our managedFields entries and annotations, values unchanged. */
   release: KubernetesObject;
   /** "Deployment ns/name", for logs. */
   what: string;
@@ -27,6 +33,14 @@ export interface Handover {
 
 /** Field managers the operator has written under: its own and the earlier handover manager. */
 const OUR_MANAGERS = [MANAGER, HANDOVER_MANAGER] as const;
+
+/** Annotations the operator writes on Gloo's objects. */
+const OUR_ANNOTATIONS = [
+  APPLIED_ANNOTATION,
+  ANNOTATION_MIN_REPLICAS,
+  ANNOTATION_OWNER,
+  ANNOTATION_HELM_VALUES,
+] as const;
 
 export function isOperatorManager(entry: V1ManagedFieldsEntry, managers: readonly string[]): boolean {
   return managers.includes(entry.manager ?? '');
@@ -39,12 +53,12 @@ export function isOperatorManager(entry: V1ManagedFieldsEntry, managers: readonl
 export function releaseOwnershipPatch(
   live: KubernetesObject,
   managers: readonly string[],
-  annotation: string,
+  annotations: readonly string[],
 ): KubernetesObject | undefined {
   const entries = live.metadata?.managedFields ?? [];
   const kept = entries.filter((e) => !isOperatorManager(e, managers));
-  const annotated = live.metadata?.annotations?.[annotation] !== undefined;
-  if (kept.length === entries.length && !annotated) return undefined;
+  const present = annotations.filter((a) => live.metadata?.annotations?.[a] !== undefined);
+  if (kept.length === entries.length && present.length === 0) return undefined;
   return {
     apiVersion: live.apiVersion,
     kind: live.kind,
@@ -54,14 +68,14 @@ export function releaseOwnershipPatch(
       resourceVersion: live.metadata?.resourceVersion,
       // An empty list would be ignored (the API server keeps the old entries); [{}] resets them all.
       managedFields: kept.length > 0 ? kept : [{}],
-      ...(annotated ? { annotations: { [annotation]: null } } : {}),
+      ...(present.length > 0 ? { annotations: Object.fromEntries(present.map((a) => [a, null])) } : {}),
     } as KubernetesObject['metadata'],
   };
 }
 
 /** The handover for one of Gloo's objects, or undefined when we hold nothing on it. */
 export function handoverOf(live: KubernetesObject): Handover | undefined {
-  const release = releaseOwnershipPatch(live, OUR_MANAGERS, APPLIED_ANNOTATION);
+  const release = releaseOwnershipPatch(live, OUR_MANAGERS, OUR_ANNOTATIONS);
   if (!release) return undefined;
   return { release, what: `${live.kind} ${live.metadata?.namespace}/${live.metadata?.name}` };
 }

@@ -8,7 +8,13 @@
 //   - findings: warnings and problems as data.
 // No I/O, no clock, no randomness: the same inputs give the same output, byte for byte.
 
-import { ENV_DISABLE_LEADER_ELECTION, GLOO_CONTAINER } from '../api/constants.js';
+import {
+  ANNOTATION_HELM_VALUES,
+  ANNOTATION_MIN_REPLICAS,
+  ANNOTATION_OWNER,
+  ENV_DISABLE_LEADER_ELECTION,
+  GLOO_CONTAINER,
+} from '../api/constants.js';
 import { scaledValue } from '../api/intstr.js';
 import type {
   DefaultedGlooHA,
@@ -154,7 +160,7 @@ function planComponent(ctx: Context, c: ComponentIntent): ComponentPlan {
   plan.deploymentName = dep.name;
   plan.managesReplicas = planReplicas(ctx, c, dep, plan);
   plan.podDisruptionBudget = planBudget(ctx, c, dep);
-  deploymentPatch(ctx, c, dep, plan.managesReplicas, plan.podDisruptionBudget);
+  deploymentPatch(ctx, c, dep, plan);
   haFindings(ctx, c, plan);
   return plan;
 }
@@ -300,8 +306,7 @@ function deploymentPatch(
   ctx: Context,
   c: ComponentIntent,
   dep: ObservedDeployment,
-  managesReplicas: boolean,
-  budget: ComponentPlan['podDisruptionBudget'],
+  plan: ComponentPlan,
 ): void {
   const podSpec: Record<string, unknown> = {};
   const antiAffinity = podAntiAffinity(c.antiAffinity, dep.selector);
@@ -314,19 +319,37 @@ function deploymentPatch(
     const env = glooEnv(ctx, c, dep);
     if (env) podSpec.containers = [{ name: GLOO_CONTAINER, env }];
   }
-  const setReplicas = managesReplicas && c.replicas !== undefined;
+  const setReplicas = plan.managesReplicas && c.replicas !== undefined;
   const setPodSpec = Object.keys(podSpec).length > 0;
-  const rollout = rolloutStrategy(c, budget);
+  const rollout = rolloutStrategy(c, plan.podDisruptionBudget);
   ctx.warnings.push(...rollout.findings);
-  if (!setReplicas && !setPodSpec && !rollout.strategy) return;
+  const floor = replicasFloor(ctx, plan);
+  if (!setReplicas && !setPodSpec && !rollout.strategy && !floor) return;
   ctx.patches.push(
     renderObject('deployment-patch', {
-      metadata: patchMetadata(dep.name, ctx.ns),
+      metadata: { ...patchMetadata(dep.name, ctx.ns), ...(floor ? { annotations: floor } : {}) },
       replicas: { set: setReplicas, value: c.replicas ?? null },
       strategy: { set: rollout.strategy !== undefined, value: rollout.strategy ?? null },
       podSpec: { set: setPodSpec, value: podSpec },
     }),
   );
+}
+
+/**
+ * The replicas-floor annotations (see ANNOTATION_MIN_REPLICAS) when glooha keeps this Deployment's
+ * replica count: fixed replicas it sets, or an HPA's minReplicas. Only under driftPolicy enforce: with
+ * warn or ignore the user has said others may change the Deployment, and admission must not refuse
+ * what the operator itself would let stand.
+ */
+function replicasFloor(ctx: Context, plan: ComponentPlan): Record<string, string> | undefined {
+  if (ctx.spec.driftPolicy !== 'enforce') return undefined;
+  const floor = plan.autoscaling?.minReplicas ?? (plan.managesReplicas ? plan.desiredReplicas : undefined);
+  if (floor === undefined) return undefined;
+  return {
+    [ANNOTATION_MIN_REPLICAS]: String(floor),
+    [ANNOTATION_OWNER]: `${ctx.owner.namespace}/${ctx.owner.name}`,
+    [ANNOTATION_HELM_VALUES]: names.helmValuesConfigMap(ctx.owner),
+  };
 }
 
 /**

@@ -30,6 +30,26 @@ export interface OperatorIdentity {
 }
 
 /**
+ * Applies the chart's replicas-floor ValidatingAdmissionPolicy and its binding (cluster-scoped, so a
+ * test that installs them removes them with the returned function: other files scale Deployments
+ * down on purpose).
+ */
+export async function installReplicasFloorPolicy(): Promise<() => Promise<void>> {
+  const release = `glooha-${randomBytes(3).toString('hex')}`;
+  const objects = (await render({ release, namespace: 'default' })).filter(
+    (o) => o.kind?.startsWith('ValidatingAdmissionPolicy') && o.metadata?.name?.endsWith('-replicas-floor'),
+  );
+  if (objects.length !== 2)
+    throw new Error(`expected the policy and its binding, the chart rendered ${objects.length}`);
+  const api = KubernetesObjectApi.makeApiClient(adminKubeConfig());
+  for (const obj of objects)
+    await api.patch(obj, undefined, undefined, 'glooha-tests', true, PatchStrategy.ServerSideApply);
+  return async () => {
+    for (const obj of objects) await api.delete(obj).catch(() => undefined);
+  };
+}
+
+/**
  * Renders the chart (cluster mode, or namespaced with `watchNamespaces`), applies its ServiceAccount
  * and RBAC — nothing else — and returns a kubeconfig that authenticates as that ServiceAccount.
  */

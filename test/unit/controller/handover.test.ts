@@ -1,11 +1,12 @@
 // releaseOwnershipPatch: the handover removes only the operator's managedFields entries (and its
-// hash annotation), changes no value, and carries the resourceVersion for optimistic concurrency.
+// annotations), changes no value, and carries the resourceVersion for optimistic concurrency.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { releaseOwnershipPatch } from '../../../src/controller/handover.js';
+import { handoverOf, releaseOwnershipPatch } from '../../../src/controller/handover.js';
 
 const MANAGERS = ['glooha-operator', 'glooha-operator-handover'];
 const ANNOTATION = 'glooha.io/applied';
+const ANNOTATIONS = [ANNOTATION];
 
 function live(managers: { manager: string; subresource?: string }[], annotated = true): KubernetesObject {
   return {
@@ -36,7 +37,7 @@ describe('releaseOwnershipPatch', () => {
         { manager: 'kube-controller-manager', subresource: 'scale' },
       ]),
       MANAGERS,
-      ANNOTATION,
+      ANNOTATIONS,
     );
     expect(patch?.metadata?.managedFields?.map((m) => m.manager)).toEqual([
       'helm',
@@ -48,11 +49,27 @@ describe('releaseOwnershipPatch', () => {
   });
 
   it('resets with [{}] when no other manager is left (an empty list would be ignored)', () => {
-    const patch = releaseOwnershipPatch(live([{ manager: 'glooha-operator' }]), MANAGERS, ANNOTATION);
+    const patch = releaseOwnershipPatch(live([{ manager: 'glooha-operator' }]), MANAGERS, ANNOTATIONS);
     expect(patch?.metadata?.managedFields).toEqual([{}]);
   });
 
   it('does nothing when the operator holds nothing', () => {
-    expect(releaseOwnershipPatch(live([{ manager: 'helm' }], false), MANAGERS, ANNOTATION)).toBeUndefined();
+    expect(releaseOwnershipPatch(live([{ manager: 'helm' }], false), MANAGERS, ANNOTATIONS)).toBeUndefined();
+  });
+
+  it("the GlooHA's handover also drops the replicas floor, so admission no longer refuses Helm the chart's count", () => {
+    const d = live([{ manager: 'glooha-operator' }]);
+    d.metadata!.annotations = {
+      ...d.metadata!.annotations,
+      'glooha.io/min-replicas': '3',
+      'glooha.io/owner': 'gloo-system/gloo',
+      'glooha.io/helm-values': 'gloo-helm-values',
+    };
+    expect(handoverOf(d)?.release.metadata?.annotations).toEqual({
+      'glooha.io/applied': null,
+      'glooha.io/min-replicas': null,
+      'glooha.io/owner': null,
+      'glooha.io/helm-values': null,
+    });
   });
 });

@@ -73,11 +73,16 @@ describe('plan: lifecycle branches', () => {
     expect(p.applies).toEqual([]);
     expect(p.finalizers).toEqual(['other/keep']);
     const h = p.handover.find((x) => x.what === `Deployment ${NS}/gloo`)!;
-    // The release drops our managedFields entries and hash annotation, changes no value, and is
-    // based on the resourceVersion it was decided from.
+    // The release drops our managedFields entries and annotations (the hash and the replicas floor),
+    // changes no value, and is based on the resourceVersion it was decided from.
     expect(h.release).not.toHaveProperty('spec');
     expect(h.release.metadata).toHaveProperty('resourceVersion');
-    expect(h.release.metadata?.annotations).toEqual({ [APPLIED_ANNOTATION]: null });
+    expect(h.release.metadata?.annotations).toEqual({
+      [APPLIED_ANNOTATION]: null,
+      'glooha.io/min-replicas': null,
+      'glooha.io/owner': null,
+      'glooha.io/helm-values': null,
+    });
     expect((h.release.metadata?.managedFields ?? []).map((m) => m.manager)).not.toContain(MANAGER);
     // Every Deployment carrying our hash annotation gets it removed (the others hold no field of ours
     // here, so only the annotation goes); one we never applied to is left alone.

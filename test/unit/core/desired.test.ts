@@ -300,7 +300,16 @@ describe('gloo leader election', () => {
         ],
       },
     ]);
-    expect(patch.metadata).toEqual({ name: 'gloo', namespace: NS }); // Helm's object: no labels, no ownerReferences
+    // Helm's object: no labels, no ownerReferences; only the replicas floor the admission policy reads.
+    expect(patch.metadata).toEqual({
+      name: 'gloo',
+      namespace: NS,
+      annotations: {
+        'glooha.io/min-replicas': '3',
+        'glooha.io/owner': `${NS}/ha`,
+        'glooha.io/helm-values': 'ha-helm-values',
+      },
+    });
   });
 
   it('appends the lease env without an anchor when the container has no POD_NAMESPACE from the downward API', () => {
@@ -400,6 +409,51 @@ describe('gloo leader election', () => {
     const patch = spec(get(d.patches, 'Deployment', 'gloo'));
     expect(patch.replicas).toBe(3);
     expect(patch.template.spec).not.toHaveProperty('containers');
+  });
+});
+
+describe("replicas floor (read by the chart's admission policy)", () => {
+  const floorOf = (d: ReturnType<typeof run>, name: string) =>
+    (get(d.patches, 'Deployment', name).metadata as { annotations?: Record<string, string> }).annotations;
+
+  it('is the fixed replica count, or the HPA minimum for an autoscaled proxy, naming the GlooHA and its values', () => {
+    const d = run(
+      glooHA({
+        gloo: { replicas: 3 },
+        gatewayProxies: {
+          gatewayProxy: { replicas: 2 },
+          publicGw: { autoscaling: { minReplicas: 4, maxReplicas: 8 } },
+        },
+      }),
+    );
+    expect(floorOf(d, 'gloo')?.['glooha.io/min-replicas']).toBe('3');
+    expect(floorOf(d, 'gateway-proxy')?.['glooha.io/min-replicas']).toBe('2');
+    // The HPA owns replicas (no spec.replicas in the patch), but a write below its minimum is refused.
+    expect(spec(get(d.patches, 'Deployment', 'public-gw'))).not.toHaveProperty('replicas');
+    expect(floorOf(d, 'public-gw')).toEqual({
+      'glooha.io/min-replicas': '4',
+      'glooha.io/owner': `${NS}/ha`,
+      'glooha.io/helm-values': 'ha-helm-values',
+    });
+  });
+
+  it('is not set under driftPolicy warn or ignore: admission must not refuse what the operator would let stand', () => {
+    for (const driftPolicy of ['warn', 'ignore'] as const) {
+      const d = run(glooHA({ gloo: { replicas: 3 }, driftPolicy }));
+      expect(floorOf(d, 'gloo'), driftPolicy).toBeUndefined();
+    }
+  });
+
+  it('is not set where an HPA the spec does not ask for owns replicas (glooha sets no count there)', () => {
+    const g = glooHA({ gatewayProxies: { gatewayProxy: { replicas: 2 } } });
+    const d = run(
+      g,
+      installFor(g, (i) => {
+        i.hpas.push({ name: 'gateway-proxy-hpa', targetName: 'gateway-proxy', maxReplicas: 4, ours: false });
+      }),
+    );
+    expect(codes(d.problems)).toContain('HorizontalPodAutoscalerConflict');
+    expect(find(d.patches, 'Deployment', 'gateway-proxy')?.metadata).not.toHaveProperty('annotations');
   });
 });
 
@@ -646,7 +700,8 @@ describe('ownership', () => {
         },
       ]);
     }
-    for (const p of d.patches) expect(Object.keys(p.metadata).sort()).toEqual(['name', 'namespace']);
+    for (const p of d.patches)
+      expect(Object.keys(p.metadata).filter((k) => k !== 'annotations')).toEqual(['name', 'namespace']);
   });
 
   it('puts no ownerReference across namespaces and asks for a finalizer instead', () => {
