@@ -69,8 +69,11 @@ describe('chart defaults (cluster mode)', () => {
       'PodDisruptionBudget/glooha-operator',
       'Service/glooha-operator-metrics',
       'ServiceAccount/glooha-operator',
+      'ValidatingAdmissionPolicy/glooha-operator-replicas-floor',
+      'ValidatingAdmissionPolicyBinding/glooha-operator-replicas-floor',
     ]);
-    for (const o of objects.filter((o) => !o.kind?.startsWith('Cluster'))) {
+    const clusterScoped = (k?: string) => k?.startsWith('Cluster') || k?.startsWith('ValidatingAdmission');
+    for (const o of objects.filter((o) => !clusterScoped(o.kind))) {
       expect(o.metadata?.namespace, `${o.kind} namespace`).toBe('glooha-system');
     }
   });
@@ -300,11 +303,29 @@ describe('options', () => {
     const objects = await render({
       values: { serviceAccount: { create: false, name: 'mine' }, rbac: { create: false } },
     });
-    expect(objects.map((o) => o.kind).sort()).toEqual(['Deployment', 'PodDisruptionBudget', 'Service']);
+    // The replicas-floor policy is not RBAC: the API server evaluates it, for every writer.
+    expect(objects.map((o) => o.kind).sort()).toEqual([
+      'Deployment',
+      'PodDisruptionBudget',
+      'Service',
+      'ValidatingAdmissionPolicy',
+      'ValidatingAdmissionPolicyBinding',
+    ]);
     expect(find<V1Deployment>(objects, 'Deployment').spec?.template.spec?.serviceAccountName).toBe('mine');
     expect(await renderError({ values: { serviceAccount: { create: false } } })).toContain(
       'serviceAccount.name is required',
     );
+  });
+
+  it('the replicas-floor policy binds to its policy by name, and replicasFloorPolicy.enabled=false leaves both out', async () => {
+    const objects = await render({});
+    const policy = objects.find((o) => o.kind === 'ValidatingAdmissionPolicy')!;
+    const binding = objects.find((o) => o.kind === 'ValidatingAdmissionPolicyBinding') as
+      (KubernetesObject & { spec: { policyName: string; validationActions: string[] } }) | undefined;
+    expect(binding?.spec.policyName).toBe(policy.metadata?.name);
+    expect(binding?.spec.validationActions).toEqual(['Deny']);
+    const off = await render({ values: { replicasFloorPolicy: { enabled: false } } });
+    expect(off.filter((o) => o.kind?.startsWith('ValidatingAdmission'))).toEqual([]);
   });
 
   it('passes the metrics port and leader-election timings through', async () => {
