@@ -189,7 +189,15 @@ describe.each(HELM_MAJORS)("Gloo's chart with Helm %i", (major) => {
     report.push(`Helm ${major}, plain upgrade error: ${result?.stderr.trim().split('\n').pop()}`);
     expect(totalRestarts(m)).toBe(0);
     expect(m.replicaChanges).toEqual([]);
-    expect(m.driftCorrections).toBe(0);
+    // Helm 3 goes on with the release's other objects: it patches the HPA's minReplicas to the user's
+    // 1 (an HPA is not a Deployment: the floor does not cover it), and the operator restores it. No
+    // pod depends on that write; Helm 4's conflict stops it.
+    expect(m.driftCorrections).toBe(major === 3 ? 1 : 0);
+    const hpa = await autoscaling.readNamespacedHorizontalPodAutoscaler({
+      name: 'public-gw-hpa',
+      namespace: ns,
+    });
+    expect(hpa.spec?.minReplicas).toBe(HPA_MIN);
     const now = await deployments(ns);
     expect(now.get('gloo')?.spec?.replicas).toBe(3);
     expect(now.get('public-gw')?.spec?.replicas).toBeGreaterThanOrEqual(HPA_MIN);
