@@ -2,7 +2,8 @@
 // $KUBEBUILDER_ASSETS/<name>), so people with setup-envtest reuse theirs; otherwise the per-machine
 // cache that test/env/build-testbin.sh fills from the pinned Go wrapper modules (built on first use).
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants, existsSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -61,10 +62,18 @@ function isExecutable(path: string): boolean {
   }
 }
 
-/** Runs the build script (a no-op when cached) and returns the directory it printed. */
+/**
+ * Runs the build script (a no-op when cached) and returns the directory it printed. Under an
+ * exclusive flock on the cache: test runs started side by side on a cold machine (a unit test that
+ * needs helm, a sync:chart, an integration run) would otherwise each build the whole control plane,
+ * and race on the final rename. The lock lives outside the script so it does not change the cache key.
+ */
 export function buildOrFindCachedBinaries(log: (line: string) => void = () => {}): string {
   const started = Date.now();
-  const out = execFileSync('bash', [buildScript], {
+  const cacheRoot =
+    process.env.GLOOHA_TESTBIN_CACHE || join(homedir(), '.cache', 'glooha-operator', 'testbin');
+  mkdirSync(cacheRoot, { recursive: true });
+  const out = execFileSync('flock', [join(cacheRoot, '.lock'), 'bash', buildScript], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 1 << 20,
