@@ -20,6 +20,12 @@ export const LABEL_OWNER_NAME = 'glooha.io/owner-name';
 export const LABEL_OWNER_NAMESPACE = 'glooha.io/owner-namespace';
 export const LABEL_COMPONENT = 'glooha.io/component';
 
+/**
+ * Set it to any new value (a timestamp, by convention) to have the operator reconcile the GlooHA at
+ * once; status.lastHandledReconcileAt echoes the value once handled (Flux's reconcile.fluxcd.io/requestedAt).
+ */
+export const RECONCILE_REQUEST_ANNOTATION = 'glooha.io/reconcile-requested-at';
+
 /** Gloo's Lease: `gloo` in the gloo pod's namespace (projects/gloo/pkg/bootstrap/leaderelector/kube). */
 export const GLOO_LEASE_NAME = 'gloo';
 /** The container in the gloo Deployment that reads the leader-election env vars. */
