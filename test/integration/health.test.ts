@@ -14,6 +14,7 @@ import {
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GROUP, PLURAL, RECONCILE_REQUEST_ANNOTATION, VERSION } from '../../src/api/constants.js';
+import { UNRECONCILED_STATUS } from '../../src/api/schema.js';
 import type { GlooHA } from '../../src/api/types.js';
 import { auditWrites, describeAudit } from '../support/audit.js';
 import { adminKubeConfig, createNamespace } from '../support/cluster.js';
@@ -177,8 +178,9 @@ describe('health semantics: a GlooHA through its lifecycle, judged by kstatus an
       gatewayProxies: { gatewayProxy: { replicas: 2 } },
     });
     const created = await getGlooHA(ns, 'gloo');
-    // The CRD defaults status.observedGeneration to 0 on every read, until the operator writes one.
-    expect(created.status).toEqual({ observedGeneration: 0 });
+    // The CRD defaults the status on every read until the operator writes one: observedGeneration 0
+    // and Ready=Unknown Pending, so `kubectl get gha` says what it waits for.
+    expect(created.status).toEqual(UNRECONCILED_STATUS);
     const said = judge('created (no operator yet; also: namespace not watched)', created, {
       kstatus: 'InProgress',
       argo: 'Progressing',
