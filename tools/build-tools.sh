@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the linters CI runs (actionlint, kube-score) from the pinned Go wrapper modules under tools/,
-# once per machine. Separate from test/env/build-testbin.sh (the test control plane): a linter bump
+# Builds the Go tools CI runs from the pinned wrapper modules under tools/, once per machine: the linters
+# (actionlint, kube-score) and the health-semantics judges (kstatus: sigs.k8s.io/cli-utils' verdict;
+# argo-health: Argo CD's Lua interpreter running deploy/argocd/health.lua). Separate from test/env/build-testbin.sh (the test control plane): a linter bump
 # never rebuilds Kubernetes, and the control plane never waits for the linters.
 #
 # The binaries land in $GLOOHA_TOOLS_CACHE/<key>/ (default ~/.cache/glooha-operator/tools), where <key>
@@ -17,7 +18,7 @@ command -v go >/dev/null || { echo "build-tools: Go is needed to build the linte
 
 key=$( { go version; cat "$here"/*/go.mod "$here"/*/go.sum "$0"; } | sha256sum | cut -c1-16)
 out="$cache_root/$key"
-bins=(actionlint kube-score)
+bins=(actionlint kube-score kstatus argo-health)
 
 complete=1
 for b in "${bins[@]}"; do [ -x "$out/$b" ] || complete=0; done
@@ -46,9 +47,11 @@ ks=$(version github.com/zegl/kube-score kube-score)
 [ -n "$al" ] && [ -n "$ks" ] || { echo "build-tools: cannot read the pinned versions from tools/*/go.mod" >&2; exit 1; }
 build actionlint github.com/rhysd/actionlint/cmd/actionlint actionlint "-X github.com/rhysd/actionlint.version=$al"
 build kube-score github.com/zegl/kube-score/cmd/kube-score kube-score "-X main.version=${ks#v}"
+build kstatus . kstatus ""
+build argo-health . argo-health ""
 
 rm -rf "$out"
 mv "$tmp" "$out"
 trap - EXIT
-echo "build-tools: linters built in $(( $(date +%s) - start ))s into $out" >&2
+echo "build-tools: tools built in $(( $(date +%s) - start ))s into $out" >&2
 echo "$out"

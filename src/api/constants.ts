@@ -31,6 +31,12 @@ export const ANNOTATION_MIN_REPLICAS = 'glooha.io/min-replicas';
 export const ANNOTATION_OWNER = 'glooha.io/owner';
 export const ANNOTATION_HELM_VALUES = 'glooha.io/helm-values';
 
+/**
+ * Set it to any new value (a timestamp, by convention) to have the operator reconcile the GlooHA at
+ * once; status.lastHandledReconcileAt echoes the value once handled (Flux's reconcile.fluxcd.io/requestedAt).
+ */
+export const RECONCILE_REQUEST_ANNOTATION = 'glooha.io/reconcile-requested-at';
+
 /** Gloo's Lease: `gloo` in the gloo pod's namespace (projects/gloo/pkg/bootstrap/leaderelector/kube). */
 export const GLOO_LEASE_NAME = 'gloo';
 /** The container in the gloo Deployment that reads the leader-election env vars. */

@@ -88,7 +88,9 @@ export function buildCrd(): Record<string, unknown> {
         plural: PLURAL,
         singular: SINGULAR,
         shortNames: [...SHORT_NAMES],
-        categories: ['gloo', 'all'],
+        // `kubectl get gloo` lists GlooHAs with Gloo's own resources; not `all`, which Kubernetes
+        // reserves for workloads (a GlooHA in `kubectl get all` reads as something that runs).
+        categories: ['gloo'],
       },
       scope: 'Namespaced',
       versions: [

@@ -111,6 +111,26 @@ function goYamlTags(tags: Tags): Tags {
 const SCHEMA: SchemaOptions = { schema: 'yaml-1.1', customTags: goYamlTags };
 
 /**
+ * For writing only: go-yaml v2 keeps a timestamp-shaped plain scalar a string, but YAML 1.1 readers
+ * with the timestamp tag (go-yaml v3, the yaml package's own 1.1 schema) turn 1970-01-01T00:00:00Z
+ * into a time. A default tag that matches such text makes the writer quote it; it never resolves
+ * anything, since reading uses SCHEMA.
+ */
+const YAML_11_TIMESTAMP =
+  /^[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)?$/;
+const timestampShaped: ScalarTag = {
+  tag: 'tag:yaml.org,2002:timestamp',
+  default: true,
+  test: YAML_11_TIMESTAMP,
+  resolve: (text) => text,
+  identify: () => false,
+};
+const WRITE_SCHEMA: SchemaOptions = {
+  schema: 'yaml-1.1',
+  customTags: (tags: Tags) => [...goYamlTags(tags), timestampShaped],
+};
+
+/**
  * Parse options for YAML as kubectl reads it. Merge keys are applied by toKubeJS, in go-yaml v2's
  * order (the yaml package's own toJS follows the YAML spec's order instead).
  */
@@ -204,7 +224,7 @@ export function stringifyKubeYaml(
   options: ToStringOptions & { comment?: string } = {},
 ): string {
   const { comment, ...toString } = options;
-  const doc = new Document(value, { ...SCHEMA, version: '1.1', aliasDuplicateObjects: false });
+  const doc = new Document(value, { ...WRITE_SCHEMA, version: '1.1', aliasDuplicateObjects: false });
   // No %YAML directive: kubectl accepts it, but the files stay plain for every other reader.
   if (doc.directives) doc.directives.yaml.explicit = false;
   if (comment) doc.commentBefore = comment;

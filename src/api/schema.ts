@@ -59,13 +59,23 @@ const labelSelector = (description: string) =>
       matchExpressions: array(
         object(
           {
-            key: string({ maxLength: 317 }),
-            operator: string({ enum: ['In', 'NotIn', 'Exists', 'DoesNotExist'] }),
-            values: array(string({ maxLength: 63 }), { maxItems: 16 }),
+            key: string({ description: 'The label key the requirement applies to.', maxLength: 317 }),
+            operator: string({
+              description: "How the key's value relates to values: In, NotIn, Exists or DoesNotExist.",
+              enum: ['In', 'NotIn', 'Exists', 'DoesNotExist'],
+            }),
+            values: array(string({ maxLength: 63 }), {
+              description: 'Label values: non-empty for In and NotIn, empty for Exists and DoesNotExist.',
+              maxItems: 16,
+            }),
           },
           { required: ['key', 'operator'] },
         ),
-        { maxItems: 16 },
+        {
+          description:
+            'Label requirements the selected objects must meet, all of them (ANDed with matchLabels).',
+          maxItems: 16,
+        },
       ),
     },
     { description, 'x-kubernetes-map-type': 'atomic' },
@@ -171,10 +181,25 @@ const topologySpreadConstraints = array(
           maxLength: QUALIFIED_NAME_MAX_LENGTH,
           pattern: QUALIFIED_NAME,
         }),
-        whenUnsatisfiable: string({ enum: ['DoNotSchedule', 'ScheduleAnyway'] }),
-        minDomains: integer({ minimum: 1 }),
-        nodeAffinityPolicy: string({ enum: ['Honor', 'Ignore'] }),
-        nodeTaintsPolicy: string({ enum: ['Honor', 'Ignore'] }),
+        whenUnsatisfiable: string({
+          description:
+            'What the scheduler does with a pod that would break maxSkew: DoNotSchedule (leave it Pending) or ScheduleAnyway (prefer less skew).',
+          enum: ['DoNotSchedule', 'ScheduleAnyway'],
+        }),
+        minDomains: integer({
+          description:
+            'Minimum number of eligible domains; fewer count as having zero matching pods. Only with whenUnsatisfiable: DoNotSchedule.',
+          minimum: 1,
+        }),
+        nodeAffinityPolicy: string({
+          description:
+            "Whether the pod's nodeAffinity and nodeSelector limit the nodes counted: Honor (default) or Ignore.",
+          enum: ['Honor', 'Ignore'],
+        }),
+        nodeTaintsPolicy: string({
+          description: 'Whether node taints limit the nodes counted: Honor or Ignore (default).',
+          enum: ['Honor', 'Ignore'],
+        }),
         matchLabelKeys: array(string({ maxLength: QUALIFIED_NAME_MAX_LENGTH, pattern: QUALIFIED_NAME }), {
           description:
             "Pod label keys whose values further narrow the pods counted (e.g. pod-template-hash); not a key of the Deployment's selector (gloo, gateway-proxy-id in Gloo's chart).",
@@ -280,68 +305,116 @@ export const specSchema: Schema = object(
       enum: [...DRIFT_POLICIES],
       default: DEFAULTS.driftPolicy,
     }),
+    suspend: boolean({
+      description:
+        'While true the operator writes nothing to the install (no applies, prunes or events) and only reports in status what it would change, drift included. Set it back to false (or remove it) to resume. Default false.',
+    }),
   },
   { description: 'High-availability settings for one Gloo install.', default: {} },
 );
 
 const time = (description: string) => string({ description, format: 'date-time' });
 
+/** The status of a GlooHA no operator has reconciled yet (the CRD's default; see statusSchema). */
+export const UNRECONCILED_STATUS = {
+  observedGeneration: 0,
+  conditions: [
+    {
+      type: 'Ready',
+      status: 'Unknown',
+      reason: 'Pending',
+      message:
+        'waiting for glooha-operator to reconcile this GlooHA; if this stays, check that the operator runs and watches this namespace (watchNamespaces)',
+      lastTransitionTime: '1970-01-01T00:00:00Z',
+    },
+  ],
+} as const;
+
 const condition = object(
   {
     type: string({
+      description: 'Ready, Reconciling, Stalled, Drifted or Degraded (see docs/health.md).',
       maxLength: 316,
       pattern:
         '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$',
     }),
-    status: string({ enum: ['True', 'False', 'Unknown'] }),
-    observedGeneration: integer({ format: 'int64', minimum: 0 }),
+    status: string({ description: 'True, False or Unknown.', enum: ['True', 'False', 'Unknown'] }),
+    observedGeneration: integer({
+      description: 'The metadata.generation the condition was set from.',
+      format: 'int64',
+      minimum: 0,
+    }),
     lastTransitionTime: time('When the condition last changed status.'),
-    reason: string({ maxLength: 1024, minLength: 1, pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$' }),
-    message: string({ maxLength: 32768 }),
+    reason: string({
+      description: 'CamelCase cause of the current status, e.g. Reconciled, TargetNotFound, Suspended.',
+      maxLength: 1024,
+      minLength: 1,
+      pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$',
+    }),
+    message: string({
+      description: 'What a person should know, and do, about the condition.',
+      maxLength: 32768,
+    }),
   },
   { required: ['type', 'status', 'lastTransitionTime', 'reason', 'message'] },
 );
 
 const pdbStatus = object(
   {
-    name: string(),
+    name: string({ description: "The PodDisruptionBudget's name, in the install's namespace." }),
     owned: boolean({
       description: "True when the PDB is glooha's; false when an existing one (e.g. the chart's) stands in.",
     }),
-    minAvailable: intOrString(),
-    maxUnavailable: intOrString(),
-    currentHealthy: integer(),
-    desiredHealthy: integer(),
-    disruptionsAllowed: integer(),
+    minAvailable: intOrString({ description: 'The minAvailable the PDB has (set by glooha, or found).' }),
+    maxUnavailable: intOrString({ description: 'The maxUnavailable the PDB has (set by glooha, or found).' }),
+    currentHealthy: integer({ description: "The PDB's status.currentHealthy: pods healthy now." }),
+    desiredHealthy: integer({ description: "The PDB's status.desiredHealthy: pods that must stay healthy." }),
+    disruptionsAllowed: integer({
+      description: "The PDB's status.disruptionsAllowed: evictions allowed now (0 blocks node drains).",
+    }),
   },
-  { required: ['name'] },
+  {
+    description: 'The PodDisruptionBudget that protects the component, as last observed.',
+    required: ['name'],
+  },
 );
 
-const componentStatus = object({
-  deploymentName: string(),
-  desiredReplicas: integer({
-    description: 'Replicas glooha wants (the HPA minimum for an autoscaled proxy).',
-  }),
-  replicas: integer(),
-  readyReplicas: integer(),
-  availableReplicas: integer(),
-  autoscaling: object(
+const componentStatus = (description: string) =>
+  object(
     {
-      hpaName: string(),
-      minReplicas: integer(),
-      maxReplicas: integer(),
-      currentReplicas: integer(),
+      deploymentName: string({ description: "The component's Deployment, in the install's namespace." }),
+      desiredReplicas: integer({
+        description: 'Replicas glooha wants (the HPA minimum for an autoscaled proxy).',
+      }),
+      replicas: integer({ description: "The Deployment's status.replicas: pods it runs, of any template." }),
+      readyReplicas: integer({ description: "The Deployment's status.readyReplicas." }),
+      availableReplicas: integer({
+        description: "The Deployment's status.availableReplicas (ready for minReadySeconds).",
+      }),
+      autoscaling: object(
+        {
+          hpaName: string({ description: 'The HorizontalPodAutoscaler that scales the Deployment.' }),
+          minReplicas: integer({ description: 'The minReplicas glooha keeps on it.' }),
+          maxReplicas: integer({ description: 'The maxReplicas glooha keeps on it.' }),
+          currentReplicas: integer({ description: "The HPA's status.currentReplicas." }),
+        },
+        {
+          description: 'The HorizontalPodAutoscaler of an autoscaled component.',
+          required: ['hpaName', 'minReplicas', 'maxReplicas'],
+        },
+      ),
+      podDisruptionBudget: pdbStatus,
     },
-    { required: ['hpaName', 'minReplicas', 'maxReplicas'] },
-  ),
-  podDisruptionBudget: pdbStatus,
-});
+    { description },
+  );
 
 export const statusSchema: Schema = object(
   {
     observedGeneration: integer({
       format: 'int64',
-      description: 'The metadata.generation this status describes.',
+      description:
+        'The metadata.generation this status describes; 0 until glooha-operator first reconciles the GlooHA (operator not running, or not watching this namespace).',
+      default: 0,
     }),
     conditions: array(condition, {
       description: 'Ready (summary), Reconciling, Stalled, Drifted, Degraded.',
@@ -349,11 +422,16 @@ export const statusSchema: Schema = object(
       'x-kubernetes-list-map-keys': ['type'],
       maxItems: 16,
     }),
-    components: object({
-      gloo: componentStatus,
-      discovery: componentStatus,
-      gatewayProxies: map(componentStatus),
-    }),
+    components: object(
+      {
+        gloo: componentStatus('The gloo control plane, as last observed.'),
+        discovery: componentStatus('Discovery, as last observed (only when spec.discovery is set).'),
+        gatewayProxies: map(componentStatus('One gateway proxy, as last observed.'), {
+          description: 'The gateway proxies of spec.gatewayProxies, by the same keys.',
+        }),
+      },
+      { description: 'Replicas, autoscaler and disruption budget of each managed component.' },
+    ),
     leader: object(
       {
         holder: string({
@@ -363,8 +441,10 @@ export const statusSchema: Schema = object(
           description: 'Whether the Lease was renewed within leaseDuration, as the operator observed it.',
         }),
         acquireTime: time('acquireTime of the Lease.'),
-        leaseDurationSeconds: integer(),
-        leaseTransitions: integer(),
+        leaseDurationSeconds: integer({ description: "The Lease's spec.leaseDurationSeconds." }),
+        leaseTransitions: integer({
+          description: "The Lease's spec.leaseTransitions: leader changes so far.",
+        }),
         lastTransitionTime: time('When the operator last saw the holder change.'),
       },
       { description: "Gloo's current leader, from the gloo Lease." },
@@ -373,9 +453,11 @@ export const statusSchema: Schema = object(
       object(
         {
           code: string({ description: 'CamelCase identifier, e.g. SingleReplica.' }),
-          message: string(),
-          component: string(),
-          path: string(),
+          message: string({ description: 'The weakness and how to fix it.' }),
+          component: string({
+            description: 'gloo, discovery or gatewayProxies.<key>, when it is about one.',
+          }),
+          path: string({ description: 'The spec field it is about, when there is one.' }),
         },
         { required: ['code', 'message'] },
       ),
@@ -384,18 +466,30 @@ export const statusSchema: Schema = object(
     helmValuesConfigMap: string({
       description: "ConfigMap holding the equivalent Helm values for Gloo's chart (key values.yaml).",
     }),
+    lastHandledReconcileAt: string({
+      description:
+        'The value of the glooha.io/reconcile-requested-at annotation the operator last handled: set the annotation to a new value (e.g. `date +%s`) and wait for this field to show it.',
+    }),
   },
-  { description: 'Observed state, written by glooha-operator.' },
+  // The API server applies defaults on every read, so a GlooHA no operator has written (operator
+  // down, namespace not watched) reads observedGeneration 0 < generation — in progress for kstatus
+  // (Flux, kpt) and Argo CD, never a healthy-looking empty status — and `kubectl get gha` shows
+  // Ready Unknown with the reason. Gateway API's CRDs default their status the same way.
+  { description: 'Observed state, written by glooha-operator.', default: UNRECONCILED_STATUS },
 );
 
 export const glooHASchema: Schema = def(
   'GlooHA',
   object(
     {
-      apiVersion: string(),
-      kind: string(),
+      apiVersion: string({
+        description: 'The versioned schema of this representation of an object: glooha.io/v1alpha1.',
+      }),
+      kind: string({ description: 'The REST resource this object represents: GlooHA.' }),
       // A CRD may only constrain metadata.name and generateName; declaring name makes it a valid
       // fieldPath for the root rule that bounds its length.
+      // The API server accepts nothing but name and generateName under metadata (no description
+      // either); `kubectl explain gloohas.metadata` shows ObjectMeta's own documentation.
       metadata: { type: 'object', properties: { name: { type: 'string' } }, [OPEN]: true },
       spec: specSchema,
       status: statusSchema,

@@ -87,6 +87,8 @@ export interface GlooHASpec {
   /** Keyed by the proxy's name under `gatewayProxies` in Gloo's Helm values (e.g. `gatewayProxy`). */
   gatewayProxies?: Record<string, GatewayProxySpec>;
   driftPolicy?: DriftPolicy;
+  /** Flux-style: while true the operator writes nothing to the install and only reports (status). */
+  suspend?: boolean;
 }
 
 /** The spec after schema defaulting: the fields the schema defaults are present. */
@@ -175,6 +177,8 @@ export interface GlooHAStatus {
   leader?: LeaderStatus;
   warnings?: WarningStatus[];
   helmValuesConfigMap?: string;
+  /** The value of the glooha.io/reconcile-requested-at annotation the operator last handled. */
+  lastHandledReconcileAt?: string;
 }
 
 export interface GlooHA {

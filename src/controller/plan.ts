@@ -11,8 +11,12 @@
 //   self-conflict   → Stalled ConflictingDesiredObjects, nothing written
 //   otherwise       → apply what is missing, changed by the spec, or drifted (per driftPolicy); prune
 //                     owned objects no longer desired; events; status
+// spec.suspend (Flux's meaning) keeps the finalizer and deletion branches, and turns every other
+// branch into a report: no applies, prunes or events, only a status naming what would be written.
+// The glooha.io/reconcile-requested-at annotation's value goes to status.lastHandledReconcileAt.
 // Failures met while carrying a plan out (403, 400/422) become a Stalled plan through stalledPlan().
 import type { KubernetesObject } from '@kubernetes/client-node';
+import { RECONCILE_REQUEST_ANNOTATION } from '../api/constants.js';
 import type { GlooHA, GlooHAStatus } from '../api/types.js';
 import { desired, installNamespaceOf, type Desired } from '../core/desired.js';
 import type { Owner } from '../core/ownership.js';
@@ -31,7 +35,7 @@ import {
   type PlannedApply,
   type Snapshot,
 } from './plan-types.js';
-import { computeStatus, type DriftReport, type Stall } from './status.js';
+import { computeStatus, type DriftReport, type Stall, type StatusInput } from './status.js';
 
 /** Requeue after applying: the objects settle, then status reports them. */
 export const SETTLE_REQUEUE_MS = 2_000;
@@ -51,12 +55,21 @@ function changed(g: GlooHA, status: GlooHAStatus): GlooHAStatus | undefined {
   return canonicalJson(status) === canonicalJson(g.status ?? {}) ? undefined : status;
 }
 
-/** A plan that writes nothing but a Stalled status and a Warning event. */
+function suspended(g: GlooHA): boolean {
+  return g.spec?.suspend === true;
+}
+
+function reconcileRequestOf(g: GlooHA): { reconcileRequest?: string } {
+  const value = g.metadata.annotations?.[RECONCILE_REQUEST_ANNOTATION];
+  return value === undefined ? {} : { reconcileRequest: value };
+}
+
+/** A plan that writes nothing but a Stalled status and a Warning event (no event while suspended). */
 export function stalledPlan(s: Snapshot, stall: Stall, requeueAfterMs?: number): Plan {
   const g = s.glooHA;
   const plan: Plan = { ...emptyPlan(), stall, requeueAfterMs };
   if (!g) return plan;
-  plan.events.push({ type: 'Warning', reason: stall.reason, message: stall.message });
+  if (!suspended(g)) plan.events.push({ type: 'Warning', reason: stall.reason, message: stall.message });
   plan.status = changed(
     g,
     computeStatus({
@@ -67,6 +80,7 @@ export function stalledPlan(s: Snapshot, stall: Stall, requeueAfterMs?: number):
       leader: s.leader,
       applied: 0,
       drift: [],
+      ...reconcileRequestOf(g),
     }),
   );
   return plan;
@@ -210,6 +224,7 @@ function applyPlan(s: Snapshot, g: GlooHA, d: Desired, ns: string): Plan {
     const live = liveOf(s, body, true);
     if (live) consider(body, live); // no live object: the core reported it as a problem
   }
+  if (suspended(g)) return suspendedPlan(s, g, d, out, drift);
 
   for (const a of out.applies) {
     if (a.reason === 'drift')
@@ -238,26 +253,53 @@ function applyPlan(s: Snapshot, g: GlooHA, d: Desired, ns: string): Plan {
   const reported = drift.length > 0 ? drift : [...s.lastCorrections];
 
   const applied = out.applies.length + out.prunes.length;
+  out.status = changed(g, computeStatus({ ...observedStatusInput(s, g, d, ns), applied, drift: reported }));
+  if (applied > 0) out.requeueAfterMs = SETTLE_REQUEUE_MS;
+  return out;
+}
+
+/** What computeStatus needs from the snapshot once the desired state is known. */
+function observedStatusInput(
+  s: Snapshot,
+  g: GlooHA,
+  d: Desired,
+  ns: string,
+): Omit<StatusInput, 'applied' | 'drift'> {
+  const owner = ownerOf(g);
   const byName = <T extends KubernetesObject>(xs: T[]) => new Map(xs.map((x) => [x.metadata?.name ?? '', x]));
   const ownedIn = (kind: string) =>
     (s.owned.get(kind) ?? []).filter((o) => o.metadata?.namespace === ns && isOwnedBy(o, owner));
-  out.status = changed(
-    g,
-    computeStatus({
-      generation: g.metadata.generation,
-      previous: g.status,
-      now: s.now,
-      desired: d,
-      deployments: byName(s.deployments),
-      pdbs: byName([...s.glooPdbs, ...ownedIn('PodDisruptionBudget')]) as never,
-      hpas: byName([...s.glooHpas, ...ownedIn('HorizontalPodAutoscaler')]) as never,
-      leader: s.leader,
-      applied,
-      drift: reported,
-    }),
-  );
-  if (applied > 0) out.requeueAfterMs = SETTLE_REQUEUE_MS;
-  return out;
+  return {
+    generation: g.metadata.generation,
+    previous: g.status,
+    now: s.now,
+    desired: d,
+    deployments: byName(s.deployments),
+    pdbs: byName([...s.glooPdbs, ...ownedIn('PodDisruptionBudget')]) as never,
+    hpas: byName([...s.glooHpas, ...ownedIn('HorizontalPodAutoscaler')]) as never,
+    leader: s.leader,
+    ...reconcileRequestOf(g),
+  };
+}
+
+/**
+ * spec.suspend: the plan applyPlan would carry out, reported instead of carried out. Drift it would
+ * correct is reported as drift; creates, updates and prunes are listed as pending in Reconciling.
+ */
+function suspendedPlan(s: Snapshot, g: GlooHA, d: Desired, would: Plan, decided: DriftReport[]): Plan {
+  const drift: DriftReport[] = [
+    ...decided.filter((r) => !r.corrected),
+    ...would.applies.flatMap((a) => (a.drift ? [{ message: a.drift, corrected: false }] : [])),
+  ];
+  const pending = [
+    ...would.applies.filter((a) => a.reason !== 'drift').map((a) => `${a.reason} ${a.what}`),
+    ...would.prunes.map((p) => `delete ${p.kind} ${p.namespace}/${p.name}`),
+  ];
+  const input = observedStatusInput(s, g, d, installNamespaceOf(g));
+  return {
+    ...emptyPlan(),
+    status: changed(g, computeStatus({ ...input, applied: 0, drift, suspended: { pending } })),
+  };
 }
 
 /**

@@ -2,6 +2,15 @@
 // metav1.Condition and kstatus: a summary `Ready`, abnormal-true `Reconciling` and `Stalled`, plus
 // `Drifted` and `Degraded`. lastTransitionTime moves only on a flip, so an unchanged world yields an
 // identical status and the reconciler skips the write.
+//
+// What kstatus (Flux, kpt, cli-utils) and Argo CD (deploy/argocd/health.lua) make of it:
+//   Reconciling=True                       → InProgress: the operator is still converging
+//   Stalled=True                           → Failed: only a person can fix it (an invalid spec, a
+//                                            Deployment the spec names that does not exist, a rollout
+//                                            past its progress deadline, a missing permission)
+//   both False, observedGeneration current → Current
+// Reconciling and Stalled are never both True: kstatus reads Reconciling first, and a problem a person
+// must fix would then read as progress for ever.
 import type { V1Deployment, V1PodDisruptionBudget, V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
 import type { ComponentStatus, GlooHAStatus, LeaderStatus } from '../api/types.js';
 import type { ComponentPlan, Desired } from '../core/desired.js';
@@ -34,7 +43,13 @@ export interface StatusInput {
   /** Writes this reconcile made (objects applied); >0 means the install is still converging. */
   applied: number;
   drift: DriftReport[];
-  /** Whether leader election is expected for gloo (enabled with replicas > 1). */
+  /**
+   * spec.suspend is true: nothing was written; `pending` lists what the operator would have written
+   * ("create Deployment ns/name", ...), so the status says what resuming will change.
+   */
+  suspended?: { pending: string[] };
+  /** The reconcile-request annotation's value this reconcile handled (recorded as lastHandledReconcileAt). */
+  reconcileRequest?: string;
 }
 
 function componentStatus(plan: ComponentPlan, input: StatusInput): ComponentStatus {
@@ -91,6 +106,31 @@ function componentReady(plan: ComponentPlan, input: StatusInput): boolean {
   return updated >= plan.desiredReplicas && total === updated && ready >= updated;
 }
 
+const SUSPENDED = 'spec.suspend is true: the operator writes nothing to the install';
+
+type SetCondition = (c: Omit<ConditionInput, 'observedGeneration'>) => void;
+
+/** Ready for a GlooHA that is not stalled: True once every component is rolled out and ready. */
+function setReadiness(set: SetCondition, notReady: string[], applying: boolean): void {
+  if (notReady.length > 0 || applying) {
+    set({
+      type: 'Ready',
+      status: 'False',
+      reason: 'Progressing',
+      message: notReady.length
+        ? `waiting for ${notReady.join(', ')}`
+        : 'changes applied, waiting for them to settle',
+    });
+  } else {
+    set({
+      type: 'Ready',
+      status: 'True',
+      reason: 'Reconciled',
+      message: 'every component has its desired ready replicas and every owned object is applied',
+    });
+  }
+}
+
 function describe(findings: Finding[]): string {
   return findings.map((f) => f.message).join('; ');
 }
@@ -98,7 +138,7 @@ function describe(findings: Finding[]): string {
 export function computeStatus(input: StatusInput): GlooHAStatus {
   const gen = input.generation;
   let conditions: Condition[] = (input.previous?.conditions as Condition[] | undefined) ?? [];
-  const set = (c: Omit<ConditionInput, 'observedGeneration'>) => {
+  const set: SetCondition = (c) => {
     conditions = setCondition(
       conditions,
       { ...c, ...(gen === undefined ? {} : { observedGeneration: gen }) },
@@ -106,6 +146,8 @@ export function computeStatus(input: StatusInput): GlooHAStatus {
     );
   };
   const status: GlooHAStatus = { ...(gen === undefined ? {} : { observedGeneration: gen }) };
+  const handled = input.reconcileRequest ?? input.previous?.lastHandledReconcileAt;
+  if (handled !== undefined) status.lastHandledReconcileAt = handled;
 
   if (input.stall || !input.desired) {
     const stall = input.stall ?? { reason: 'Unknown', message: 'no desired state' };
@@ -152,66 +194,65 @@ export function computeStatus(input: StatusInput): GlooHAStatus {
   }));
   status.helmValuesConfigMap = `${d.owner.name}-helm-values`;
 
-  // A Deployment that gave up rolling out is Stalled, with its own reason and message (hook: see
-  // rollout-status.ts); the rest of the status is still reported.
-  const rolloutFailed = rolloutStall(d.components, input.deployments);
-  if (rolloutFailed) {
-    set({ type: 'Stalled', status: 'True', ...rolloutFailed });
-    set({ type: 'Ready', status: 'False', ...rolloutFailed });
-  } else {
+  // What only a person can fix makes the GlooHA Stalled, with its reason: a Deployment that gave up
+  // rolling out (see rollout-status.ts), or a problem the core found (a Deployment the spec names is
+  // missing, a PDB or HPA of someone else's in the way). The rest of the status is still reported and
+  // the rest of the install still managed.
+  const stall: Stall | undefined =
+    rolloutStall(d.components, input.deployments) ??
+    (d.problems.length > 0 ? { reason: d.problems[0]!.code, message: describe(d.problems) } : undefined);
+  const suspended = input.suspended;
+  const converging = !stall && !suspended && (input.applied > 0 || notReady.length > 0);
+
+  if (stall) {
+    set({ type: 'Stalled', status: 'True', reason: stall.reason, message: stall.message });
     set({
-      type: 'Stalled',
+      type: 'Reconciling',
       status: 'False',
-      reason: 'Progressing',
-      message: 'the operator can make progress',
+      reason: stall.reason,
+      message: 'the operator cannot finish: see Stalled',
     });
+    set({ type: 'Ready', status: 'False', reason: stall.reason, message: stall.message });
+  } else {
+    set(
+      suspended
+        ? { type: 'Stalled', status: 'False', reason: 'Suspended', message: SUSPENDED }
+        : {
+            type: 'Stalled',
+            status: 'False',
+            reason: 'Progressing',
+            message: 'the operator can make progress',
+          },
+    );
   }
 
-  const converging = !rolloutFailed && (input.applied > 0 || notReady.length > 0);
-  set(
-    converging
-      ? {
-          type: 'Reconciling',
-          status: 'True',
-          reason: input.applied > 0 ? 'Applied' : 'WaitingForReplicas',
-          message:
-            input.applied > 0 ? `applied ${input.applied} object(s)` : `waiting for ${notReady.join(', ')}`,
-        }
-      : rolloutFailed
-        ? {
-            type: 'Reconciling',
-            status: 'False',
-            reason: rolloutFailed.reason,
-            message: 'the rollout stopped: see Stalled',
-          }
-        : {
-            type: 'Reconciling',
-            status: 'False',
-            reason: 'Reconciled',
-            message: 'the install matches the spec',
-          },
-  );
-
-  if (rolloutFailed) {
-    // Ready already says why (set above).
-  } else if (d.problems.length > 0) {
-    set({ type: 'Ready', status: 'False', reason: d.problems[0]!.code, message: describe(d.problems) });
+  if (stall) {
+    // Reconciling and Ready are set above.
+  } else if (suspended) {
+    const waiting = suspended.pending.length
+      ? `; not applied until it is resumed: ${suspended.pending.join(', ')}`
+      : '; the install matches the spec';
+    set({ type: 'Reconciling', status: 'False', reason: 'Suspended', message: `${SUSPENDED}${waiting}` });
+    if (suspended.pending.length > 0)
+      set({ type: 'Ready', status: 'False', reason: 'Suspended', message: `${SUSPENDED}${waiting}` });
+    else setReadiness(set, notReady, false);
   } else if (converging) {
     set({
-      type: 'Ready',
-      status: 'False',
-      reason: 'Progressing',
-      message: notReady.length
-        ? `waiting for ${notReady.join(', ')}`
-        : 'changes applied, waiting for them to settle',
+      type: 'Reconciling',
+      status: 'True',
+      reason: input.applied > 0 ? 'Applied' : 'WaitingForReplicas',
+      message:
+        input.applied > 0 ? `applied ${input.applied} object(s)` : `waiting for ${notReady.join(', ')}`,
     });
+    setReadiness(set, notReady, true);
   } else {
     set({
-      type: 'Ready',
-      status: 'True',
+      type: 'Reconciling',
+      status: 'False',
       reason: 'Reconciled',
-      message: 'every component has its desired ready replicas and every owned object is applied',
+      message: 'the install matches the spec',
     });
+    setReadiness(set, notReady, false);
   }
 
   const pending = input.drift.filter((r) => !r.corrected);

@@ -1,7 +1,7 @@
 // plan(snapshot): every branch of what one reconcile decides to write, without I/O.
 import { describe, expect, it } from 'vitest';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { MANAGER } from '../../../src/api/constants.js';
+import { MANAGER, RECONCILE_REQUEST_ANNOTATION } from '../../../src/api/constants.js';
 import { HANDOVER_MANAGER } from '../../../src/controller/drift.js';
 import { terminalFailure } from '../../../src/controller/failures.js';
 import {
@@ -370,6 +370,68 @@ describe('plan: applies', () => {
       reason: 'DriftCorrected',
       message: 'restored Deployment gloo: spec.replicas',
     });
+  });
+
+  it('suspended: writes nothing but status — no applies, prunes, events or requeue — and lists what it would write', () => {
+    const g = finalizedGlooHA({ ...spec, suspend: true });
+    const p = plan(snapshotOf(g));
+    expect(p).toMatchObject({ applies: [], prunes: [], handover: [], events: [] });
+    expect(p.requeueAfterMs).toBeUndefined();
+    expect(p.finalizers).toBeUndefined();
+    expect(condition(p.status!, 'Reconciling')).toMatchObject({ status: 'False', reason: 'Suspended' });
+    const ready = p.status!.conditions!.find((c) => c.type === 'Ready')!;
+    expect(ready).toMatchObject({ status: 'False', reason: 'Suspended' });
+    expect(ready.message).toContain(`create PodDisruptionBudget ${NS}/gloo-glooha`);
+    expect(ready.message).toContain(`update Deployment ${NS}/gloo`);
+  });
+
+  it('suspended under driftPolicy enforce: drift is reported (Drifted=True), not corrected, no event', () => {
+    const g = finalizedGlooHA(spec);
+    const s = settled(snapshotOf(g));
+    const suspendedSnap = { ...s, glooHA: { ...s.glooHA!, spec: { ...s.glooHA!.spec, suspend: true } } };
+    const drifted = {
+      ...suspendedSnap,
+      deployments: suspendedSnap.deployments.map((d) =>
+        d.metadata?.name === 'gloo' ? { ...d, spec: { ...d.spec!, replicas: 1 } } : d,
+      ),
+    };
+    const p = plan(drifted);
+    expect(p.applies).toEqual([]);
+    expect(p.events).toEqual([]);
+    expect(condition(p.status!, 'Drifted')).toMatchObject({ status: 'True', reason: 'DriftDetected' });
+  });
+
+  it('suspended: a stall writes its status but no Warning event', () => {
+    const g = glooHA({ gloo: { replicas: 2 }, suspend: true }, { finalizers: [FINALIZER] });
+    const p = plan(snapshotOf(g, { deployments: [] }));
+    expect(p.events).toEqual([]);
+    expect(condition(p.status!, 'Stalled')).toMatchObject({ status: 'True', reason: 'TargetNotFound' });
+  });
+
+  it('suspended: deletion still hands over and removes the finalizer', () => {
+    const g = finalizedGlooHA({ ...spec, suspend: true });
+    const deleting = snapshotOf({
+      ...g,
+      metadata: { ...g.metadata, deletionTimestamp: '2030-01-03T00:00:00Z' as never },
+    });
+    expect(plan(deleting).finalizers).toEqual([]);
+  });
+
+  it('a reconcile request is recorded in status.lastHandledReconcileAt (one status write, nothing else)', () => {
+    const g = finalizedGlooHA({ gloo: { replicas: 3 }, gatewayProxies: { gatewayProxy: { replicas: 2 } } });
+    const s = settled(snapshotOf(g));
+    const requested = {
+      ...s,
+      glooHA: {
+        ...s.glooHA!,
+        metadata: { ...s.glooHA!.metadata, annotations: { [RECONCILE_REQUEST_ANNOTATION]: '1700000000' } },
+      },
+    };
+    const p = plan(requested);
+    expect(p.applies).toEqual([]);
+    expect(p.status?.lastHandledReconcileAt).toBe('1700000000');
+    // Handled once: the next plan, with that status, writes nothing.
+    expect(plan(afterPlan(requested, p)).status).toBeUndefined();
   });
 
   it('prune: owned objects of this GlooHA no longer wanted go; another owner’s stay', () => {

@@ -363,26 +363,27 @@ describe('problems', () => {
     }),
   );
 
-  it('Ready False with the first problem’s code, every problem in the message', () => {
+  it('Stalled True (a person must act) and Ready False with the first problem’s code, every problem in the message', () => {
     expect(withProblems.problems.map((p) => p.code)).toEqual([
       'GlooContainerNotFound',
       'GatewayProxyNotFound',
     ]);
     const s = computeStatus(input({ desired: withProblems }));
-    expect(cond(s, 'Ready')).toMatchObject({
-      status: 'False',
-      reason: 'GlooContainerNotFound',
-      message: withProblems.problems.map((p) => p.message).join('; '),
-    });
+    const message = withProblems.problems.map((p) => p.message).join('; ');
+    expect(cond(s, 'Ready')).toMatchObject({ status: 'False', reason: 'GlooContainerNotFound', message });
     expect(cond(s, 'Ready').message).toContain('no Deployment public-gw');
-    // Not a stall: the rest of the install is still managed.
-    expect(cond(s, 'Stalled').status).toBe('False');
+    // kstatus reads Stalled=True as Failed: without it the GlooHA would read as Current (or
+    // InProgress for ever) while nothing but a person can fix it.
+    expect(cond(s, 'Stalled')).toMatchObject({ status: 'True', reason: 'GlooContainerNotFound', message });
+    expect(cond(s, 'Reconciling')).toMatchObject({ status: 'False', reason: 'GlooContainerNotFound' });
   });
 
-  it('a problem outranks converging for the Ready reason', () => {
+  it('a problem outranks converging: Reconciling stays False while objects are applied', () => {
     const s = computeStatus(input({ desired: withProblems, applied: 3 }));
     expect(cond(s, 'Ready').reason).toBe('GlooContainerNotFound');
-    expect(cond(s, 'Reconciling')).toMatchObject({ status: 'True', reason: 'Applied' });
+    expect(cond(s, 'Stalled').status).toBe('True');
+    // Never both True: kstatus reads Reconciling first and would say InProgress for ever.
+    expect(cond(s, 'Reconciling')).toMatchObject({ status: 'False', reason: 'GlooContainerNotFound' });
   });
 
   it('a component that was not found is left out of status.components', () => {
@@ -398,7 +399,51 @@ describe('problems', () => {
     );
     const s = computeStatus(input({ desired: d2 }));
     expect(cond(s, 'Ready')).toMatchObject({ status: 'False', reason: 'DeploymentNotFound' });
+    expect(cond(s, 'Stalled')).toMatchObject({ status: 'True', reason: 'DeploymentNotFound' });
     expect(s.components).not.toHaveProperty('discovery');
+  });
+});
+
+describe('suspended (spec.suspend)', () => {
+  it('nothing pending: Reconciling and Stalled False with reason Suspended; Ready from the replicas', () => {
+    const s = computeStatus(input({ suspended: { pending: [] } }));
+    expect(cond(s, 'Reconciling')).toMatchObject({ status: 'False', reason: 'Suspended' });
+    expect(cond(s, 'Reconciling').message).toContain('spec.suspend is true');
+    expect(cond(s, 'Stalled')).toMatchObject({ status: 'False', reason: 'Suspended' });
+    expect(cond(s, 'Ready')).toMatchObject({ status: 'True', reason: 'Reconciled' });
+  });
+
+  it('writes pending: Ready False Suspended, naming each write resuming will make', () => {
+    const pending = ['create PodDisruptionBudget gloo-system/gloo', 'update Deployment gloo-system/gloo'];
+    const s = computeStatus(input({ suspended: { pending } }));
+    expect(cond(s, 'Ready')).toMatchObject({ status: 'False', reason: 'Suspended' });
+    for (const p of pending) expect(cond(s, 'Ready').message).toContain(p);
+    expect(cond(s, 'Reconciling')).toMatchObject({ status: 'False', reason: 'Suspended' });
+  });
+
+  it('a problem still stalls a suspended GlooHA', () => {
+    const broken = run(
+      g,
+      installFor(g, (i) => delete i.discovery),
+    );
+    const s = computeStatus(input({ desired: broken, suspended: { pending: [] } }));
+    expect(cond(s, 'Stalled')).toMatchObject({ status: 'True', reason: 'DeploymentNotFound' });
+  });
+});
+
+describe('lastHandledReconcileAt', () => {
+  it('echoes the handled request, and keeps the last one when the annotation is gone', () => {
+    const first = computeStatus(input({ reconcileRequest: '1700000000' }));
+    expect(first.lastHandledReconcileAt).toBe('1700000000');
+    const later = computeStatus(input({ previous: first }));
+    expect(later.lastHandledReconcileAt).toBe('1700000000');
+  });
+
+  it('is recorded by a stalled reconcile too', () => {
+    const s = computeStatus(
+      input({ desired: undefined, stall: { reason: 'Forbidden', message: 'no' }, reconcileRequest: 'now' }),
+    );
+    expect(s.lastHandledReconcileAt).toBe('now');
   });
 });
 
