@@ -2,7 +2,7 @@
 // glooha-operator: the entry point. Configuration → kubeconfig → the manager (transport, caches warm on
 // every replica, health and metrics, leader election; the controllers work only while leading) under
 // the process failure policy (src/process/failure-policy.ts).
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { setupGlooHAController } from './controller/glooha-controller.js';
@@ -12,6 +12,7 @@ import {
   LEADER_ELECTION_FLAGS,
   LeaderElectionConfigError,
 } from './leader/config.js';
+import { loadKubeConfig } from './kube/config.js';
 import { createLogger, isLogLevel, type Logger } from './log.js';
 import { Manager } from './manager/manager.js';
 import { createMetrics } from './metrics/index.js';
@@ -181,9 +182,15 @@ export async function run(
   log: Logger,
   hooks: RunHooks = {},
 ): Promise<RunningOperator> {
-  const kc = new KubeConfig();
-  if (config.kubeconfig) kc.loadFromFile(config.kubeconfig);
-  else kc.loadFromDefault();
+  let kc: KubeConfig;
+  try {
+    // config.kubeconfig is the flag, or else $KUBECONFIG (which may list several files, as kubectl's).
+    const fromEnv = config.kubeconfig === undefined || config.kubeconfig === process.env.KUBECONFIG;
+    kc = loadKubeConfig(fromEnv ? {} : { path: config.kubeconfig });
+  } catch (err) {
+    log.error('start-up failed', { reason: (err as Error).message });
+    throw err;
+  }
   const metrics = createMetrics();
   const manager = new Manager({
     kubeConfig: kc,
