@@ -3,7 +3,8 @@
 // every replica, health and metrics, leader election; the controllers work only while leading) under
 // the process failure policy (src/process/failure-policy.ts).
 import type { KubeConfig } from '@kubernetes/client-node';
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { setupGlooHAController } from './controller/glooha-controller.js';
 import {
@@ -148,6 +149,15 @@ export function parseConfig(
   };
 }
 
+function isEntryPoint(argv1: string | undefined): boolean {
+  if (!argv1) return false;
+  try {
+    return realpathSync(argv1) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
 function inClusterNamespace(): string | undefined {
   try {
     return readFileSync('/var/run/secrets/kubernetes.io/serviceaccount/namespace', 'utf8').trim();
@@ -266,7 +276,9 @@ async function main(): Promise<void> {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('/main.js')) {
+// Run when executed, not when imported (tests import run()). argv[1] is a symlink when started as an
+// npm bin (node_modules/.bin/glooha-operator, npm i -g): compare real paths.
+if (isEntryPoint(process.argv[1])) {
   main().catch((err: unknown) => {
     process.stderr.write(
       `glooha-operator: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
