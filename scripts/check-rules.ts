@@ -30,7 +30,9 @@ export async function renderedRuleFile(values: Record<string, unknown> = {}): Pr
     ...RULES_RELEASE,
     values: { ...values, metrics: { prometheusRule: { enabled: true } } },
   });
-  const rule = find(objects, 'PrometheusRule', 'glooha-operator') as unknown as { spec: { groups: unknown[] } };
+  const rule = find(objects, 'PrometheusRule', 'glooha-operator') as unknown as {
+    spec: { groups: unknown[] };
+  };
   return stringify({ groups: rule.spec.groups });
 }
 
