@@ -108,6 +108,22 @@ describe('glooha CLI against the API server', { timeout: 180_000 }, () => {
         controller: 'glooha',
       }),
     ).toBe(4);
+    // A standby (same chart identity, second replica) reports the same from its own warm cache.
+    const standby = await startOperatorInProcess(id);
+    try {
+      expect(await metricValue(standby.metricsUrl, 'leader_election_master_status')).toBe(0);
+      await eventually(
+        'glooha_ready = 1 on the standby',
+        () => metricValue(standby.metricsUrl, 'glooha_ready', { namespace: glooNs, name: 'gloo' }),
+        (v) => v === 1,
+        { timeoutMs: 10_000 },
+      );
+      expect(
+        await metricValue(standby.metricsUrl, 'controller_runtime_active_workers', { controller: 'glooha' }),
+      ).toBe(0);
+    } finally {
+      await standby.shutdown('standby done');
+    }
   });
 
   it('status: a table, JSON and YAML; exit 0 when every GlooHA is Ready, 4 for a missing name', async () => {
