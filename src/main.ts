@@ -2,8 +2,9 @@
 // glooha-operator: the entry point. Configuration → kubeconfig → the manager (transport, caches warm on
 // every replica, health and metrics, leader election; the controllers work only while leading) under
 // the process failure policy (src/process/failure-policy.ts).
-import { KubeConfig } from '@kubernetes/client-node';
-import { readFileSync } from 'node:fs';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { readFileSync, realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { setupGlooHAController } from './controller/glooha-controller.js';
 import {
@@ -12,6 +13,7 @@ import {
   LEADER_ELECTION_FLAGS,
   LeaderElectionConfigError,
 } from './leader/config.js';
+import { loadKubeConfig } from './kube/config.js';
 import { createLogger, isLogLevel, type Logger } from './log.js';
 import { Manager } from './manager/manager.js';
 import { createMetrics } from './metrics/index.js';
@@ -147,6 +149,15 @@ export function parseConfig(
   };
 }
 
+function isEntryPoint(argv1: string | undefined): boolean {
+  if (!argv1) return false;
+  try {
+    return realpathSync(argv1) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
 function inClusterNamespace(): string | undefined {
   try {
     return readFileSync('/var/run/secrets/kubernetes.io/serviceaccount/namespace', 'utf8').trim();
@@ -181,9 +192,15 @@ export async function run(
   log: Logger,
   hooks: RunHooks = {},
 ): Promise<RunningOperator> {
-  const kc = new KubeConfig();
-  if (config.kubeconfig) kc.loadFromFile(config.kubeconfig);
-  else kc.loadFromDefault();
+  let kc: KubeConfig;
+  try {
+    // config.kubeconfig is the flag, or else $KUBECONFIG (which may list several files, as kubectl's).
+    const fromEnv = config.kubeconfig === undefined || config.kubeconfig === process.env.KUBECONFIG;
+    kc = loadKubeConfig(fromEnv ? {} : { path: config.kubeconfig });
+  } catch (err) {
+    log.error('start-up failed', { reason: (err as Error).message });
+    throw err;
+  }
   const metrics = createMetrics();
   const manager = new Manager({
     kubeConfig: kc,
@@ -259,7 +276,9 @@ async function main(): Promise<void> {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('/main.js')) {
+// Run when executed, not when imported (tests import run()). argv[1] is a symlink when started as an
+// npm bin (node_modules/.bin/glooha-operator, npm i -g): compare real paths.
+if (isEntryPoint(process.argv[1])) {
   main().catch((err: unknown) => {
     process.stderr.write(
       `glooha-operator: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,

@@ -1,7 +1,14 @@
-// Command-line parsing for `glooha`: kubectl-style flags (-f, -o, -n, --flag=value), no dependencies.
+// Command-line parsing for `glooha`: kubectl-style flags (-f, -o, -n, -A, --flag=value), no dependencies.
 
 export const OUTPUTS = ['manifests', 'helm-values', 'all'] as const;
 export type Output = (typeof OUTPUTS)[number];
+export const STATUS_OUTPUTS = ['table', 'json', 'yaml'] as const;
+export type StatusOutput = (typeof STATUS_OUTPUTS)[number];
+export const SHELLS = ['bash', 'zsh'] as const;
+export type Shell = (typeof SHELLS)[number];
+
+export const COMMANDS = ['render', 'status', 'check', 'helm-values', 'completion'] as const;
+export type Command = (typeof COMMANDS)[number];
 
 export interface RenderArgs {
   command: 'render';
@@ -11,20 +18,91 @@ export interface RenderArgs {
   namespace?: string;
 }
 
-export type Args = RenderArgs | { command: 'help'; topic?: 'render' } | { command: 'version' };
+/** How to reach the cluster: kubectl's flags. */
+export interface ClusterFlags {
+  kubeconfig?: string;
+  context?: string;
+}
+
+export interface StatusArgs extends ClusterFlags {
+  command: 'status';
+  /** One GlooHA; all in the namespace when absent. */
+  name?: string;
+  namespace?: string;
+  allNamespaces: boolean;
+  output: StatusOutput;
+}
+
+export interface CheckArgs extends ClusterFlags {
+  command: 'check';
+  /** Where the operator runs; searched in every namespace when absent. */
+  operatorNamespace?: string;
+}
+
+export interface HelmValuesArgs extends ClusterFlags {
+  command: 'helm-values';
+  name: string;
+  namespace?: string;
+}
+
+export interface CompletionArgs {
+  command: 'completion';
+  shell: Shell;
+}
+
+export type Args =
+  | RenderArgs
+  | StatusArgs
+  | CheckArgs
+  | HelmValuesArgs
+  | CompletionArgs
+  | { command: 'help'; topic?: Command }
+  | { command: 'version' };
 
 export class UsageError extends Error {
   override name = 'UsageError';
+  constructor(
+    message: string,
+    readonly topic?: Command,
+  ) {
+    super(message);
+  }
 }
 
-export const USAGE = `glooha - offline tools for the glooha-operator (Gloo high availability)
+/** Exit statuses, for scripts (README "glooha exit codes"). */
+export const EXIT = {
+  /** Done; for status and check: everything is healthy. */
+  OK: 0,
+  /** A bug in glooha (one line; GLOOHA_DEBUG=1 adds the stack). */
+  INTERNAL: 1,
+  /** Bad flags or invalid input: the problems are listed. */
+  INVALID: 2,
+  /** The cluster cannot be used: no kubeconfig, API server unreachable, not authenticated or authorized, CRD not installed. */
+  CLUSTER: 3,
+  /** The GlooHA (or its values ConfigMap) named on the command line does not exist. */
+  NOT_FOUND: 4,
+  /** status: a GlooHA is not Ready; check: a check failed. */
+  UNHEALTHY: 5,
+} as const;
+
+const CLUSTER_FLAGS = `      --kubeconfig FILE  kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)
+      --context NAME    kubeconfig context (default: its current-context)
+  -h, --help            this help`;
+
+export const USAGE = `glooha - tools for the glooha-operator (Gloo high availability)
 
 Usage:
-  glooha render -f FILE|- [--output manifests|helm-values|all] [--install FILE] [--namespace NS]
-  glooha --help | glooha render --help
+  glooha render -f FILE|- [-o manifests|helm-values|all] [--install FILE] [-n NS]   offline
+  glooha status [NAME] [-n NS | -A] [-o table|json|yaml]                           cluster
+  glooha check [--operator-namespace NS]                                            cluster
+  glooha helm-values NAME [-n NS]                                                   cluster
+  glooha completion bash|zsh
+  glooha --help | glooha COMMAND --help
   glooha --version
 
-Run 'glooha render --help' for details.
+Exit status: 0 done (status/check: healthy), 1 internal error, 2 bad flags or input,
+3 cluster unusable (kubeconfig, connection, authentication, permission, CRD missing),
+4 named GlooHA or its values not found, 5 status: not every GlooHA Ready / check: a check failed.
 `;
 
 export const RENDER_USAGE = `glooha render - print what glooha-operator would apply for a GlooHA, without a cluster
@@ -55,26 +133,144 @@ Examples:
   kubectl get gha prod -o yaml | glooha render -f - -o all
 `;
 
-const takesValue = new Set(['-f', '--filename', '-o', '--output', '--install', '-n', '--namespace']);
+export const STATUS_USAGE = `glooha status - the health of GlooHA resources, as the operator reports it
 
-export function parseArgs(argv: readonly string[]): Args {
-  const [command, ...rest] = argv;
-  if (command === undefined || command === '-h' || command === '--help' || command === 'help')
-    return { command: 'help' };
-  if (command === '--version' || command === 'version') return { command: 'version' };
-  if (command !== 'render')
-    throw new UsageError(`unknown command ${JSON.stringify(command)}: the only command is render`);
+Usage:
+  glooha status [NAME] [flags]
 
-  const flags = new Map<string, string>();
+For each GlooHA: Ready and Stalled with their reason, each component's ready/desired replicas, who
+leads gloo and whether its Lease is fresh, and drift. A GlooHA the operator has not reported on yet
+(operator down, namespace not watched) shows Ready Unknown, reason NoStatus.
+
+Flags:
+  -n, --namespace NS    namespace (default: the context's, else "default")
+  -A, --all-namespaces  every namespace
+  -o, --output FORMAT   table (default), json or yaml
+${CLUSTER_FLAGS}
+
+Exit status: 0 every GlooHA shown is Ready (or there is none), 5 one is not, 4 NAME not found,
+3 the cluster cannot be used.
+`;
+
+export const CHECK_USAGE = `glooha check - pre-flight checks of a cluster for glooha-operator
+
+Usage:
+  glooha check [flags]
+
+Checks: the GlooHA CRD is installed and serves v1alpha1; the operator's Deployment has ready
+replicas; its leader Lease has a holder that renews it; you may read GlooHAs and their values
+ConfigMaps (SelfSubjectAccessReview); the operator's ServiceAccount holds every permission it needs
+(SubjectAccessReview; skipped with a warning if you may not create those); Gloo installs found and
+whether a GlooHA targets each.
+
+Flags:
+      --operator-namespace NS  where the operator runs (default: found by its labels in any namespace)
+${CLUSTER_FLAGS}
+
+Exit status: 0 every check passed (warnings allowed), 5 a check failed, 3 the cluster cannot be used.
+`;
+
+export const HELM_VALUES_USAGE = `glooha helm-values - print a GlooHA's settings as values for Gloo's Helm chart
+
+Usage:
+  glooha helm-values NAME [flags]
+
+Prints the values overlay the operator keeps in the GlooHA's <NAME>-helm-values ConfigMap, so that a
+Helm upgrade of Gloo keeps what the operator applies:
+  glooha helm-values gloo -n gloo-system | helm upgrade gloo gloo/gloo -n gloo-system --reset-then-reuse-values -f my-values.yaml -f -
+
+Flags:
+  -n, --namespace NS    the GlooHA's namespace (default: the context's, else "default")
+${CLUSTER_FLAGS}
+
+Exit status: 0 printed, 4 no such GlooHA or its ConfigMap is not written yet, 3 the cluster cannot
+be used.
+`;
+
+export const COMPLETION_USAGE = `glooha completion - shell completion script
+
+Usage:
+  glooha completion bash|zsh
+
+  bash:  source <(glooha completion bash)        (or write it to /etc/bash_completion.d/glooha)
+  zsh:   source <(glooha completion zsh)          (or write it as _glooha into a directory of $fpath)
+
+Completes commands, flags, flag values and, through kubectl when it is installed, GlooHA names.
+`;
+
+export const TOPIC_USAGE: Record<Command, string> = {
+  render: RENDER_USAGE,
+  status: STATUS_USAGE,
+  check: CHECK_USAGE,
+  'helm-values': HELM_VALUES_USAGE,
+  completion: COMPLETION_USAGE,
+};
+
+interface FlagSpec {
+  /** Canonical long name → short alias. */
+  values: Record<string, string | undefined>;
+  /** Boolean flags: canonical long name → short alias. */
+  booleans?: Record<string, string | undefined>;
+  /** How many positional arguments: [min, max]. */
+  positionals: [number, number];
+  positionalName?: string;
+}
+
+const CLUSTER_VALUES = { '--kubeconfig': undefined, '--context': undefined };
+
+export const FLAGS: Record<Command, FlagSpec> = {
+  render: {
+    values: { '--filename': '-f', '--output': '-o', '--install': undefined, '--namespace': '-n' },
+    positionals: [0, 0],
+  },
+  status: {
+    values: { '--namespace': '-n', '--output': '-o', ...CLUSTER_VALUES },
+    booleans: { '--all-namespaces': '-A' },
+    positionals: [0, 1],
+    positionalName: 'NAME',
+  },
+  check: { values: { '--operator-namespace': undefined, ...CLUSTER_VALUES }, positionals: [0, 0] },
+  'helm-values': {
+    values: { '--namespace': '-n', ...CLUSTER_VALUES },
+    positionals: [1, 1],
+    positionalName: 'NAME',
+  },
+  completion: { values: {}, positionals: [1, 1], positionalName: 'SHELL' },
+};
+
+interface Parsed {
+  flags: Map<string, string>;
+  booleans: Set<string>;
+  positionals: string[];
+}
+
+function parseFlags(command: Command, rest: readonly string[]): Parsed | 'help' {
+  const spec = FLAGS[command];
+  const byAlias = new Map<string, { name: string; boolean: boolean }>();
+  for (const [name, short] of Object.entries(spec.values)) {
+    byAlias.set(name, { name, boolean: false });
+    if (short) byAlias.set(short, { name, boolean: false });
+  }
+  for (const [name, short] of Object.entries(spec.booleans ?? {})) {
+    byAlias.set(name, { name, boolean: true });
+    if (short) byAlias.set(short, { name, boolean: true });
+  }
+  const out: Parsed = { flags: new Map(), booleans: new Set(), positionals: [] };
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i] as string;
-    if (arg === '-h' || arg === '--help') return { command: 'help', topic: 'render' };
-    const eq = arg.startsWith('-') ? arg.indexOf('=') : -1;
-    const name = eq > 0 ? arg.slice(0, eq) : arg;
-    if (!takesValue.has(name)) {
-      throw new UsageError(
-        arg.startsWith('-') ? `unknown flag ${arg}` : `unexpected argument ${JSON.stringify(arg)}`,
-      );
+    if (arg === '-h' || arg === '--help') return 'help';
+    if (!arg.startsWith('-') || arg === '-') {
+      out.positionals.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const given = eq > 0 ? arg.slice(0, eq) : arg;
+    const flag = byAlias.get(given);
+    if (!flag) throw new UsageError(`unknown flag ${arg}`, command);
+    if (flag.boolean) {
+      if (eq > 0) throw new UsageError(`flag ${flag.name} takes no value`, command);
+      out.booleans.add(flag.name);
+      continue;
     }
     let value: string | undefined;
     if (eq > 0) {
@@ -83,32 +279,126 @@ export function parseArgs(argv: readonly string[]): Args {
       value = rest[i + 1];
       i++;
     }
-    if (value === undefined || value === '') throw new UsageError(`flag ${name} needs a value`);
-    const canonical = { '-f': '--filename', '-o': '--output', '-n': '--namespace' }[name] ?? name;
-    if (flags.has(canonical)) throw new UsageError(`flag ${canonical} given twice`);
-    flags.set(canonical, value);
+    if (value === undefined || value === '') throw new UsageError(`flag ${given} needs a value`, command);
+    if (out.flags.has(flag.name)) throw new UsageError(`flag ${flag.name} given twice`, command);
+    out.flags.set(flag.name, value);
   }
+  const [min, max] = spec.positionals;
+  if (out.positionals.length > max) {
+    const extra = out.positionals[max] as string;
+    throw new UsageError(`unexpected argument ${JSON.stringify(extra)}`, command);
+  }
+  if (out.positionals.length < min) throw new UsageError(`missing ${spec.positionalName}`, command);
+  return out;
+}
 
-  const filename = flags.get('--filename');
-  if (!filename) throw new UsageError('missing -f FILE (use -f - to read stdin)');
-  const output = flags.get('--output') ?? 'manifests';
-  if (!(OUTPUTS as readonly string[]).includes(output)) {
-    throw new UsageError(`--output must be one of ${OUTPUTS.join(', ')}, not ${JSON.stringify(output)}`);
-  }
-  const namespace = flags.get('--namespace');
-  if (
-    namespace !== undefined &&
-    (namespace.length > 63 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(namespace))
-  ) {
+const NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+
+function namespaceFlag(flags: Map<string, string>, name = '--namespace'): string | undefined {
+  const ns = flags.get(name);
+  if (ns !== undefined && (ns.length > 63 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(ns))) {
     throw new UsageError(
-      `--namespace must be a namespace name (at most 63 lowercase letters, digits and dashes), not ${JSON.stringify(namespace)}`,
+      `${name} must be a namespace name (at most 63 lowercase letters, digits and dashes), not ${JSON.stringify(ns)}`,
     );
   }
-  return {
-    command: 'render',
-    filename,
-    output: output as Output,
-    install: flags.get('--install'),
-    namespace,
-  };
+  return ns;
+}
+
+function objectName(value: string, command: Command): string {
+  if (value.length > 253 || !NAME.test(value)) {
+    throw new UsageError(
+      `NAME must be a GlooHA name (lowercase letters, digits, '-' and '.'), not ${JSON.stringify(value)}`,
+      command,
+    );
+  }
+  return value;
+}
+
+function oneOf<T extends string>(
+  flags: Map<string, string>,
+  name: string,
+  allowed: readonly T[],
+  fallback: T,
+): T {
+  const v = flags.get(name) ?? fallback;
+  if (!(allowed as readonly string[]).includes(v)) {
+    throw new UsageError(`${name} must be one of ${allowed.join(', ')}, not ${JSON.stringify(v)}`);
+  }
+  return v as T;
+}
+
+const cluster = (flags: Map<string, string>): ClusterFlags => ({
+  ...(flags.has('--kubeconfig') ? { kubeconfig: flags.get('--kubeconfig') } : {}),
+  ...(flags.has('--context') ? { context: flags.get('--context') } : {}),
+});
+
+export function parseArgs(argv: readonly string[]): Args {
+  const [first, ...rest] = argv;
+  if (first === undefined || first === '-h' || first === '--help') return { command: 'help' };
+  if (first === 'help') {
+    const topic = rest[0];
+    if (topic === undefined) return { command: 'help' };
+    if (!(COMMANDS as readonly string[]).includes(topic))
+      throw new UsageError(`no help for ${JSON.stringify(topic)}: commands are ${COMMANDS.join(', ')}`);
+    return { command: 'help', topic: topic as Command };
+  }
+  if (first === '--version' || first === 'version') return { command: 'version' };
+  if (!(COMMANDS as readonly string[]).includes(first))
+    throw new UsageError(`unknown command ${JSON.stringify(first)}: commands are ${COMMANDS.join(', ')}`);
+  const command = first as Command;
+  const parsed = parseFlags(command, rest);
+  if (parsed === 'help') return { command: 'help', topic: command };
+  const { flags, booleans, positionals } = parsed;
+  try {
+    switch (command) {
+      case 'render': {
+        const filename = flags.get('--filename');
+        if (!filename) throw new UsageError('missing -f FILE (use -f - to read stdin)');
+        return {
+          command,
+          filename,
+          output: oneOf(flags, '--output', OUTPUTS, 'manifests'),
+          install: flags.get('--install'),
+          namespace: namespaceFlag(flags),
+        };
+      }
+      case 'status': {
+        const allNamespaces = booleans.has('--all-namespaces');
+        const namespace = namespaceFlag(flags);
+        if (allNamespaces && namespace !== undefined) throw new UsageError('give -n NS or -A, not both');
+        if (allNamespaces && positionals[0] !== undefined)
+          throw new UsageError('NAME needs one namespace: give -n NS instead of -A');
+        return {
+          command,
+          ...(positionals[0] === undefined ? {} : { name: objectName(positionals[0], command) }),
+          ...(namespace === undefined ? {} : { namespace }),
+          allNamespaces,
+          output: oneOf(flags, '--output', STATUS_OUTPUTS, 'table'),
+          ...cluster(flags),
+        };
+      }
+      case 'check': {
+        const operatorNamespace = namespaceFlag(flags, '--operator-namespace');
+        return { command, ...(operatorNamespace ? { operatorNamespace } : {}), ...cluster(flags) };
+      }
+      case 'helm-values': {
+        const namespace = namespaceFlag(flags);
+        return {
+          command,
+          name: objectName(positionals[0] as string, command),
+          ...(namespace === undefined ? {} : { namespace }),
+          ...cluster(flags),
+        };
+      }
+      case 'completion': {
+        const shell = positionals[0] as string;
+        if (!(SHELLS as readonly string[]).includes(shell))
+          throw new UsageError(`SHELL must be one of ${SHELLS.join(', ')}, not ${JSON.stringify(shell)}`);
+        return { command, shell: shell as Shell };
+      }
+    }
+  } catch (err) {
+    if (err instanceof UsageError && err.topic === undefined) throw new UsageError(err.message, command);
+    throw err;
+  }
 }

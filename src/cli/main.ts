@@ -1,10 +1,18 @@
-// Dispatch and exit codes for the `glooha` CLI. 0: success; 2: invalid input or usage (the problems are
-// listed, no stack trace); 1: a bug (one line; GLOOHA_DEBUG=1 adds the stack).
+// Dispatch and exit codes for the `glooha` CLI (EXIT in args.ts, listed in `glooha --help` and the
+// README): 0 success; 1 a bug (one line; GLOOHA_DEBUG=1 adds the stack); 2 invalid input or usage (the
+// problems are listed); 3 the cluster cannot be used; 4 the named object is missing; 5 not healthy.
+// Nothing but a bug prints a stack trace.
 
-import { RENDER_USAGE, USAGE, UsageError, parseArgs } from './args.js';
+import { EXIT, TOPIC_USAGE, USAGE, UsageError, parseArgs, type ClusterFlags } from './args.js';
+import { check } from './check.js';
+import { ClusterError, connect, explain, type Cluster } from './cluster.js';
+import { completionScript } from './completion.js';
 import { escapeControl } from './escape.js';
+import { helmValuesCommand } from './helm-values.js';
 import { readFileCapped, readStreamCapped } from './input.js';
-import { EXIT_INVALID, InvalidInput, render, type CliIO } from './render.js';
+import { InvalidInput, render, type CliIO } from './render.js';
+import { status } from './status.js';
+import { errorStatus } from '../kube/client.js';
 import { version } from '../version.js';
 
 export async function main(
@@ -12,37 +20,75 @@ export async function main(
   io: CliIO,
   env: Record<string, string | undefined> = {},
 ): Promise<number> {
+  let cluster: Cluster | undefined;
+  const connectTo = (flags: ClusterFlags) => (cluster = connect(flags, env));
   try {
     const args = parseArgs(argv);
     switch (args.command) {
       case 'help':
-        io.stdout(args.topic === 'render' ? RENDER_USAGE : USAGE);
-        return 0;
+        io.stdout(args.topic ? TOPIC_USAGE[args.topic] : USAGE);
+        return EXIT.OK;
       case 'version':
         io.stdout(`glooha ${version()}\n`);
-        return 0;
+        return EXIT.OK;
       case 'render':
         return await render(args, io);
+      case 'completion':
+        await io.stdout(completionScript(args.shell));
+        return EXIT.OK;
+      case 'status':
+        return await status(args, io, connectTo(args));
+      case 'check':
+        return await check(args, io, connectTo(args));
+      default:
+        return await helmValuesCommand(args, io, connectTo(args));
     }
   } catch (err) {
     // Everything echoed from the input is escaped: one problem stays one line, and no escape
     // sequence reaches the terminal.
     if (err instanceof UsageError) {
-      io.stderr(`glooha: ${escapeControl(err.message)}\nRun 'glooha render --help' for usage.\n`);
-      return EXIT_INVALID;
+      const help = err.topic ? `glooha ${err.topic} --help` : 'glooha --help';
+      io.stderr(`glooha: ${escapeControl(err.message)}\nRun '${help}' for usage.\n`);
+      return EXIT.INVALID;
     }
     if (err instanceof InvalidInput) {
       io.stderr(
         `glooha: ${escapeControl(err.source)} is invalid:\n${err.problems.map((p) => `  ${escapeControl(p)}\n`).join('')}`,
       );
-      return EXIT_INVALID;
+      return EXIT.INVALID;
+    }
+    // An API answer or a transport failure that no command turned into a ClusterError.
+    let clusterErr = err instanceof ClusterError ? err : undefined;
+    if (!clusterErr && cluster && (errorStatus(err) !== undefined || isTransportError(err))) {
+      try {
+        explain(err, 'request', cluster.client);
+      } catch (e) {
+        clusterErr = e as ClusterError;
+      }
+    }
+    if (clusterErr) {
+      io.stderr(`glooha: ${escapeControl(clusterErr.message)}\n`);
+      return clusterErr.exitCode;
     }
     const e = err as Error;
     io.stderr(
       `glooha: internal error: ${escapeControl(String(e.message))}\n${env.GLOOHA_DEBUG ? `${e.stack}\n` : ''}`,
     );
-    return 1;
+    return EXIT.INTERNAL;
+  } finally {
+    (cluster as Cluster | undefined)?.client.close();
   }
+}
+
+/** node-fetch's errors (connection refused, DNS, TLS) and timeouts: no HTTP status, a system code. */
+function isTransportError(err: unknown): boolean {
+  const e = err as { name?: unknown; type?: unknown; code?: unknown };
+  return (
+    e.name === 'FetchError' ||
+    e.name === 'AbortError' ||
+    e.name === 'TimeoutError' ||
+    typeof e.code === 'string'
+  );
 }
 
 /** The real process's I/O: capped reads, stdout with backpressure. */

@@ -11,7 +11,7 @@ import { helmValuesNotes } from '../core/helm-values.js';
 import { helmValuesYaml } from '../core/helm-values-yaml.js';
 import { chartInstall, type ObservedInstall } from '../core/observed.js';
 import type { KubeObject } from '../core/templates.js';
-import type { RenderArgs } from './args.js';
+import { EXIT, type RenderArgs } from './args.js';
 import { escapeControl } from './escape.js';
 import { MAX_INPUT_BYTES, UnreadableInput, tooLarge } from './input.js';
 import { parseObservedInstall } from './install-file.js';
@@ -24,9 +24,6 @@ export interface CliIO {
   stdout(text: string): void | Promise<void>;
   stderr(text: string): void;
 }
-
-export const EXIT_OK = 0;
-export const EXIT_INVALID = 2;
 
 /** Input the user must fix: printed as a list, exit status 2, no stack trace. */
 export class InvalidInput extends Error {
@@ -78,7 +75,7 @@ export async function render(args: RenderArgs, io: CliIO): Promise<number> {
     }
     if (args.output !== 'manifests') await emit(helmValuesYaml(d.helmValues, who));
   }
-  return EXIT_OK;
+  return EXIT.OK;
 }
 
 /** The input's text ("-" is stdin), at most MAX_INPUT_BYTES of it. */

@@ -83,6 +83,19 @@ export class GlooLeaderTracker {
     };
   }
 
+  /**
+   * The Lease's age as this replica sees it: seconds since the record last changed (a renewal or a new
+   * holder), on the monotonic clock — the same measure the staleness judgement uses.
+   */
+  lease(namespace: string): { ageSeconds: number; leaseDurationSeconds: number } | undefined {
+    const t = this.leases.get(namespace);
+    if (!t) return undefined;
+    return {
+      ageSeconds: Math.max(0, this.clock.now() - t.lastSeenChangeMono) / 1000,
+      leaseDurationSeconds: t.leaseDurationSeconds,
+    };
+  }
+
   stop(): void {
     for (const t of this.leases.values()) if (t.timer !== undefined) this.clock.clearTimeout(t.timer);
   }

@@ -122,39 +122,36 @@ export function setupGlooHAController(mgr: Manager, opts: GlooHAControllerOption
     };
   };
 
-  const updateReadyGauge = () => {
-    if (!opts.metrics) return;
-    const counts = { true: 0, false: 0, unknown: 0 };
-    for (const g of gloohas.store.list()) {
+  // Per-GlooHA series, read from the cache when scraped: status-only updates (which enqueue nothing)
+  // count at once, and a standby reports the same as the leader.
+  opts.metrics?.glooha.observe(() =>
+    gloohas.store.list().map((g) => {
       const ready = g.status?.conditions?.find((c) => c.type === 'Ready')?.status;
-      if (ready === 'True') counts.true++;
-      else if (ready === 'False') counts.false++;
-      else counts.unknown++;
-    }
-    opts.metrics.glooha.setResources(counts);
-  };
-
-  opts.metrics?.reconcile.register(CONTROLLER_NAME);
+      const lease = tracker.lease(installNamespaceOf(g));
+      return {
+        namespace: g.metadata.namespace ?? '',
+        name: g.metadata.name,
+        ready: ready === 'True' ? 'true' : ready === 'False' ? 'false' : 'unknown',
+        ...(lease ? { glooLeaderLease: lease } : {}),
+      };
+    }),
+  );
+  opts.metrics?.reconcile.register(CONTROLLER_NAME, opts.concurrency);
   const toInstall = { mapToKeys: (o: KubernetesObject) => keysForNamespace(o.metadata?.namespace) };
   const toOwner = { mapToKeys: (o: KubernetesObject) => ownerKey(o) };
   mgr.add({
     name: CONTROLLER_NAME,
     concurrency: opts.concurrency,
     resyncPeriodMs: opts.resyncPeriodMs,
-    reconcile: async (key, ctx) => {
-      try {
-        return await reconcile(key, ctx, {
-          snapshot,
-          writer,
-          events,
-          memory,
-          metrics: opts.metrics,
-          log: mgr.log,
-        });
-      } finally {
-        updateReadyGauge();
-      }
-    },
+    reconcile: (key, ctx) =>
+      reconcile(key, ctx, {
+        snapshot,
+        writer,
+        events,
+        memory,
+        metrics: opts.metrics,
+        log: mgr.log,
+      }),
     watches: [
       // Spec (generation), deletion, finalizers, labels and annotations; not our own status writes.
       {

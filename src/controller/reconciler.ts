@@ -67,6 +67,20 @@ export async function execute(
   return p.requeueAfterMs ? { requeueAfterMs: p.requeueAfterMs } : undefined;
 }
 
+/**
+ * A failure of the reconciler's own code (what a Go controller would panic on), not of the API server
+ * or the network: JavaScript's built-in programming-error types, with no HTTP status.
+ */
+function isBug(err: unknown): boolean {
+  return (
+    (err instanceof TypeError ||
+      err instanceof RangeError ||
+      err instanceof ReferenceError ||
+      err instanceof SyntaxError) &&
+    errorStatus(err) === undefined
+  );
+}
+
 /** One reconcile of one GlooHA key: the work queue's handler. */
 export async function reconcile(
   key: string,
@@ -102,9 +116,11 @@ export async function reconcile(
     }
     observe('error');
     if (!terminal) {
+      if (isBug(err)) deps.metrics?.reconcile.panicked(CONTROLLER_NAME);
       log.error('reconcile failed; retrying with backoff', { err });
       throw err;
     }
+    deps.metrics?.reconcile.terminalError(CONTROLLER_NAME);
     const requeueAfterMs =
       terminal.kind === 'forbidden'
         ? FORBIDDEN_REQUEUE_MS

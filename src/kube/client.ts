@@ -209,7 +209,7 @@ export class KubeClient {
       authMethods: { default: this.kubeConfig },
       httpApi: opts.fenced === false ? this.unfenced : this.fenced,
     });
-    return new api(configuration);
+    return withReadableErrors(new api(configuration));
   }
 
   /**
@@ -245,13 +245,7 @@ export class KubeClient {
       parsed = text;
     }
     if (resp.httpStatusCode < 200 || resp.httpStatusCode > 299) {
-      const message =
-        typeof parsed === 'object' &&
-        parsed !== null &&
-        typeof (parsed as { message?: unknown }).message === 'string'
-          ? (parsed as { message: string }).message
-          : `HTTP ${resp.httpStatusCode}`;
-      throw new ApiException(resp.httpStatusCode, `${method} ${path}: ${message}`, parsed, resp.headers);
+      throw new KubeApiError(resp.httpStatusCode, `${method} ${path}`, parsed, resp.headers);
     }
     return parsed as T;
   }
@@ -396,6 +390,57 @@ function fenceAtSocket<T extends HttpAgent>(agent: T): T {
     addRequest(req, opts);
   };
   return agent;
+}
+
+/**
+ * A non-2xx answer, said in one line: `<operation>: <code> <reason>: <the API server's message>`, e.g.
+ * "replaceNamespacedLease: 409 Conflict: Operation cannot be fulfilled on leases ... the object has
+ * been modified". client-node's own ApiException message is "HTTP-Code: 409\nMessage: Unknown API
+ * Status Code!\nBody: <raw JSON>\nHeaders: <raw JSON>" for every status its generated clients did not
+ * declare (409 among them). This is still an ApiException (`code`, `body` — the parsed Status —,
+ * `headers`), so callers test it the same way.
+ */
+export class KubeApiError extends ApiException<unknown> {
+  override name = 'KubeApiError';
+  /** The Status `reason` (Conflict, NotFound, Forbidden, ...), when the API server sent one. */
+  readonly reason: string | undefined;
+
+  constructor(code: number, operation: string, body: unknown, headers: Record<string, string>) {
+    super(code, '', body, headers);
+    const status = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+    this.reason = typeof status.reason === 'string' && status.reason ? status.reason : undefined;
+    const detail =
+      typeof status.message === 'string' && status.message
+        ? status.message
+        : typeof body === 'string' && body.trim()
+          ? body.trim().split('\n')[0]!.slice(0, 200)
+          : 'no message';
+    this.message = `${operation}: ${code}${this.reason ? ` ${this.reason}` : ''}: ${detail}`;
+  }
+}
+
+/**
+ * The generated client `api` with every method's ApiException rethrown as a KubeApiError named after
+ * the method (their path is not known here; the method names it as well).
+ */
+function withReadableErrors<T extends object>(api: T): T {
+  return new Proxy(api, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function' || typeof prop !== 'string') return value;
+      return (...args: unknown[]) => {
+        const result: unknown = (value as (...a: unknown[]) => unknown).apply(target, args);
+        if (!(result instanceof Promise)) return result;
+        return result.catch((err: unknown) => {
+          if (err instanceof ApiException && !(err instanceof KubeApiError)) {
+            const e = err as ApiException<unknown>;
+            throw new KubeApiError(e.code, prop, e.body, e.headers);
+          }
+          throw err;
+        });
+      };
+    },
+  });
 }
 
 /** The HTTP status of an error from client-node (ApiException `.code`, Watch errors' `.statusCode`). */

@@ -1,5 +1,6 @@
 export {
   errorStatus,
+  KubeApiError,
   KubeClient,
   linkedSignal,
   noRestClientMetrics,
@@ -11,3 +12,4 @@ export {
   type RestClientMetrics,
 } from './client.js';
 export { apiVersionOf, resourcePath, type ResourceRef } from './paths.js';
+export { contextNamespace, KubeConfigError, loadKubeConfig, type LoadKubeConfigOptions } from './config.js';

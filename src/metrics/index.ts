@@ -1,15 +1,19 @@
 // All Prometheus series the operator exports, on ONE prom-client Registry created per call (never the
 // global default registry, so tests and multiple in-process instances do not collide).
 //
-// Names follow the ecosystem so existing dashboards and alerts work unchanged:
+// Names, labels, help texts and buckets follow the ecosystem so existing dashboards and alerts work
+// unchanged (test/unit/metrics/metrics.test.ts compares them with controller-runtime's list):
 // - leader_election_master_status (client-go / controller-runtime)
-// - controller_runtime_reconcile_* and workqueue_* (controller-runtime)
+// - controller_runtime_* (sigs.k8s.io/controller-runtime pkg/internal/controller/metrics)
+// - workqueue_* with both `name` and `controller` labels (controller-runtime pkg/metrics/workqueue.go)
 // - rest_client_requests_total (client-go)
 // The glooha_* series are this operator's own.
 //
 // The reconciler, the work queue, the elector and the API clients each see only a small typed hook
 // (metrics.reconcile, metrics.workqueue(name), metrics.leaderElection, metrics.restClient), never
-// prom-client itself.
+// prom-client itself. Per-GlooHA series are read from the informer cache when scraped
+// (metrics.glooha.observe), as kube-state-metrics does: never a step behind the cache, the same on the
+// leader and on a standby (every replica keeps its caches warm).
 
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RestClientMetrics } from '../kube/client.js';
@@ -23,22 +27,51 @@ export const RECONCILE_RESULTS: readonly ReconcileResult[] = ['success', 'error'
 export interface ReconcileMetrics {
   /**
    * Pre-creates the series of a controller at 0 so rate()/increase() work from the first reconcile
-   * (controller-runtime does the same). Optional: observe() creates them too.
+   * (controller-runtime does the same) and sets controller_runtime_max_concurrent_reconciles.
    */
-  register(controller: string): void;
+  register(controller: string, maxConcurrentReconciles: number): void;
   /**
    * One reconcile finished: controller_runtime_reconcile_total{controller,result} += 1,
    * controller_runtime_reconcile_time_seconds{controller} observes `seconds`, and for result "error"
    * controller_runtime_reconcile_errors_total{controller} += 1.
    */
   observe(controller: string, result: ReconcileResult, seconds: number): void;
+  /**
+   * controller_runtime_terminal_reconcile_errors_total{controller} += 1: an error retrying cannot fix
+   * (controller-runtime's reconcile.TerminalError), here a forbidden or invalid write. It is also an
+   * `error` result for observe().
+   */
+  terminalError(controller: string): void;
+  /**
+   * controller_runtime_reconcile_panics_total{controller} += 1: the reconciler itself failed (a bug:
+   * a TypeError, RangeError, ...), not the API server. controller-runtime counts recovered panics.
+   */
+  panicked(controller: string): void;
 }
 
 export type ReadyState = 'true' | 'false' | 'unknown';
+const READY_STATES: readonly ReadyState[] = ['true', 'false', 'unknown'];
+
+/** What the per-GlooHA series read of one GlooHA, at scrape time. */
+export interface GlooHAHealth {
+  namespace: string;
+  name: string;
+  ready: ReadyState;
+  /** Gloo's leader Lease, when the install has one. */
+  glooLeaderLease?: {
+    /** Seconds since this replica last saw the Lease renewed (or its holder change). */
+    ageSeconds: number;
+    leaseDurationSeconds: number;
+  };
+}
 
 export interface GloohaMetrics {
-  /** glooha_resources{ready}: how many GlooHA resources are in each Ready state (set all three each time). */
-  setResources(counts: Partial<Record<ReadyState, number>>): void;
+  /**
+   * Where glooha_resources{ready}, glooha_ready{namespace,name} and
+   * glooha_gloo_leader_lease_{age,duration}_seconds{namespace,name} read from when scraped (the
+   * GlooHA informer's cache). The last source set wins.
+   */
+  observe(source: () => readonly GlooHAHealth[]): void;
   /** glooha_drift_corrections_total{component} += n: the operator reverted a manual change. */
   driftCorrected(component: string, n?: number): void;
 }
@@ -67,8 +100,8 @@ export const RECONCILE_TIME_BUCKETS = [
   0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25,
   1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
 ];
-/** client-go's workqueue buckets: 10^-8 … 10^1 seconds. */
-export const WORKQUEUE_DURATION_BUCKETS = Array.from({ length: 10 }, (_, i) =>
+/** controller-runtime's workqueue buckets: prometheus.ExponentialBuckets(10e-9, 10, 12), 10^-8 … 10^3 s. */
+export const WORKQUEUE_DURATION_BUCKETS = Array.from({ length: 12 }, (_, i) =>
   Number((1e-8 * 10 ** i).toPrecision(1)),
 );
 /** Lease renew latency: a renew is one PUT (plus a GET after a conflict). */
@@ -139,73 +172,132 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
     buckets: RECONCILE_TIME_BUCKETS,
     registers,
   });
+  const terminalErrors = new Counter({
+    name: 'controller_runtime_terminal_reconcile_errors_total',
+    help: 'Total number of terminal reconciliation errors per controller',
+    labelNames: ['controller'] as const,
+    registers,
+  });
+  const panics = new Counter({
+    name: 'controller_runtime_reconcile_panics_total',
+    help: 'Total number of reconciliation panics per controller',
+    labelNames: ['controller'] as const,
+    registers,
+  });
+  const maxConcurrent = new Gauge({
+    name: 'controller_runtime_max_concurrent_reconciles',
+    help: 'Maximum number of concurrent reconciles per controller',
+    labelNames: ['controller'] as const,
+    registers,
+  });
   const reconcile: ReconcileMetrics = {
-    register: (controller) => {
+    register: (controller, maxConcurrentReconciles) => {
       for (const result of RECONCILE_RESULTS) reconcileTotal.inc({ controller, result }, 0);
       reconcileErrors.inc({ controller }, 0);
+      terminalErrors.inc({ controller }, 0);
+      panics.inc({ controller }, 0);
       reconcileTime.zero({ controller });
+      maxConcurrent.set({ controller }, maxConcurrentReconciles);
     },
     observe: (controller, result, seconds) => {
       reconcileTotal.inc({ controller, result });
       reconcileTime.observe({ controller }, seconds);
       if (result === 'error') reconcileErrors.inc({ controller });
     },
+    terminalError: (controller) => terminalErrors.inc({ controller }),
+    panicked: (controller) => panics.inc({ controller }),
   };
 
-  // --- work queues
+  // --- work queues. controller-runtime names each queue after its controller and sets both labels.
+  const inFlight = new Map<string, () => readonly number[]>();
+  const agesOf = (name: string): readonly number[] => inFlight.get(name)?.() ?? [];
   const wqDepth = new Gauge({
     name: 'workqueue_depth',
-    help: 'Current depth of workqueue',
-    labelNames: ['name'] as const,
+    help: 'Current depth of workqueue by workqueue and priority',
+    labelNames: ['name', 'controller', 'priority'] as const,
     registers,
   });
   const wqAdds = new Counter({
     name: 'workqueue_adds_total',
     help: 'Total number of adds handled by workqueue',
-    labelNames: ['name'] as const,
+    labelNames: ['name', 'controller'] as const,
     registers,
   });
   const wqRetries = new Counter({
     name: 'workqueue_retries_total',
     help: 'Total number of retries handled by workqueue',
-    labelNames: ['name'] as const,
+    labelNames: ['name', 'controller'] as const,
     registers,
   });
   const wqQueueDuration = new Histogram({
     name: 'workqueue_queue_duration_seconds',
     help: 'How long in seconds an item stays in workqueue before being requested',
-    labelNames: ['name'] as const,
+    labelNames: ['name', 'controller'] as const,
     buckets: WORKQUEUE_DURATION_BUCKETS,
     registers,
   });
   const wqWorkDuration = new Histogram({
     name: 'workqueue_work_duration_seconds',
     help: 'How long in seconds processing an item from workqueue takes.',
-    labelNames: ['name'] as const,
+    labelNames: ['name', 'controller'] as const,
     buckets: WORKQUEUE_DURATION_BUCKETS,
     registers,
+  });
+  new Gauge({
+    name: 'workqueue_unfinished_work_seconds',
+    help: "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads. One can deduce the number of stuck threads by observing the rate at which this increases.",
+    labelNames: ['name', 'controller'] as const,
+    registers,
+    collect() {
+      for (const name of inFlight.keys())
+        this.set(
+          { name, controller: name },
+          agesOf(name).reduce((a, b) => a + b, 0),
+        );
+    },
+  });
+  new Gauge({
+    name: 'workqueue_longest_running_processor_seconds',
+    help: 'How many seconds has the longest running processor for workqueue been running.',
+    labelNames: ['name', 'controller'] as const,
+    registers,
+    collect() {
+      for (const name of inFlight.keys()) this.set({ name, controller: name }, Math.max(0, ...agesOf(name)));
+    },
+  });
+  new Gauge({
+    name: 'controller_runtime_active_workers',
+    help: 'Number of currently used workers per controller',
+    labelNames: ['controller'] as const,
+    registers,
+    collect() {
+      for (const name of inFlight.keys()) this.set({ controller: name }, agesOf(name).length);
+    },
   });
   const workqueues = new Map<string, WorkqueueMetrics>();
   const workqueue = (name: string): WorkqueueMetrics => {
     let hooks = workqueues.get(name);
     if (!hooks) {
-      const labels = { name };
-      wqDepth.set(labels, 0);
+      const labels = { name, controller: name };
+      const depthLabels = { ...labels, priority: '' }; // controller-runtime: "" = no priority queue
+      wqDepth.set(depthLabels, 0);
       wqAdds.inc(labels, 0);
       wqRetries.inc(labels, 0);
       wqQueueDuration.zero(labels);
       wqWorkDuration.zero(labels);
+      inFlight.set(name, () => []);
       hooks = {
         added: (depth) => {
           wqAdds.inc(labels);
-          wqDepth.set(labels, depth);
+          wqDepth.set(depthLabels, depth);
         },
         started: (depth, waitSeconds) => {
-          wqDepth.set(labels, depth);
+          wqDepth.set(depthLabels, depth);
           wqQueueDuration.observe(labels, waitSeconds);
         },
         finished: (workSeconds) => wqWorkDuration.observe(labels, workSeconds),
         retried: () => wqRetries.inc(labels),
+        trackInFlight: (ages) => inFlight.set(name, ages),
       };
       workqueues.set(name, hooks);
     }
@@ -233,14 +325,54 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
     },
   };
 
-  // --- glooha
-  const resources = new Gauge({
+  // --- glooha: read from the cache when scraped (see the module comment)
+  let source: () => readonly GlooHAHealth[] = () => [];
+  new Gauge({
     name: 'glooha_resources',
     help: 'Number of GlooHA resources by the status of their Ready condition.',
     labelNames: ['ready'] as const,
     registers,
+    collect() {
+      const counts: Record<ReadyState, number> = { true: 0, false: 0, unknown: 0 };
+      for (const g of source()) counts[g.ready]++;
+      for (const ready of READY_STATES) this.set({ ready }, counts[ready]);
+    },
   });
-  for (const ready of ['true', 'false', 'unknown'] as const) resources.set({ ready }, 0);
+  new Gauge({
+    name: 'glooha_ready',
+    help: "1 when the GlooHA's Ready condition is True, 0 when it is False, Unknown or not reported yet.",
+    labelNames: ['namespace', 'name'] as const,
+    registers,
+    collect() {
+      this.reset(); // a deleted GlooHA's series goes with it
+      for (const g of source())
+        this.set({ namespace: g.namespace, name: g.name }, g.ready === 'true' ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'glooha_gloo_leader_lease_age_seconds',
+    help: "Seconds since this replica last saw the Gloo install's leader Lease renewed, per GlooHA; above glooha_gloo_leader_lease_duration_seconds no gloo replica leads.",
+    labelNames: ['namespace', 'name'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const g of source())
+        if (g.glooLeaderLease)
+          this.set({ namespace: g.namespace, name: g.name }, g.glooLeaderLease.ageSeconds);
+    },
+  });
+  new Gauge({
+    name: 'glooha_gloo_leader_lease_duration_seconds',
+    help: "The Gloo install's leader Lease leaseDurationSeconds, per GlooHA.",
+    labelNames: ['namespace', 'name'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const g of source())
+        if (g.glooLeaderLease)
+          this.set({ namespace: g.namespace, name: g.name }, g.glooLeaderLease.leaseDurationSeconds);
+    },
+  });
   const drift = new Counter({
     name: 'glooha_drift_corrections_total',
     help: 'Number of times the operator reverted a change made outside it, by component.',
@@ -248,8 +380,8 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
     registers,
   });
   const glooha: GloohaMetrics = {
-    setResources: (counts) => {
-      for (const ready of ['true', 'false', 'unknown'] as const) resources.set({ ready }, counts[ready] ?? 0);
+    observe: (fn) => {
+      source = fn;
     },
     driftCorrected: (component, n = 1) => drift.inc({ component }, n),
   };

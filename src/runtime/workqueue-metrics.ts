@@ -9,6 +9,14 @@ export interface WorkqueueMetrics {
   finished(workSeconds: number): void;
   /** An item was re-added with backoff after a failure (workqueue_retries_total). */
   retried(): void;
+  /**
+   * The queue hands over how to read the ages (seconds) of the items its workers hold right now. The
+   * metrics read it when scraped — workqueue_unfinished_work_seconds (their sum),
+   * workqueue_longest_running_processor_seconds (the oldest), controller_runtime_active_workers (how
+   * many) — where client-go samples the same on a 500 ms ticker. A newer queue of the same name (the
+   * next leader term) replaces an older one's reader.
+   */
+  trackInFlight(ages: () => readonly number[]): void;
 }
 
 export const noWorkqueueMetrics: WorkqueueMetrics = {
@@ -16,4 +24,5 @@ export const noWorkqueueMetrics: WorkqueueMetrics = {
   started: () => {},
   finished: () => {},
   retried: () => {},
+  trackInFlight: () => {},
 };

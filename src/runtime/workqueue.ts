@@ -80,6 +80,8 @@ export class Workqueue {
   /** Keys that need handling: ready ones plus those re-added while being handled. */
   private readonly dirty = new Set<string>();
   private readonly processing = new Set<string>();
+  /** When (clock ms) each key in `processing` was handed to a worker: in-flight ages for the metrics. */
+  private readonly processingSince = new Map<string, number>();
   private readonly addedAt = new Map<string, number>();
   private readonly delayed = new Map<string, Delayed>();
   private readonly abortController = new AbortController();
@@ -102,6 +104,13 @@ export class Workqueue {
     if (outer?.aborted) onOuterAbort();
     else outer?.addEventListener('abort', onOuterAbort, { once: true });
     this.unlinkSignal = () => outer?.removeEventListener('abort', onOuterAbort);
+    this.metrics.trackInFlight(() => this.inFlightAges());
+  }
+
+  /** Seconds each key being handled right now has been running. */
+  inFlightAges(): number[] {
+    const now = this.clock.now();
+    return [...this.processingSince.values()].map((since) => Math.max(0, now - since) / 1000);
   }
 
   /** Start handing keys to the handler. Keys added before `start` wait (coalesced) until then. */
@@ -250,6 +259,7 @@ export class Workqueue {
       this.ready.delete(key);
       this.dirty.delete(key);
       this.processing.add(key);
+      this.processingSince.set(key, this.clock.now());
       const addedAt = this.addedAt.get(key) ?? this.clock.now();
       this.addedAt.delete(key);
       this.metrics.started(this.dirty.size, Math.max(0, this.clock.now() - addedAt) / 1000);
@@ -301,6 +311,7 @@ export class Workqueue {
 
   private done(key: string): void {
     this.processing.delete(key);
+    this.processingSince.delete(key);
     if (this.dirty.has(key)) {
       if (this.shuttingDown && !this.draining) {
         this.dirty.delete(key);

@@ -16,9 +16,12 @@ export interface ObjectWriter {
   mergePatch(body: KubernetesObject, signal: AbortSignal): Promise<void>;
   /** Deletes; an object already gone is not an error. */
   delete(ref: ObjectRef, signal: AbortSignal): Promise<void>;
-  /** Replaces the finalizer list, based on the GlooHA's resourceVersion (409 if it moved since). */
+  /**
+   * Replaces the finalizer list, based on the GlooHA's resourceVersion (409 if it moved since). A
+   * GlooHA already gone (404: our cache still showed it) needs no finalizer change: not an error.
+   */
   setFinalizers(g: GlooHA, finalizers: string[], signal: AbortSignal): Promise<void>;
-  /** Replaces the status subresource. */
+  /** Replaces the status subresource. A GlooHA already gone (404) has nobody to report to: not an error. */
   writeStatus(g: GlooHA, status: GlooHAStatus, signal: AbortSignal): Promise<void>;
   createEvent(event: CoreV1Event, signal: AbortSignal): Promise<void>;
 }
@@ -48,26 +51,28 @@ export function kubeWriter(client: KubeClient): ObjectWriter {
       });
     },
     async delete(ref, signal) {
-      try {
-        await client.request('DELETE', resourcePath(kindInfo(ref.kind), ref.namespace, ref.name), { signal });
-      } catch (err) {
-        if (errorStatus(err) !== 404) throw err;
-      }
+      await ignoreNotFound(
+        client.request('DELETE', resourcePath(kindInfo(ref.kind), ref.namespace, ref.name), { signal }),
+      );
     },
     async setFinalizers(g, finalizers, signal) {
       // The resourceVersion makes this fail with 409 rather than drop a finalizer someone added since.
-      await client.request('PATCH', resourcePath(GLOOHAS, g.metadata.namespace, g.metadata.name), {
-        body: { metadata: { finalizers, resourceVersion: g.metadata.resourceVersion } },
-        contentType: PatchStrategy.MergePatch,
-        signal,
-      });
+      await ignoreNotFound(
+        client.request('PATCH', resourcePath(GLOOHAS, g.metadata.namespace, g.metadata.name), {
+          body: { metadata: { finalizers, resourceVersion: g.metadata.resourceVersion } },
+          contentType: PatchStrategy.MergePatch,
+          signal,
+        }),
+      );
     },
     async writeStatus(g, status, signal) {
-      await client.request('PATCH', resourcePath(GLOOHAS, g.metadata.namespace, g.metadata.name, 'status'), {
-        body: [{ op: 'add', path: '/status', value: status }],
-        contentType: PatchStrategy.JsonPatch,
-        signal,
-      });
+      await ignoreNotFound(
+        client.request('PATCH', resourcePath(GLOOHAS, g.metadata.namespace, g.metadata.name, 'status'), {
+          body: [{ op: 'add', path: '/status', value: status }],
+          contentType: PatchStrategy.JsonPatch,
+          signal,
+        }),
+      );
     },
     async createEvent(event, signal) {
       await client.request(
@@ -80,4 +85,13 @@ export function kubeWriter(client: KubeClient): ObjectWriter {
       );
     },
   };
+}
+
+/** Awaits `request`; a 404 (the object is already gone) is not an error. */
+async function ignoreNotFound(request: Promise<unknown>): Promise<void> {
+  try {
+    await request;
+  } catch (err) {
+    if (errorStatus(err) !== 404) throw err;
+  }
 }

@@ -258,7 +258,8 @@ describe('options', () => {
     expect(sm.apiVersion).toBe('monitoring.coreos.com/v1');
     expect(sm.metadata?.labels?.release).toBe('prom');
     expect(sm.spec.endpoints).toEqual([
-      { port: 'metrics', path: '/metrics', interval: '30s', scrapeTimeout: '10s' },
+      // honorLabels: the per-GlooHA series keep the GlooHA's namespace label (docs/observability.md).
+      { port: 'metrics', path: '/metrics', honorLabels: true, interval: '30s', scrapeTimeout: '10s' },
     ]);
     const svc = find<V1Service>(objects, 'Service');
     expect(svc.metadata?.labels).toMatchObject((sm.spec.selector as { matchLabels: object }).matchLabels);

@@ -231,7 +231,9 @@ describe('glooha render', () => {
       const r = await glooha(args);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(`glooha: ${message}`);
-      expect(r.stderr).toContain("Run 'glooha render --help' for usage.");
+      expect(r.stderr).toContain(
+        args[0] === 'render' ? "Run 'glooha render --help' for usage." : "Run 'glooha --help' for usage.",
+      );
     });
   });
 

@@ -1,6 +1,57 @@
 import { register as globalRegistry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { createMetrics } from '../../../src/metrics/index.js';
+import { createMetrics, type GlooHAHealth } from '../../../src/metrics/index.js';
+
+/**
+ * controller-runtime's series, written down from its source (v0.20-v0.22):
+ * pkg/internal/controller/metrics/metrics.go (controller_runtime_*), pkg/metrics/workqueue.go
+ * (workqueue_*: labels name and controller, depth also priority; buckets ExponentialBuckets(10e-9, 10,
+ * 12)), pkg/metrics/leaderelection.go and client_go_adapter.go (leader_election_master_status,
+ * rest_client_requests_total). The operator must export each with the same type, labels and buckets.
+ */
+const WQ_BUCKETS = [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10, 100, 1000];
+const RECONCILE_BUCKETS = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25,
+  1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
+];
+const CONTROLLER_RUNTIME_METRICS: Array<{
+  name: string;
+  type: 'counter' | 'gauge' | 'histogram';
+  labels: string[];
+  buckets?: number[];
+}> = [
+  { name: 'controller_runtime_reconcile_total', type: 'counter', labels: ['controller', 'result'] },
+  { name: 'controller_runtime_reconcile_errors_total', type: 'counter', labels: ['controller'] },
+  { name: 'controller_runtime_terminal_reconcile_errors_total', type: 'counter', labels: ['controller'] },
+  { name: 'controller_runtime_reconcile_panics_total', type: 'counter', labels: ['controller'] },
+  {
+    name: 'controller_runtime_reconcile_time_seconds',
+    type: 'histogram',
+    labels: ['controller'],
+    buckets: RECONCILE_BUCKETS,
+  },
+  { name: 'controller_runtime_max_concurrent_reconciles', type: 'gauge', labels: ['controller'] },
+  { name: 'controller_runtime_active_workers', type: 'gauge', labels: ['controller'] },
+  { name: 'workqueue_depth', type: 'gauge', labels: ['name', 'controller', 'priority'] },
+  { name: 'workqueue_adds_total', type: 'counter', labels: ['name', 'controller'] },
+  {
+    name: 'workqueue_queue_duration_seconds',
+    type: 'histogram',
+    labels: ['name', 'controller'],
+    buckets: WQ_BUCKETS,
+  },
+  {
+    name: 'workqueue_work_duration_seconds',
+    type: 'histogram',
+    labels: ['name', 'controller'],
+    buckets: WQ_BUCKETS,
+  },
+  { name: 'workqueue_unfinished_work_seconds', type: 'gauge', labels: ['name', 'controller'] },
+  { name: 'workqueue_longest_running_processor_seconds', type: 'gauge', labels: ['name', 'controller'] },
+  { name: 'workqueue_retries_total', type: 'counter', labels: ['name', 'controller'] },
+  { name: 'leader_election_master_status', type: 'gauge', labels: ['name'] },
+  { name: 'rest_client_requests_total', type: 'counter', labels: ['code', 'method', 'host'] },
+];
 
 /** The value of one sample line, e.g. sample(text, 'workqueue_adds_total{name="glooha"}'). */
 function sample(text: string, series: string): number | undefined {
@@ -42,7 +93,7 @@ describe('createMetrics', () => {
 
   it('counts reconciles by result, errors separately, and times them', async () => {
     const m = createMetrics({ defaultMetrics: false });
-    m.reconcile.register('glooha');
+    m.reconcile.register('glooha', 4);
     let body = (await m.expose()).body;
     for (const result of ['success', 'error', 'requeue', 'requeue_after']) {
       expect(sample(body, `controller_runtime_reconcile_total{controller="glooha",result="${result}"}`)).toBe(
@@ -50,13 +101,21 @@ describe('createMetrics', () => {
       );
     }
     expect(sample(body, 'controller_runtime_reconcile_errors_total{controller="glooha"}')).toBe(0);
+    expect(sample(body, 'controller_runtime_terminal_reconcile_errors_total{controller="glooha"}')).toBe(0);
+    expect(sample(body, 'controller_runtime_reconcile_panics_total{controller="glooha"}')).toBe(0);
+    expect(sample(body, 'controller_runtime_max_concurrent_reconciles{controller="glooha"}')).toBe(4);
     expect(sample(body, 'controller_runtime_reconcile_time_seconds_count{controller="glooha"}')).toBe(0);
 
     m.reconcile.observe('glooha', 'success', 0.12);
     m.reconcile.observe('glooha', 'success', 0.3);
     m.reconcile.observe('glooha', 'error', 1.5);
     m.reconcile.observe('glooha', 'requeue_after', 0.01);
+    m.reconcile.terminalError('glooha');
+    m.reconcile.panicked('glooha');
+    m.reconcile.panicked('glooha');
     body = (await m.expose()).body;
+    expect(sample(body, 'controller_runtime_terminal_reconcile_errors_total{controller="glooha"}')).toBe(1);
+    expect(sample(body, 'controller_runtime_reconcile_panics_total{controller="glooha"}')).toBe(2);
     expect(sample(body, 'controller_runtime_reconcile_total{controller="glooha",result="success"}')).toBe(2);
     expect(sample(body, 'controller_runtime_reconcile_total{controller="glooha",result="error"}')).toBe(1);
     expect(
@@ -72,7 +131,7 @@ describe('createMetrics', () => {
     ).toBe(4);
   });
 
-  it('backs the WorkqueueMetrics hooks with workqueue_* series', async () => {
+  it('backs the WorkqueueMetrics hooks with workqueue_* series labelled name and controller', async () => {
     const m = createMetrics({ defaultMetrics: false });
     const q = m.workqueue('glooha');
     expect(m.workqueue('glooha')).toBe(q);
@@ -81,14 +140,37 @@ describe('createMetrics', () => {
     q.started(1, 0.002);
     q.retried();
     q.finished(0.05);
+    q.started(0, 700); // waited 700 s: still inside a bucket below +Inf
     const body = (await m.expose()).body;
-    expect(sample(body, 'workqueue_depth{name="glooha"}')).toBe(1);
-    expect(sample(body, 'workqueue_adds_total{name="glooha"}')).toBe(2);
-    expect(sample(body, 'workqueue_retries_total{name="glooha"}')).toBe(1);
-    expect(sample(body, 'workqueue_queue_duration_seconds_count{name="glooha"}')).toBe(1);
-    expect(sample(body, 'workqueue_work_duration_seconds_sum{name="glooha"}')).toBeCloseTo(0.05);
-    expect(body).toContain('workqueue_queue_duration_seconds_bucket{le="1e-8",name="glooha"} 0');
-    expect(body).toContain('workqueue_queue_duration_seconds_bucket{le="10",name="glooha"} 1');
+    const l = 'name="glooha",controller="glooha"';
+    expect(sample(body, `workqueue_depth{${l},priority=""}`)).toBe(0);
+    expect(sample(body, `workqueue_adds_total{${l}}`)).toBe(2);
+    expect(sample(body, `workqueue_retries_total{${l}}`)).toBe(1);
+    expect(sample(body, `workqueue_queue_duration_seconds_count{${l}}`)).toBe(2);
+    expect(sample(body, `workqueue_work_duration_seconds_sum{${l}}`)).toBeCloseTo(0.05);
+    expect(sample(body, `workqueue_queue_duration_seconds_bucket{le="1e-8",${l}}`)).toBe(0);
+    expect(sample(body, `workqueue_queue_duration_seconds_bucket{le="10",${l}}`)).toBe(1);
+    expect(sample(body, `workqueue_queue_duration_seconds_bucket{le="1000",${l}}`)).toBe(2);
+  });
+
+  it('reads in-flight work when scraped: unfinished seconds, longest running, active workers', async () => {
+    const m = createMetrics({ defaultMetrics: false });
+    const q = m.workqueue('glooha');
+    let body = (await m.expose()).body;
+    const l = 'name="glooha",controller="glooha"';
+    expect(sample(body, `workqueue_unfinished_work_seconds{${l}}`)).toBe(0);
+    expect(sample(body, `workqueue_longest_running_processor_seconds{${l}}`)).toBe(0);
+    expect(sample(body, 'controller_runtime_active_workers{controller="glooha"}')).toBe(0);
+    let ages = [3, 40];
+    q.trackInFlight(() => ages);
+    body = (await m.expose()).body;
+    expect(sample(body, `workqueue_unfinished_work_seconds{${l}}`)).toBe(43);
+    expect(sample(body, `workqueue_longest_running_processor_seconds{${l}}`)).toBe(40);
+    expect(sample(body, 'controller_runtime_active_workers{controller="glooha"}')).toBe(2);
+    ages = [];
+    body = (await m.expose()).body;
+    expect(sample(body, 'controller_runtime_active_workers{controller="glooha"}')).toBe(0);
+    expect(sample(body, `workqueue_longest_running_processor_seconds{${l}}`)).toBe(0);
   });
 
   it('counts API requests by code, method and host', async () => {
@@ -109,19 +191,58 @@ describe('createMetrics', () => {
     );
   });
 
-  it('exposes the glooha gauges', async () => {
+  it('reads the glooha gauges from their source when scraped, per GlooHA', async () => {
     const m = createMetrics({ defaultMetrics: false });
     let body = (await m.expose()).body;
     expect(sample(body, 'glooha_resources{ready="true"}')).toBe(0);
-    m.glooha.setResources({ true: 3, false: 1 });
+    let health: GlooHAHealth[] = [
+      {
+        namespace: 'a',
+        name: 'one',
+        ready: 'true',
+        glooLeaderLease: { ageSeconds: 1.5, leaseDurationSeconds: 15 },
+      },
+      { namespace: 'a', name: 'two', ready: 'true' },
+      { namespace: 'b', name: 'one', ready: 'false' },
+      { namespace: 'b', name: 'new', ready: 'unknown' },
+    ];
+    m.glooha.observe(() => health);
     m.glooha.driftCorrected('gloo');
     m.glooha.driftCorrected('gateway-proxy', 2);
     body = (await m.expose()).body;
-    expect(sample(body, 'glooha_resources{ready="true"}')).toBe(3);
+    expect(sample(body, 'glooha_resources{ready="true"}')).toBe(2);
     expect(sample(body, 'glooha_resources{ready="false"}')).toBe(1);
-    expect(sample(body, 'glooha_resources{ready="unknown"}')).toBe(0);
+    expect(sample(body, 'glooha_resources{ready="unknown"}')).toBe(1);
+    expect(sample(body, 'glooha_ready{namespace="a",name="one"}')).toBe(1);
+    expect(sample(body, 'glooha_ready{namespace="b",name="one"}')).toBe(0);
+    expect(sample(body, 'glooha_ready{namespace="b",name="new"}')).toBe(0);
+    expect(sample(body, 'glooha_gloo_leader_lease_age_seconds{namespace="a",name="one"}')).toBe(1.5);
+    expect(sample(body, 'glooha_gloo_leader_lease_duration_seconds{namespace="a",name="one"}')).toBe(15);
+    expect(sample(body, 'glooha_gloo_leader_lease_age_seconds{namespace="a",name="two"}')).toBeUndefined();
     expect(sample(body, 'glooha_drift_corrections_total{component="gloo"}')).toBe(1);
     expect(sample(body, 'glooha_drift_corrections_total{component="gateway-proxy"}')).toBe(2);
+    // A status-only change shows at the next scrape; a deleted GlooHA's series go.
+    health = [{ namespace: 'a', name: 'two', ready: 'false' }];
+    body = (await m.expose()).body;
+    expect(sample(body, 'glooha_resources{ready="true"}')).toBe(0);
+    expect(sample(body, 'glooha_ready{namespace="a",name="two"}')).toBe(0);
+    expect(sample(body, 'glooha_ready{namespace="a",name="one"}')).toBeUndefined();
+    expect(sample(body, 'glooha_gloo_leader_lease_age_seconds{namespace="a",name="one"}')).toBeUndefined();
+  });
+
+  it('matches controller-runtime metric for metric: name, type, labels, buckets', async () => {
+    const m = createMetrics({ defaultMetrics: false });
+    m.reconcile.register('glooha', 1);
+    m.workqueue('glooha');
+    for (const want of CONTROLLER_RUNTIME_METRICS) {
+      const got = m.registry.getSingleMetric(want.name) as unknown as
+        { labelNames: string[]; upperBounds?: number[]; type?: string } | undefined;
+      expect(got, want.name).toBeDefined();
+      const json = (await m.registry.getMetricsAsJSON()).find((x) => x.name === want.name);
+      expect(json?.type, want.name).toBe(want.type);
+      expect([...(got?.labelNames ?? [])].sort(), want.name).toEqual([...want.labels].sort());
+      if (want.buckets) expect(got?.upperBounds, want.name).toEqual(want.buckets);
+    }
   });
 
   it('includes Node.js default metrics unless disabled, and never touches the global registry', async () => {

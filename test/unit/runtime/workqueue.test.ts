@@ -7,7 +7,9 @@ import {
   backoffDelay,
 } from '../../../src/runtime/ratelimit.js';
 import { Workqueue, type WorkHandler } from '../../../src/runtime/workqueue.js';
-import type { WorkqueueMetrics } from '../../../src/runtime/workqueue-metrics.js';
+import { noWorkqueueMetrics, type WorkqueueMetrics } from '../../../src/runtime/workqueue-metrics.js';
+
+const noWorkqueueMetricsForTest = (): WorkqueueMetrics => ({ ...noWorkqueueMetrics });
 import { FakeClock, deferred, flush } from './helpers.js';
 
 const noJitter = () => new ExponentialBackoffRateLimiter({ jitter: 0 });
@@ -272,6 +274,7 @@ describe('Workqueue', () => {
       started: vi.fn(),
       finished: vi.fn(),
       retried: vi.fn(),
+      trackInFlight: vi.fn(),
     };
     let fail = true;
     const gate = deferred();
@@ -359,6 +362,26 @@ describe('rate limiters', () => {
   });
 });
 
+describe('Workqueue: in-flight ages', () => {
+  it("hands the metrics a reader of the running keys' ages, empty once they finish", async () => {
+    const clock = new FakeClock();
+    let read: () => readonly number[] = () => [-1];
+    const metrics: WorkqueueMetrics = { ...noWorkqueueMetricsForTest(), trackInFlight: (f) => (read = f) };
+    const gate = deferred();
+    const q = new Workqueue(() => gate.promise, { clock, metrics, concurrency: 2 });
+    expect(read()).toEqual([]);
+    q.start();
+    q.add('a');
+    await clock.advance(3000);
+    q.add('b');
+    await clock.advance(1000);
+    expect([...read()].sort()).toEqual([1, 4]);
+    gate.resolve();
+    await flush();
+    expect(read()).toEqual([]);
+  });
+});
+
 describe('Workqueue: guards and leaks', () => {
   it('a throwing metrics hook does not leave the key stuck in processing', async () => {
     const metrics: WorkqueueMetrics = {
@@ -368,6 +391,7 @@ describe('Workqueue: guards and leaks', () => {
         throw new Error('metrics broke');
       },
       retried: () => {},
+      trackInFlight: () => {},
     } as unknown as WorkqueueMetrics;
     const seen: string[] = [];
     const q = new Workqueue(async (k) => void seen.push(k), { metrics });

@@ -1,0 +1,330 @@
+// `glooha check`: pre-flight checks of a cluster, each one line with [ok], [warn] or [FAIL].
+// Everything is read with the caller's credentials through the one transport; nothing is written
+// except access reviews (which the API server answers without storing).
+import type { V1Deployment, V1Lease } from '@kubernetes/client-node';
+import { GROUP, PLURAL, VERSION } from '../api/constants.js';
+import type { GlooHA } from '../api/types.js';
+import { installNamespaceOf } from '../core/desired.js';
+import { errorStatus } from '../kube/client.js';
+import { resourcePath } from '../kube/paths.js';
+import { EXIT, type CheckArgs } from './args.js';
+import { explain, type Cluster } from './cluster.js';
+import { escapeControl } from './escape.js';
+import type { CliIO } from './render.js';
+
+/**
+ * What the operator's ServiceAccount must be allowed, in every namespace it reconciles (the chart's
+ * reconcilerRules; test/unit/cli/check.test.ts holds it equal to test/unit/chart/expected-rbac.ts).
+ */
+export const OPERATOR_PERMISSIONS: ReadonlyArray<{ group: string; resource: string; verbs: string[] }> = [
+  { group: 'glooha.io', resource: 'gloohas', verbs: ['get', 'list', 'watch', 'patch'] },
+  { group: 'glooha.io', resource: 'gloohas/status', verbs: ['get', 'update', 'patch'] },
+  { group: 'glooha.io', resource: 'gloohas/finalizers', verbs: ['update'] },
+  { group: 'apps', resource: 'deployments', verbs: ['get', 'list', 'watch', 'patch'] },
+  {
+    group: 'autoscaling',
+    resource: 'horizontalpodautoscalers',
+    verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+  },
+  {
+    group: 'policy',
+    resource: 'poddisruptionbudgets',
+    verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+  },
+  {
+    group: 'rbac.authorization.k8s.io',
+    resource: 'roles',
+    verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+  },
+  {
+    group: 'rbac.authorization.k8s.io',
+    resource: 'rolebindings',
+    verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
+  },
+  { group: '', resource: 'configmaps', verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
+  { group: '', resource: 'serviceaccounts', verbs: ['get', 'list', 'watch'] },
+  { group: '', resource: 'events', verbs: ['create', 'patch'] },
+  { group: 'events.k8s.io', resource: 'events', verbs: ['create', 'patch'] },
+  {
+    group: 'coordination.k8s.io',
+    resource: 'leases',
+    verbs: ['get', 'list', 'watch', 'create', 'update', 'patch'],
+  },
+];
+
+/** The label the chart and deploy/install.yaml put on the operator's Deployment. */
+export const OPERATOR_SELECTOR = 'app.kubernetes.io/name=glooha-operator';
+/** Gloo's chart labels its control-plane Deployment so. */
+export const GLOO_SELECTOR = 'gloo=gloo';
+
+export type Verdict = 'ok' | 'warn' | 'FAIL';
+export interface CheckResult {
+  verdict: Verdict;
+  check: string;
+  detail: string;
+}
+
+type Access = { group: string; resource: string; verb: string; namespace?: string };
+
+export async function check(args: CheckArgs, io: CliIO, cluster: Cluster, now = new Date()): Promise<number> {
+  const results: CheckResult[] = [];
+  const report = async (r: CheckResult) => {
+    results.push(r);
+    await io.stdout(
+      `[${r.verdict}]${' '.repeat(5 - r.verdict.length)}${r.check}: ${escapeControl(r.detail)}\n`,
+    );
+  };
+  const { client } = cluster;
+  const get = async <T>(
+    what: string,
+    path: string,
+    query?: Record<string, string>,
+  ): Promise<T | undefined> => {
+    try {
+      return await client.request<T>('GET', path, { query });
+    } catch (err) {
+      if (errorStatus(err) === 404) return undefined;
+      explain(err, what, client);
+    }
+  };
+
+  // 1. The CRD, through discovery (every authenticated user may read it).
+  const group = await get<{ versions?: Array<{ version: string }>; preferredVersion?: { version: string } }>(
+    'discover glooha.io',
+    `/apis/${GROUP}`,
+  );
+  const versions = group?.versions?.map((v) => v.version) ?? [];
+  await report(
+    !group
+      ? {
+          verdict: 'FAIL',
+          check: 'CRD',
+          detail: `${PLURAL}.${GROUP} is not installed (apply crds/ or deploy/install.yaml)`,
+        }
+      : versions.includes(VERSION)
+        ? { verdict: 'ok', check: 'CRD', detail: `${PLURAL}.${GROUP} serves ${versions.join(', ')}` }
+        : {
+            verdict: 'FAIL',
+            check: 'CRD',
+            detail: `${PLURAL}.${GROUP} serves ${versions.join(', ') || 'nothing'}, not ${VERSION}: upgrade the CRD`,
+          },
+  );
+
+  // 2. The operator's Deployment.
+  const apps = { group: 'apps', version: 'v1', plural: 'deployments' };
+  const operators =
+    (
+      await get<{ items: V1Deployment[] }>(
+        'list the operator Deployments',
+        resourcePath(apps, args.operatorNamespace),
+        {
+          labelSelector: OPERATOR_SELECTOR,
+        },
+      )
+    )?.items ?? [];
+  const where = args.operatorNamespace ? `namespace ${args.operatorNamespace}` : 'any namespace';
+  const operator = operators.find((d) => (d.status?.readyReplicas ?? 0) > 0) ?? operators[0];
+  if (!operator) {
+    await report({
+      verdict: 'FAIL',
+      check: 'operator',
+      detail: `no Deployment labelled ${OPERATOR_SELECTOR} in ${where}`,
+    });
+  } else {
+    const id = `${operator.metadata?.namespace}/${operator.metadata?.name}`;
+    const ready = operator.status?.readyReplicas ?? 0;
+    const want = operator.spec?.replicas ?? 1;
+    await report({
+      verdict: ready === 0 ? 'FAIL' : ready < want ? 'warn' : 'ok',
+      check: 'operator',
+      detail: `Deployment ${id}: ${ready}/${want} replicas ready${operators.length > 1 ? ` (${operators.length} operator Deployments found)` : ''}`,
+    });
+  }
+
+  // 3. Its leader Lease (name and switch from the container's env, as the chart sets them).
+  const env = Object.fromEntries(
+    (operator?.spec?.template.spec?.containers[0]?.env ?? []).map((e) => [e.name, e.value ?? '']),
+  );
+  const operatorNs = operator?.metadata?.namespace ?? '';
+  if (operator && env.LEADER_ELECT === 'false') {
+    await report({ verdict: 'ok', check: 'operator leader', detail: 'leader election is off (one replica)' });
+  } else if (operator) {
+    const leaseName = env.LEADER_ELECT_LEASE_NAME || 'glooha-operator';
+    const lease = await get<V1Lease>(
+      `get Lease ${operatorNs}/${leaseName}`,
+      resourcePath({ group: 'coordination.k8s.io', version: 'v1', plural: 'leases' }, operatorNs, leaseName),
+    );
+    const holder = lease?.spec?.holderIdentity;
+    const renew = lease?.spec?.renewTime ? new Date(String(lease.spec.renewTime)) : undefined;
+    const age = renew ? Math.max(0, (now.getTime() - renew.getTime()) / 1000) : undefined;
+    const duration = lease?.spec?.leaseDurationSeconds ?? 15;
+    await report(
+      !lease
+        ? {
+            verdict: 'FAIL',
+            check: 'operator leader',
+            detail: `no Lease ${operatorNs}/${leaseName}: no replica has led yet`,
+          }
+        : !holder
+          ? {
+              verdict: 'FAIL',
+              check: 'operator leader',
+              detail: `Lease ${operatorNs}/${leaseName} has no holder`,
+            }
+          : age === undefined || age > duration
+            ? {
+                verdict: 'FAIL',
+                check: 'operator leader',
+                detail: `${holder} holds Lease ${operatorNs}/${leaseName} but last renewed it ${age === undefined ? 'never' : `${Math.round(age)}s ago`} (lease duration ${duration}s)`,
+              }
+            : {
+                verdict: 'ok',
+                check: 'operator leader',
+                detail: `${holder}, Lease ${operatorNs}/${leaseName} renewed ${Math.round(age)}s ago (lease duration ${duration}s; by this machine's clock)`,
+              },
+    );
+  }
+
+  // 4. What you may do (SelfSubjectAccessReview): what glooha status and helm-values read.
+  const self = async (a: Access) => review(cluster, 'selfsubjectaccessreviews', a);
+  for (const a of [
+    { group: GROUP, resource: PLURAL, verb: 'list' },
+    { group: '', resource: 'configmaps', verb: 'get' },
+  ]) {
+    const allowed = await self(a);
+    await report({
+      verdict: allowed ? 'ok' : 'warn',
+      check: 'your access',
+      detail: `${allowed ? 'may' : 'may not'} ${a.verb} ${a.resource}${a.group ? `.${a.group}` : ''} in all namespaces`,
+    });
+  }
+
+  // 5. What the operator may do (SubjectAccessReview for its ServiceAccount).
+  if (operator) {
+    const sa = operator.spec?.template.spec?.serviceAccountName || 'default';
+    const user = `system:serviceaccount:${operatorNs}:${sa}`;
+    const watched = (env.WATCH_NAMESPACES ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    const scopes = watched.length ? watched : [undefined];
+    const missing: string[] = [];
+    let skipped: string | undefined;
+    outer: for (const namespace of scopes) {
+      for (const p of OPERATOR_PERMISSIONS) {
+        const [resource, subresource] = p.resource.split('/') as [string, string | undefined];
+        for (const verb of p.verbs) {
+          let allowed: boolean;
+          try {
+            allowed = await review(
+              cluster,
+              'subjectaccessreviews',
+              { group: p.group, resource: p.resource, verb, namespace },
+              {
+                user,
+                groups: [
+                  'system:serviceaccounts',
+                  `system:serviceaccounts:${operatorNs}`,
+                  'system:authenticated',
+                ],
+              },
+            );
+          } catch (err) {
+            if (errorStatus(err) === 403) {
+              skipped = 'you may not create SubjectAccessReviews';
+              break outer;
+            }
+            throw err;
+          }
+          if (!allowed)
+            missing.push(
+              `${verb} ${resource}${subresource ? `/${subresource}` : ''}${p.group ? `.${p.group}` : ''}${namespace ? ` in ${namespace}` : ''}`,
+            );
+        }
+      }
+    }
+    await report(
+      skipped
+        ? { verdict: 'warn', check: 'operator RBAC', detail: `not checked: ${skipped}` }
+        : missing.length
+          ? { verdict: 'FAIL', check: 'operator RBAC', detail: `${user} may not: ${missing.join(', ')}` }
+          : {
+              verdict: 'ok',
+              check: 'operator RBAC',
+              detail: `${user} holds every permission it needs ${watched.length ? `in ${watched.join(', ')}` : 'in all namespaces'}`,
+            },
+    );
+  }
+
+  // 6. Gloo installs, and whether a GlooHA targets each.
+  const gloos =
+    (
+      await get<{ items: V1Deployment[] }>('list Gloo Deployments', resourcePath(apps, undefined), {
+        labelSelector: GLOO_SELECTOR,
+      })
+    )?.items ?? [];
+  const gloohas = group
+    ? ((
+        await get<{ items: GlooHA[] }>(
+          'list GlooHAs',
+          resourcePath({ group: GROUP, version: VERSION, plural: PLURAL }),
+        )
+      )?.items ?? [])
+    : [];
+  const targeted = new Set(gloohas.map((g) => installNamespaceOf(g)));
+  if (gloos.length === 0) {
+    await report({
+      verdict: 'warn',
+      check: 'Gloo installs',
+      detail: `no Deployment labelled ${GLOO_SELECTOR} found`,
+    });
+  }
+  for (const d of gloos) {
+    const ns = d.metadata?.namespace ?? '';
+    await report(
+      targeted.has(ns)
+        ? {
+            verdict: 'ok',
+            check: 'Gloo install',
+            detail: `${ns}/${d.metadata?.name} is targeted by a GlooHA`,
+          }
+        : {
+            verdict: 'warn',
+            check: 'Gloo install',
+            detail: `${ns}/${d.metadata?.name} has no GlooHA (not made HA)`,
+          },
+    );
+  }
+
+  const failed = results.filter((r) => r.verdict === 'FAIL').length;
+  const warned = results.filter((r) => r.verdict === 'warn').length;
+  io.stderr(`${failed} failed, ${warned} warning(s), ${results.length - failed - warned} ok\n`);
+  return failed > 0 ? EXIT.UNHEALTHY : EXIT.OK;
+}
+
+/** One access review; `subject` makes it a SubjectAccessReview. */
+async function review(
+  cluster: Cluster,
+  kind: 'selfsubjectaccessreviews' | 'subjectaccessreviews',
+  a: Access,
+  subject?: { user: string; groups: string[] },
+): Promise<boolean> {
+  const [resource, subresource] = a.resource.split('/');
+  const body = {
+    apiVersion: 'authorization.k8s.io/v1',
+    kind: kind === 'subjectaccessreviews' ? 'SubjectAccessReview' : 'SelfSubjectAccessReview',
+    spec: {
+      ...subject,
+      resourceAttributes: {
+        group: a.group,
+        resource,
+        ...(subresource ? { subresource } : {}),
+        verb: a.verb,
+        ...(a.namespace ? { namespace: a.namespace } : {}),
+      },
+    },
+  };
+  const path = resourcePath({ group: 'authorization.k8s.io', version: 'v1', plural: kind });
+  const res = await cluster.client.request<{ status?: { allowed?: boolean } }>('POST', path, { body });
+  return res.status?.allowed === true;
+}

@@ -1,0 +1,276 @@
+// The cluster-facing CLI (glooha status, check, helm-values) against the real API server, with the
+// operator running as the chart's ServiceAccount; plus what an SRE reads off /metrics meanwhile
+// (glooha_ready as soon as Ready=True, no reconcile error on delete) and the transport's error text.
+import { AppsV1Api, CoordinationV1Api, type V1Deployment } from '@kubernetes/client-node';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { EXIT } from '../../src/cli/args.js';
+import { main } from '../../src/cli/main.js';
+import { KubeApiError, KubeClient } from '../../src/kube/client.js';
+import { adminKubeConfig, controlPlane, createNamespace, kubeConfigFor } from '../support/cluster.js';
+import { createGlooInstall } from '../support/gloo-install.js';
+import { createGlooHA, deleteGlooHA, getGlooHA } from '../support/glooha.js';
+import {
+  installOperatorRbac,
+  metricValue,
+  startOperatorInProcess,
+  type InProcessOperator,
+  type OperatorIdentity,
+} from '../support/operator.js';
+import { eventually } from '../support/wait.js';
+
+const admin = adminKubeConfig();
+const apps = admin.makeApiClient(AppsV1Api);
+let id: OperatorIdentity;
+let operator: InProcessOperator;
+let glooNs: string;
+
+async function glooha(args: string[], kubeconfig = controlPlane().kubeconfigPath) {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(
+    args,
+    {
+      readFile: () => '',
+      readStdin: async () => '',
+      stdout: (t) => void (stdout += t),
+      stderr: (t) => void (stderr += t),
+    },
+    { KUBECONFIG: kubeconfig },
+  );
+  return { code, stdout, stderr };
+}
+
+/** A Deployment standing for the operator's own (as the chart labels it), so `check` finds it. */
+function operatorDeployment(namespace: string, serviceAccountName: string): V1Deployment {
+  const labels = { 'app.kubernetes.io/name': 'glooha-operator' };
+  return {
+    metadata: { name: 'glooha-operator', namespace, labels },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: labels },
+      template: {
+        metadata: { labels },
+        spec: {
+          serviceAccountName,
+          containers: [{ name: 'operator', image: 'ghcr.io/glooha/glooha-operator:test' }],
+        },
+      },
+    },
+  };
+}
+
+const ready = (g: { status?: { conditions?: Array<{ type: string; status: string }> } }) =>
+  g.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+
+describe('glooha CLI against the API server', { timeout: 180_000 }, () => {
+  beforeAll(async () => {
+    const ns = await createNamespace('glooha-system');
+    id = await installOperatorRbac(ns);
+    operator = await startOperatorInProcess(id);
+    await apps.createNamespacedDeployment({ namespace: ns, body: operatorDeployment(ns, id.serviceAccount) });
+    glooNs = await createNamespace('gloo-cli');
+    await createGlooInstall(admin, { namespace: glooNs, glooReplicas: 1, proxies: ['gateway-proxy'] });
+    await createGlooHA(glooNs, 'gloo', {
+      gloo: { replicas: 2 },
+      gatewayProxies: { gatewayProxy: { replicas: 2 } },
+    });
+  }, 180_000);
+
+  afterAll(async () => {
+    await operator?.shutdown('test end');
+  });
+
+  it('glooha_ready{namespace,name} reads 1 as soon as the GlooHA is Ready=True', async () => {
+    await eventually(
+      'Ready=True',
+      () => getGlooHA(glooNs, 'gloo'),
+      (g) => ready(g) === 'True',
+      {
+        timeoutMs: 120_000,
+      },
+    );
+    // The gauge reads the cache at scrape time: the cache holds our status write within a watch event.
+    const value = await eventually(
+      'glooha_ready = 1',
+      () => metricValue(operator.metricsUrl, 'glooha_ready', { namespace: glooNs, name: 'gloo' }),
+      (v) => v === 1,
+      { timeoutMs: 5_000, intervalMs: 100 },
+    );
+    expect(value).toBe(1);
+    expect(
+      await metricValue(operator.metricsUrl, 'glooha_resources', { ready: 'true' }),
+    ).toBeGreaterThanOrEqual(1);
+    expect(
+      await metricValue(operator.metricsUrl, 'controller_runtime_max_concurrent_reconciles', {
+        controller: 'glooha',
+      }),
+    ).toBe(4);
+    // A standby (same chart identity, second replica) reports the same from its own warm cache.
+    const standby = await startOperatorInProcess(id);
+    try {
+      expect(await metricValue(standby.metricsUrl, 'leader_election_master_status')).toBe(0);
+      await eventually(
+        'glooha_ready = 1 on the standby',
+        () => metricValue(standby.metricsUrl, 'glooha_ready', { namespace: glooNs, name: 'gloo' }),
+        (v) => v === 1,
+        { timeoutMs: 10_000 },
+      );
+      expect(
+        await metricValue(standby.metricsUrl, 'controller_runtime_active_workers', { controller: 'glooha' }),
+      ).toBe(0);
+    } finally {
+      await standby.shutdown('standby done');
+    }
+  });
+
+  it('status: a table, JSON and YAML; exit 0 when every GlooHA is Ready, 4 for a missing name', async () => {
+    const table = await glooha(['status', '-n', glooNs]);
+    expect(table.code, table.stderr).toBe(EXIT.OK);
+    expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+READY\s+STALLED\s+REASON/);
+    expect(table.stdout).toMatch(/^gloo\s+True\s+False\s+Reconciled\s+gloo 2\/2, gatewayProxy 2\/2/m);
+
+    const json = await glooha(['status', 'gloo', '-n', glooNs, '-o', 'json']);
+    expect(json.code).toBe(EXIT.OK);
+    const item = (JSON.parse(json.stdout) as { items: Array<Record<string, any>> }).items[0]; // eslint-disable-line @typescript-eslint/no-explicit-any
+    expect(item?.ready).toMatchObject({ status: 'True', reason: 'Reconciled' });
+    expect(item?.components).toContainEqual({ name: 'gloo', deployment: 'gloo', ready: 2, desired: 2 });
+
+    const yaml = await glooha(['status', '-A', '-o', 'yaml']);
+    expect(
+      (parse(yaml.stdout) as { items: Array<{ namespace: string }> }).items.map((i) => i.namespace),
+    ).toContain(glooNs);
+
+    const missing = await glooha(['status', 'nope', '-n', glooNs]);
+    expect(missing.code).toBe(EXIT.NOT_FOUND);
+    expect(missing.stderr).toBe(`glooha: GlooHA ${glooNs}/nope not found\n`);
+  });
+
+  it('status: a GlooHA whose Gloo install is missing is not Ready, and status exits 5', async () => {
+    const ns = await createNamespace('gloo-missing');
+    await createGlooHA(ns, 'lonely', { gloo: { replicas: 1, leaderElection: { enabled: false } } });
+    const r = await eventually(
+      'the operator to report on a GlooHA with no Gloo install',
+      () => glooha(['status', '-n', ns, '-o', 'json']),
+      (x) =>
+        (JSON.parse(x.stdout || '{"items":[]}') as { items: Array<{ ready: { reason: string } }> }).items[0]
+          ?.ready.reason !== 'NoStatus',
+    );
+    expect(r.code).toBe(EXIT.UNHEALTHY);
+    const item = (JSON.parse(r.stdout) as { items: Array<{ ready: { status: string; message: string } }> })
+      .items[0];
+    expect(item?.ready.status).toBe('False');
+    const table = await glooha(['status', '-n', ns]);
+    expect(table.code).toBe(EXIT.UNHEALTHY);
+    expect(table.stderr).toContain(`${ns}/lonely: `);
+    await deleteGlooHA(ns, 'lonely');
+  });
+
+  it('helm-values prints the ConfigMap the operator keeps; 4 for a GlooHA that does not exist', async () => {
+    const r = await glooha(['helm-values', 'gloo', '-n', glooNs]);
+    expect(r.code, r.stderr).toBe(EXIT.OK);
+    const values = parse(r.stdout) as { gloo: { deployment: { replicas: number } } };
+    expect(values.gloo.deployment.replicas).toBe(2);
+    const missing = await glooha(['helm-values', 'nope', '-n', glooNs]);
+    expect(missing.code).toBe(EXIT.NOT_FOUND);
+    expect(missing.stderr).toContain(`GlooHA ${glooNs}/nope not found`);
+  });
+
+  it('check passes for a healthy install: CRD, operator, its leader, RBAC (SubjectAccessReview), Gloo', async () => {
+    const r = await eventually(
+      'glooha check to pass',
+      () => glooha(['check', '--operator-namespace', id.namespace]),
+      (x) => x.code === EXIT.OK,
+      { timeoutMs: 60_000, intervalMs: 1_000 },
+    );
+    expect(r.stdout).toMatch(/^\[ok\]\s+CRD: gloohas\.glooha\.io serves v1alpha1$/m);
+    expect(r.stdout).toMatch(/^\[ok\]\s+operator: Deployment .*: 1\/1 replicas ready$/m);
+    expect(r.stdout).toMatch(
+      /^\[ok\]\s+operator leader: op-\w+.*, Lease .*\/glooha-operator renewed \d+s ago/m,
+    );
+    expect(r.stdout).toContain(`[ok]   operator RBAC: ${id.username} holds every permission it needs`);
+    expect(r.stdout).toContain(`[ok]   Gloo install: ${glooNs}/gloo is targeted by a GlooHA`);
+  });
+
+  it('check fails (exit 5) where the operator lacks RBAC and has never led', async () => {
+    const ns = await createNamespace('glooha-broken');
+    await kubeConfigFor(ns, 'nobody'); // creates the ServiceAccount
+    await apps.createNamespacedDeployment({ namespace: ns, body: operatorDeployment(ns, 'nobody') });
+    const r = await glooha(['check', '--operator-namespace', ns]);
+    expect(r.code).toBe(EXIT.UNHEALTHY);
+    expect(r.stdout).toContain(`[FAIL] operator leader: no Lease ${ns}/glooha-operator`);
+    expect(r.stdout).toMatch(
+      /^\[FAIL\] operator RBAC: system:serviceaccount:.*:nobody may not: get gloohas\.glooha\.io/m,
+    );
+  });
+
+  it('a user without access gets one line and exit 3, not a stack trace', async () => {
+    const ns = await createNamespace('glooha-user');
+    const kc = await kubeConfigFor(ns, 'nobody');
+    const path = join(controlPlane().pkiDir, `kubeconfig-${ns}`);
+    writeFileSync(path, kc.exportConfig(), { mode: 0o600 });
+    const r = await glooha(['status', '-A'], path);
+    expect(r.code).toBe(EXIT.CLUSTER);
+    expect(r.stderr).toMatch(
+      /^glooha: list GlooHAs in all namespaces: GET \/apis\/glooha\.io\/v1alpha1\/gloohas: 403 Forbidden: /,
+    );
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it("a 409 from a generated client reads '<method>: 409 Conflict: <message>'", async () => {
+    const client = new KubeClient(admin);
+    const leases = client.api(CoordinationV1Api);
+    const lease = await leases.createNamespacedLease({
+      namespace: glooNs,
+      body: { metadata: { name: 'conflict-test' }, spec: { holderIdentity: 'a' } },
+    });
+    await leases.replaceNamespacedLease({ namespace: glooNs, name: 'conflict-test', body: lease });
+    const err = await leases
+      .replaceNamespacedLease({ namespace: glooNs, name: 'conflict-test', body: lease })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    client.close();
+    expect(err).toBeInstanceOf(KubeApiError);
+    const e = err as KubeApiError;
+    expect(e.code).toBe(409);
+    expect(e.message).toMatch(
+      /^replaceNamespacedLease: 409 Conflict: Operation cannot be fulfilled on leases/,
+    );
+    expect(e.message).not.toContain('Unknown API Status Code');
+    expect(e.message).not.toContain('\n');
+  });
+
+  it('deleting a GlooHA counts no reconcile error and logs no error', async () => {
+    const before = await metricValue(operator.metricsUrl, 'controller_runtime_reconcile_errors_total', {
+      controller: 'glooha',
+    });
+    const logsBefore = operator.logs.length;
+    await deleteGlooHA(glooNs, 'gloo');
+    await eventually(
+      'the GlooHA to go',
+      () => glooha(['status', 'gloo', '-n', glooNs]),
+      (r) => r.code === EXIT.NOT_FOUND,
+    );
+    // Let the informer deliver the delete and any reconcile it queues run.
+    await eventually(
+      'its glooha_ready series to go',
+      async () =>
+        (await (await fetch(`${operator.metricsUrl}/metrics`)).text()).includes(`namespace="${glooNs}"`),
+      (present) => !present,
+    );
+    expect(
+      await metricValue(operator.metricsUrl, 'controller_runtime_reconcile_errors_total', {
+        controller: 'glooha',
+      }),
+    ).toBe(before);
+    const errors = operator.logs
+      .slice(logsBefore)
+      .map((l) => JSON.parse(l) as { level: string; msg: string })
+      .filter((l) => l.level === 'error');
+    expect(errors).toEqual([]);
+  });
+});

@@ -1,0 +1,56 @@
+// The `glooha` executable as users get it: from a checkout (npm run glooha --, node dist/... after a
+// build) and from the packed tarball (`npm pack`, then `npx --package ./glooha-operator-*.tgz glooha`),
+// which is what `npm i -g` and npx from the registry install.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const exec = promisify(execFile);
+const repoRoot = join(import.meta.dirname, '..', '..', '..');
+const dir = mkdtempSync(join(tmpdir(), 'glooha-pack-'));
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('the glooha executable, packed and from a checkout', () => {
+  it(
+    'npm pack (prepack builds dist/), then npx --package ./tarball glooha works',
+    { timeout: 300_000 },
+    async () => {
+      await exec('npm', ['pack', '--pack-destination', dir, '--silent'], { cwd: repoRoot });
+      const tarball = readdirSync(dir).find((f) => /^glooha-operator-.*\.tgz$/.test(f));
+      expect(tarball).toBeDefined();
+      // --prefer-offline: the dependencies come from npm's cache (filled by npm ci) when they are there.
+      const npx = (args: string[]) =>
+        exec('npx', ['--yes', '--prefer-offline', '--package', `./${tarball}`, ...args], {
+          cwd: dir,
+          env: { ...process.env, npm_config_update_notifier: 'false' },
+        });
+      const help = await npx(['glooha', '--help']);
+      expect(help.stdout).toContain('glooha status [NAME]');
+      const version = await npx(['glooha', '--version']);
+      expect(version.stdout).toMatch(/^glooha \d+\.\d+\.\d+/);
+      // The packaged templates are found (render reads src/templates from the package).
+      const render = await npx(['glooha', 'render', '-f', join(repoRoot, 'examples', 'glooha.yaml')]);
+      expect(render.stdout).toContain('kind: PodDisruptionBudget');
+      // A cluster command with no kubeconfig: exit 3 and one line, from the packed build too.
+      const noCluster = await npx(['glooha', 'status', '--kubeconfig', join(dir, 'none')]).catch(
+        (e: { code: number; stderr: string }) => e,
+      );
+      expect('code' in noCluster && noCluster.code).toBe(3);
+      expect((noCluster as { stderr: string }).stderr).toBe(
+        `glooha: kubeconfig ${join(dir, 'none')} (--kubeconfig) does not exist: give an existing file\n`,
+      );
+      const operator = await npx(['glooha-operator', '--version']);
+      expect(operator.stdout).toMatch(/^glooha-operator \d+\.\d+\.\d+/);
+
+      // From the checkout, after the build prepack ran: both ways the README shows.
+      const built = await exec(process.execPath, ['dist/src/cli/glooha.js', '--version'], { cwd: repoRoot });
+      expect(built.stdout).toBe(version.stdout);
+      const script = await exec('npm', ['run', '--silent', 'glooha', '--', '--version'], { cwd: repoRoot });
+      expect(script.stdout).toBe(version.stdout);
+    },
+  );
+});
