@@ -9,7 +9,14 @@
 //  3. after the GlooHA is deleted, replicas/env/affinity stay, no operator field manager is left, and
 //     the next plain upgrade succeeds without --force-conflicts, taking the chart's values;
 //  4. no Helm path drops the autoscaled proxy below its HPA minimum while the operator manages it.
-import { AppsV1Api, AutoscalingV2Api, CoreV1Api, type V1Deployment } from '@kubernetes/client-node';
+import {
+  AppsV1Api,
+  AutoscalingV2Api,
+  CoreV1Api,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1Deployment,
+} from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GlooHA, GlooHASpec } from '../../src/api/types.js';
@@ -239,6 +246,30 @@ describe.each(HELM_MAJORS)("Gloo's chart with Helm %i", (major) => {
     expect(m.podRestarts).toEqual({});
     expect(m.replicaChanges).toEqual([]);
     expect(m.driftCorrections).toBe(0);
+  });
+
+  it('the floor refuses a lowering update, but not the scale subresource (kubectl scale, the HPA controller)', async () => {
+    const refused = await apps
+      .patchNamespacedDeployment(
+        { name: 'gateway-proxy', namespace: ns, body: { spec: { replicas: 1 } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      )
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(String((refused as { body?: unknown })?.body ?? refused)).toMatch(/spec\.replicas 1 is below 2/);
+    await apps.patchNamespacedDeploymentScale(
+      { name: 'gateway-proxy', namespace: ns, body: { spec: { replicas: 1 } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    // Allowed, then restored by the operator (driftPolicy enforce), as any drift.
+    await eventually(
+      'gateway-proxy back at 2 replicas',
+      () => apps.readNamespacedDeployment({ name: 'gateway-proxy', namespace: ns }),
+      (d) => d.spec?.replicas === 2,
+      { timeoutMs: 30_000 },
+    );
   });
 
   it('after the GlooHA is deleted: fields stay, no operator manager is left, and a plain upgrade succeeds without --force-conflicts', async () => {
