@@ -18,8 +18,11 @@ export interface ObjectWriter {
   delete(ref: ObjectRef, signal: AbortSignal): Promise<void>;
   /** Replaces the finalizer list, based on the GlooHA's resourceVersion (409 if it moved since). */
   setFinalizers(g: GlooHA, finalizers: string[], signal: AbortSignal): Promise<void>;
-  /** Replaces the status subresource. */
-  writeStatus(g: GlooHA, status: GlooHAStatus, signal: AbortSignal): Promise<void>;
+  /**
+   * Replaces the status subresource, based on the GlooHA's resourceVersion (409 if it moved since), and
+   * returns the resourceVersion the write produced.
+   */
+  writeStatus(g: GlooHA, status: GlooHAStatus, signal: AbortSignal): Promise<string | undefined>;
   createEvent(event: CoreV1Event, signal: AbortSignal): Promise<void>;
 }
 
@@ -63,11 +66,23 @@ export function kubeWriter(client: KubeClient): ObjectWriter {
       });
     },
     async writeStatus(g, status, signal) {
-      await client.request('PATCH', resourcePath(GLOOHAS, g.metadata.namespace, g.metadata.name, 'status'), {
-        body: [{ op: 'add', path: '/status', value: status }],
-        contentType: PatchStrategy.JsonPatch,
-        signal,
-      });
+      // The status is computed from the object at this resourceVersion. Setting it in the patch makes
+      // the API server apply the patch only to that version (409 otherwise), so a write that arrives
+      // late — delayed on the network, or from a replica whose term has ended — cannot replace a newer
+      // status with an older one. ('test' would fail with 422, a conflict is what it is.)
+      const updated = await client.request<GlooHA>(
+        'PATCH',
+        resourcePath(GLOOHAS, g.metadata.namespace, g.metadata.name, 'status'),
+        {
+          body: [
+            { op: 'replace', path: '/metadata/resourceVersion', value: g.metadata.resourceVersion },
+            { op: 'add', path: '/status', value: status },
+          ],
+          contentType: PatchStrategy.JsonPatch,
+          signal,
+        },
+      );
+      return updated?.metadata?.resourceVersion;
     },
     async createEvent(event, signal) {
       await client.request(
