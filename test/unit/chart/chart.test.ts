@@ -18,6 +18,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { FENCING_DENIAL_MARKER } from '../../../src/kube/client.js';
 import { electionPermissions, reconcilerPermissions, triples } from './expected-rbac.js';
 import { chartDir, find, helm, helmBuildTimeoutMs, render, renderError } from './helm.js';
 
@@ -69,8 +70,10 @@ describe('chart defaults (cluster mode)', () => {
       'PodDisruptionBudget/glooha-operator',
       'Service/glooha-operator-metrics',
       'ServiceAccount/glooha-operator',
+      'ValidatingAdmissionPolicy/glooha-operator-fencing',
+      'ValidatingAdmissionPolicyBinding/glooha-operator-fencing',
     ]);
-    for (const o of objects.filter((o) => !o.kind?.startsWith('Cluster'))) {
+    for (const o of objects.filter((o) => !/^(Cluster|ValidatingAdmissionPolicy)/.test(o.kind ?? ''))) {
       expect(o.metadata?.namespace, `${o.kind} namespace`).toBe('glooha-system');
     }
   });
@@ -300,11 +303,56 @@ describe('options', () => {
     const objects = await render({
       values: { serviceAccount: { create: false, name: 'mine' }, rbac: { create: false } },
     });
-    expect(objects.map((o) => o.kind).sort()).toEqual(['Deployment', 'PodDisruptionBudget', 'Service']);
+    expect(objects.map((o) => o.kind).sort()).toEqual([
+      'Deployment',
+      'PodDisruptionBudget',
+      'Service',
+      'ValidatingAdmissionPolicy',
+      'ValidatingAdmissionPolicyBinding',
+    ]);
     expect(find<V1Deployment>(objects, 'Deployment').spec?.template.spec?.serviceAccountName).toBe('mine');
     expect(await renderError({ values: { serviceAccount: { create: false } } })).toContain(
       'serviceAccount.name is required',
     );
+  });
+
+  it("fences server-side by default: a policy on the Lease for the operator's ServiceAccount only; off with the value or without leader election", async () => {
+    const objects = await render({
+      release: 'ops',
+      namespace: 'ops-system',
+      values: { leaderElection: { id: 'my-lease' } },
+    });
+    const policy = find<KubernetesObject & { spec: Record<string, unknown> }>(
+      objects,
+      'ValidatingAdmissionPolicy',
+      'ops-glooha-operator-fencing',
+    );
+    const binding = find<KubernetesObject & { spec: Record<string, unknown> }>(
+      objects,
+      'ValidatingAdmissionPolicyBinding',
+      'ops-glooha-operator-fencing',
+    );
+    expect(policy.spec).toMatchObject({
+      failurePolicy: 'Fail',
+      paramKind: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' },
+    });
+    const text = JSON.stringify(policy.spec);
+    expect(text).toContain(
+      "request.userInfo.username == 'system:serviceaccount:ops-system:ops-glooha-operator'",
+    );
+    expect(text).toContain("request.name == 'my-lease'");
+    expect(text).toContain('authentication.kubernetes.io/pod-name');
+    // The operator recognises the policy's denials by this marker (src/kube/client.ts).
+    expect(text).toContain(`'${FENCING_DENIAL_MARKER}`);
+    expect(binding.spec).toEqual({
+      policyName: 'ops-glooha-operator-fencing',
+      validationActions: ['Deny'],
+      paramRef: { name: 'my-lease', namespace: 'ops-system', parameterNotFoundAction: 'Deny' },
+    });
+    const kinds = async (values: Record<string, unknown>) =>
+      (await render({ values })).map((o) => o.kind).filter((k) => k?.startsWith('ValidatingAdmission'));
+    expect(await kinds({ leaderElection: { fencingPolicy: { enabled: false } } })).toEqual([]);
+    expect(await kinds({ replicaCount: 1, leaderElection: { enabled: false } })).toEqual([]);
   });
 
   it('passes the metrics port and leader-election timings through', async () => {
