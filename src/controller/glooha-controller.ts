@@ -50,6 +50,18 @@ export function ownerKey(obj: KubernetesObject): string | undefined {
   return name && ns ? `${ns}/${name}` : undefined;
 }
 
+/**
+ * Passes a GlooHA update whose status changed in a write that was not ours: someone else's, or a late
+ * write from an earlier term that arrived after this one began. It is put right at once instead of at
+ * the next resync. Our own status writes are recognised by the resourceVersion they produced.
+ */
+export function foreignStatusWrite(memory: ReconcilerMemory): EventFilter<KubernetesObject> {
+  return (ev) =>
+    ev.type === 'update' &&
+    !deepEqual((ev.old as GlooHAObject).status, (ev.obj as GlooHAObject).status) &&
+    memory.lastStatusWrite(objectKey(ev.obj))?.wrote !== ev.obj.metadata?.resourceVersion;
+}
+
 export interface GlooHAController {
   /** For tests: what is remembered per GlooHA (must be forgotten with it). */
   memory: ReconcilerMemory;
@@ -134,14 +146,6 @@ export function setupGlooHAController(mgr: Manager, opts: GlooHAControllerOption
     opts.metrics.glooha.setResources(counts);
   };
 
-  // A status that changed in a write that was not ours — someone else's, or a late write from an
-  // earlier term that arrived after this one began — is put right at once instead of at the next
-  // resync. Our own status writes are recognised by the resourceVersion they produced.
-  const foreignStatusWrite: EventFilter<KubernetesObject> = (ev) =>
-    ev.type === 'update' &&
-    !deepEqual((ev.old as GlooHAObject).status, (ev.obj as GlooHAObject).status) &&
-    memory.lastStatusWrite(objectKey(ev.obj))?.wrote !== ev.obj.metadata?.resourceVersion;
-
   opts.metrics?.reconcile.register(CONTROLLER_NAME);
   const toInstall = { mapToKeys: (o: KubernetesObject) => keysForNamespace(o.metadata?.namespace) };
   const toOwner = { mapToKeys: (o: KubernetesObject) => ownerKey(o) };
@@ -168,7 +172,7 @@ export function setupGlooHAController(mgr: Manager, opts: GlooHAControllerOption
       // anyone but us; not our own status writes.
       {
         informer: gloohas as unknown as Informer<KubernetesObject>,
-        filter: anyOf(generationChanged, foreignStatusWrite),
+        filter: anyOf(generationChanged, foreignStatusWrite(memory)),
       },
       { informer: deployments as unknown as Informer<KubernetesObject>, ...toInstall },
       { informer: glooHpas as unknown as Informer<KubernetesObject>, ...toInstall },

@@ -20,7 +20,8 @@ import { NotLeaderError } from '../../src/leader/leadership.js';
 import { KubeLeaseClient } from '../../src/leader/lease-client.js';
 import { createMetrics, type OperatorMetrics } from '../../src/metrics/index.js';
 import { adminKubeConfig, controlPlane, createNamespace, kubeConfigFor } from '../support/cluster.js';
-import { createGlooHA } from '../support/glooha.js';
+import { kubeWriter } from '../../src/controller/actions/writer.js';
+import { createGlooHA, getGlooHA } from '../support/glooha.js';
 import {
   boundToPod,
   installOperatorRbac,
@@ -344,6 +345,24 @@ describe("server-side fencing: the chart's ValidatingAdmissionPolicy", () => {
     expect(await outcome(createConfigMap(b.staleClient(), ns, 'after-failover'))).toBe('fenced');
     expect(await outcome(createConfigMap(c.client(), ns, 'by-failover-leader'))).toBe('ok');
   }, 120_000);
+
+  it('a status write computed from an older version of the GlooHA conflicts (409) instead of replacing a newer status', async () => {
+    const ns = withoutPolicy.namespace;
+    await createGlooHA(ns, 'precondition', { gloo: { replicas: 2 } });
+    const client = new KubeClient(withoutPolicy.kubeConfig);
+    cleanups.push(() => client.close());
+    const writer = kubeWriter(client);
+    const signal = new AbortController().signal;
+    const old = await getGlooHA(ns, 'precondition');
+    const wrote = await writer.writeStatus(old, { observedGeneration: 1 }, signal);
+    const now = await getGlooHA(ns, 'precondition');
+    expect(wrote).toBe(now.metadata.resourceVersion);
+    expect(now.status?.observedGeneration).toBe(1);
+    // The same decision, delivered late: it was made from `old`, which is no longer current.
+    const late = await writer.writeStatus(old, { observedGeneration: 0 }, signal).catch((e: unknown) => e);
+    expect(errorStatus(late)).toBe(409);
+    expect((await getGlooHA(ns, 'precondition')).status?.observedGeneration).toBe(1);
+  });
 
   for (const policy of [true, false]) {
     const label = policy ? 'with the policy' : 'without the policy';
