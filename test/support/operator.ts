@@ -2,6 +2,7 @@
 // chart's ServiceAccount (a real token), either in-process (`run()` from src/main.ts) or as separate
 // processes (`node --import tsx src/main.ts`) for fault injection (SIGKILL, SIGSTOP, partitions).
 import {
+  CoordinationV1Api,
   CoreV1Api,
   KubeConfig as KubeConfigClass,
   KubernetesObjectApi,
@@ -18,6 +19,7 @@ import { parseConfig, run, type OperatorConfig, type RunningOperator } from '../
 import { createLogger, type LogLevel } from '../../src/log.js';
 import { render } from '../unit/chart/helm.js';
 import { FENCING_DENIAL_MARKER } from '../../src/kube/client.js';
+import { DEFAULT_LEASE_NAME } from '../../src/leader/config.js';
 import { adminKubeConfig, installCrds, kubeConfigFor, podBoundToken } from './cluster.js';
 import { eventually } from './wait.js';
 
@@ -116,6 +118,16 @@ export async function boundToPod(id: OperatorIdentity, podName: string): Promise
  * a moment after they are created.)
  */
 export async function waitForFencing(id: OperatorIdentity): Promise<void> {
+  // The policy acts only once the Lease exists (parameterNotFoundAction: Allow): create it unheld.
+  await adminKubeConfig()
+    .makeApiClient(CoordinationV1Api)
+    .createNamespacedLease({
+      namespace: id.namespace,
+      body: { metadata: { name: DEFAULT_LEASE_NAME }, spec: { holderIdentity: '', leaseDurationSeconds: 1 } },
+    })
+    .catch((err: { code?: number }) => {
+      if (err.code !== 409) throw err;
+    });
   const probe = await boundToPod(id, `fencing-probe-${randomBytes(3).toString('hex')}`);
   const core = probe.kubeConfig.makeApiClient(CoreV1Api);
   await eventually(
@@ -126,7 +138,7 @@ export async function waitForFencing(id: OperatorIdentity): Promise<void> {
           namespace: id.namespace,
           body: {
             metadata: { generateName: 'fencing-probe-' },
-            involvedObject: { kind: 'Namespace', name: id.namespace },
+            involvedObject: { kind: 'ServiceAccount', name: id.serviceAccount, namespace: id.namespace },
             reason: 'FencingProbe',
             message: 'probe',
             type: 'Normal',
@@ -136,7 +148,10 @@ export async function waitForFencing(id: OperatorIdentity): Promise<void> {
       } catch (err) {
         const e = err as { code?: number; body?: unknown };
         const body = typeof e.body === 'string' ? e.body : JSON.stringify(e.body ?? '');
-        return e.code === 403 && /ValidatingAdmissionPolicy|no params found/.test(body) ? 'denied' : body;
+        // 403 from the validation; 422 ("failed to configure binding") while the Lease does not exist
+        return (e.code === 403 || e.code === 422) && body.includes('ValidatingAdmissionPolicy')
+          ? 'denied'
+          : body;
       }
     },
     (v) => v === 'denied',

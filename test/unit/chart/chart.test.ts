@@ -347,7 +347,7 @@ describe('options', () => {
     expect(binding.spec).toEqual({
       policyName: 'ops-glooha-operator-fencing',
       validationActions: ['Deny'],
-      paramRef: { name: 'my-lease', namespace: 'ops-system', parameterNotFoundAction: 'Deny' },
+      paramRef: { name: 'my-lease', namespace: 'ops-system', parameterNotFoundAction: 'Allow' },
     });
     const kinds = async (values: Record<string, unknown>) =>
       (await render({ values })).map((o) => o.kind).filter((k) => k?.startsWith('ValidatingAdmission'));
