@@ -22,7 +22,7 @@ import { installNamespaceOf } from '../core/desired.js';
 import type { Manager } from '../manager/manager.js';
 import type { OperatorMetrics } from '../metrics/index.js';
 import { realClock, type Clock } from '../runtime/clock.js';
-import { generationChanged, type EventFilter } from '../runtime/filters.js';
+import { anyOf, deepEqual, generationChanged, type EventFilter } from '../runtime/filters.js';
 import type { Informer } from '../runtime/informer.js';
 import { objectKey } from '../runtime/store.js';
 import { EventRecorder } from './actions/events.js';
@@ -48,6 +48,18 @@ export function ownerKey(obj: KubernetesObject): string | undefined {
   const name = l[LABEL_OWNER_NAME];
   const ns = l[LABEL_OWNER_NAMESPACE];
   return name && ns ? `${ns}/${name}` : undefined;
+}
+
+/**
+ * Passes a GlooHA update whose status changed in a write that was not ours: someone else's, or a late
+ * write from an earlier term that arrived after this one began. It is put right at once instead of at
+ * the next resync. Our own status writes are recognised by the resourceVersion they produced.
+ */
+export function foreignStatusWrite(memory: ReconcilerMemory): EventFilter<KubernetesObject> {
+  return (ev) =>
+    ev.type === 'update' &&
+    !deepEqual((ev.old as GlooHAObject).status, (ev.obj as GlooHAObject).status) &&
+    memory.lastStatusWrite(objectKey(ev.obj))?.wrote !== ev.obj.metadata?.resourceVersion;
 }
 
 export interface GlooHAController {
@@ -153,10 +165,11 @@ export function setupGlooHAController(mgr: Manager, opts: GlooHAControllerOption
         log: mgr.log,
       }),
     watches: [
-      // Spec (generation), deletion, finalizers, labels and annotations; not our own status writes.
+      // Spec (generation), deletion, finalizers, labels and annotations, and status written by
+      // anyone but us; not our own status writes.
       {
         informer: gloohas as unknown as Informer<KubernetesObject>,
-        filter: generationChanged as EventFilter<KubernetesObject>,
+        filter: anyOf(generationChanged, foreignStatusWrite(memory)),
       },
       { informer: deployments as unknown as Informer<KubernetesObject>, ...toInstall },
       { informer: glooHpas as unknown as Informer<KubernetesObject>, ...toInstall },

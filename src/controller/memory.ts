@@ -6,6 +6,8 @@ import type { DriftReport } from './status.js';
 interface StatusWrite {
   json: string;
   basedOn: string | undefined;
+  /** The resourceVersion our write produced: the watch event carrying it is our own write. */
+  wrote?: string | undefined;
 }
 
 export class ReconcilerMemory {

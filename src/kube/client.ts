@@ -15,6 +15,10 @@
 //   synchronously right before it flushes the request bytes — so a process frozen (SIGSTOP, a long
 //   GC pause) between the two sends nothing on waking after another replica took over. Only the Lease
 //   client is built `fenced: false`: renewing is how a paused leader becomes able to write again.
+// - Server-side fencing. With the chart's ValidatingAdmissionPolicy (docs/leader-election.md) the API
+//   server refuses a write from a replica that does not hold the Lease, whatever the client-side fence
+//   believed: such a 403 is counted (`glooha_fenced_writes_total{layer="admission"}`) and `request()`
+//   turns it into a NotLeaderError, so callers handle it exactly like the local fence's refusal.
 // - Timeouts and cancellation. Every request is bounded by `timeoutMs` and by the caller's
 //   AbortSignal (the reconcile passes its leader term's signal). The two are linked by hand, with the
 //   listener removed when the response body has been read: `AbortSignal.any` on a term-long signal
@@ -47,6 +51,7 @@ import {
   type ObservableMiddleware,
   type RequestContext,
 } from '@kubernetes/client-node';
+import { NotLeaderError } from '../leader/leadership.js';
 
 /** What src/metrics implements to count API requests (client-go's rest_client_* series). */
 export interface RestClientMetrics {
@@ -60,6 +65,35 @@ export interface RestClientMetrics {
 
 export const noRestClientMetrics: RestClientMetrics = { request: () => {} };
 
+/**
+ * Where a write was refused for not coming from the leader: `client` (the check before the request is
+ * handed to the network), `socket` (the re-check when it gets its socket), `admission` (the API
+ * server's fencing policy refused it: it reached the server after this replica's term had ended).
+ */
+export type FenceLayer = 'client' | 'socket' | 'admission';
+export const FENCE_LAYERS: readonly FenceLayer[] = ['client', 'socket', 'admission'];
+
+/** What src/metrics implements to count refused writes (glooha_fenced_writes_total{layer}). */
+export interface FenceMetrics {
+  writeRefused(layer: FenceLayer): void;
+}
+
+export const noFenceMetrics: FenceMetrics = { writeRefused: () => {} };
+
+/**
+ * How the chart's fencing policy starts its denial message (charts/glooha-operator/templates/
+ * fencing-policy.yaml; a unit test keeps the two in step). The API server wraps it as "... denied
+ * request: glooha-operator fencing: pod X does not hold Lease ns/name ...".
+ */
+export const FENCING_DENIAL_MARKER = 'glooha-operator fencing: ';
+
+/** A 403 from the chart's fencing policy (the response body, as text or parsed Status). */
+export function isFencingDenial(status: number, body: unknown): boolean {
+  if (status !== 403) return false;
+  const text = typeof body === 'string' ? body : JSON.stringify(body ?? '');
+  return text.includes(FENCING_DENIAL_MARKER);
+}
+
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export interface KubeClientOptions {
@@ -69,6 +103,8 @@ export interface KubeClientOptions {
    * when it gets its socket. Default: never refuses (tools, tests).
    */
   fence?: () => void;
+  /** Counts the writes the fence (or the API server's fencing policy) refused. */
+  fenceMetrics?: FenceMetrics;
   /** Upper bound for one request (to response body), whatever signal the caller passes. Default 30 s. */
   timeoutMs?: number;
   /** Keep-alive connection reuse. Default true. */
@@ -166,6 +202,7 @@ export class KubeClient {
   private readonly server: string;
   private readonly metrics: RestClientMetrics;
   private readonly fence: (() => void) | undefined;
+  private readonly fenceMetrics: FenceMetrics;
   private readonly timeoutMs: number;
   private readonly reuse: boolean;
   private readonly pool = new Map<string, HttpAgent>();
@@ -184,6 +221,7 @@ export class KubeClient {
     this.host = hostOf(cluster.server);
     this.metrics = options.metrics ?? noRestClientMetrics;
     this.fence = options.fence;
+    this.fenceMetrics = options.fenceMetrics ?? noFenceMetrics;
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.reuse = options.reuseConnections ?? true;
     const inner = new IsomorphicFetchHttpLibrary();
@@ -245,6 +283,13 @@ export class KubeClient {
       parsed = text;
     }
     if (resp.httpStatusCode < 200 || resp.httpStatusCode > 299) {
+      if (WRITE_METHODS.has(method) && isFencingDenial(resp.httpStatusCode, parsed)) {
+        // The API server judged by the Lease as it stands: this replica's term is over (or it never
+        // began), whatever the local clock says. Callers treat it as the fence's own refusal.
+        throw new NotLeaderError(`the API server's fencing policy refused ${method} ${path}`, {
+          cause: new KubeApiError(resp.httpStatusCode, `${method} ${path}`, parsed, resp.headers),
+        });
+      }
       throw new KubeApiError(resp.httpStatusCode, `${method} ${path}`, parsed, resp.headers);
     }
     return parsed as T;
@@ -298,8 +343,23 @@ export class KubeClient {
     return wrapHttpLibrary({
       send: async (request: RequestContext): Promise<ResponseContext> => {
         const method = request.getHttpMethod().toString();
-        const check = fenced && WRITE_METHODS.has(method) ? this.fence : undefined;
-        check?.();
+        const fence = fenced && WRITE_METHODS.has(method) ? this.fence : undefined;
+        try {
+          fence?.();
+        } catch (err) {
+          this.fenceMetrics.writeRefused('client');
+          throw err;
+        }
+        const check = fence
+          ? () => {
+              try {
+                fence();
+              } catch (err) {
+                this.fenceMetrics.writeRefused('socket');
+                throw err;
+              }
+            }
+          : undefined;
         const link = linkedSignal(request.getSignal(), this.timeoutMs);
         request.setSignal(link.signal);
         const fresh = request.getAgent();
@@ -323,6 +383,11 @@ export class KubeClient {
         );
         // The signal and timer stay linked until the body has been read (or failed to be).
         const body = response.body;
+        const status = response.httpStatusCode;
+        const counted = (text: string) => {
+          if (check && isFencingDenial(status, text)) this.fenceMetrics.writeRefused('admission');
+          return text;
+        };
         const finish = <R>(p: Promise<R>) =>
           p.then(
             (v) => {
@@ -335,7 +400,7 @@ export class KubeClient {
             },
           );
         return new ResponseContext(response.httpStatusCode, response.headers, {
-          text: () => finish(body.text()),
+          text: () => finish(body.text().then(counted)),
           binary: () => finish(body.binary()),
         });
       },

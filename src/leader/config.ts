@@ -40,6 +40,13 @@ export const JITTER_FACTOR = 1.2;
 
 export const DEFAULT_LEASE_NAME = 'glooha-operator';
 
+/**
+ * On SIGTERM the leader releases the Lease no sooner than this after its term ended (the drain of
+ * in-flight reconciles counts towards it), so a write already on the wire lands while the Lease still
+ * names it rather than in the next leader's term. Short, because a standby takes over right after.
+ */
+export const RELEASE_GUARD_MS = 250;
+
 /** Every setting's command-line flag and environment variable. A flag wins over its env variable. */
 export const LEADER_ELECTION_FLAGS = {
   enabled: { flag: '--leader-elect', env: 'LEADER_ELECT' },
@@ -153,9 +160,13 @@ export interface ResolveLeaderElectionInput {
   defaultNamespace?: string;
 }
 
-/** `<pod name>_<8 hex chars>`: the suffix keeps identities unique when a pod restarts in place. */
+/**
+ * `<pod name>_<8 hex chars>`: the suffix keeps identities unique when a pod restarts in place. The pod
+ * name is kept whole (pod names cannot contain '_'): the chart's fencing policy matches it against
+ * the pod name in the writer's ServiceAccount token.
+ */
 export function makeIdentity(podName?: string): string {
-  const base = (podName || hostname() || 'glooha-operator').slice(0, 100);
+  const base = podName || hostname() || 'glooha-operator';
   return `${base}_${randomBytes(4).toString('hex')}`;
 }
 

@@ -2,7 +2,7 @@
 
 import type { KubeClient } from '../kube/client.js';
 import type { Logger } from '../log.js';
-import type { LeaderElectionConfig } from './config.js';
+import { RELEASE_GUARD_MS, type LeaderElectionConfig } from './config.js';
 import { LeaderElector, type LeaderCallbacks } from './elector.js';
 import { KubeLeaseClient } from './lease-client.js';
 import type { LeaderElectionMetrics } from './metrics.js';
@@ -40,6 +40,7 @@ export function createLeaderElector(
     renewDeadlineMs: config.renewDeadlineMs,
     retryPeriodMs: config.retryPeriodMs,
     releaseOnCancel: config.releaseOnCancel,
+    releaseGuardMs: RELEASE_GUARD_MS,
     callbacks: deps.callbacks,
     logger: deps.logger,
     metrics: deps.metrics,

@@ -101,6 +101,13 @@ export interface LeaderElectorOptions extends LeaderElectionTimings {
   callbacks: LeaderCallbacks;
   /** On stop(), clear the holder so another candidate takes over at once. Default true. */
   releaseOnCancel?: boolean;
+  /**
+   * On stop(), release no sooner than this long after the term ended (the drain counts towards it).
+   * A write the ended term had already put on the wire is cancelled only on our side; the guard gives
+   * it time to reach the API server while the Lease still names us, instead of landing in the next
+   * leader's term. Default 0; the operator uses RELEASE_GUARD_MS.
+   */
+  releaseGuardMs?: number;
   /** Upper bound for one Lease request. Default renewDeadline / 2 (so the leader gets ≥ 2 tries). */
   requestTimeoutMs?: number;
   /** Watch the Lease (default true). Without it candidates poll every retryPeriod. */
@@ -152,6 +159,7 @@ export class LeaderElector implements Leadership {
   private readonly retryPeriodMs: number;
   private readonly requestTimeoutMs: number;
   private readonly releaseOnCancel: boolean;
+  private readonly releaseGuardMs: number;
   private readonly watchEnabled: boolean;
   private readonly callbacks: LeaderCallbacks;
   private readonly clock: Clock;
@@ -177,6 +185,8 @@ export class LeaderElector implements Leadership {
   private termSeq = 0;
   /** Monotonic time at which the last successful acquire/renew was SENT. */
   private lastRenewAt = Number.NEGATIVE_INFINITY;
+  /** Monotonic time at which the last term ended (its signal was aborted). */
+  private termEndedAt = Number.NEGATIVE_INFINITY;
 
   private tickTimer: TimerHandle | undefined;
   private tickDue = Number.POSITIVE_INFINITY;
@@ -202,6 +212,7 @@ export class LeaderElector implements Leadership {
     this.retryPeriodMs = options.retryPeriodMs;
     this.requestTimeoutMs = options.requestTimeoutMs ?? Math.max(1, Math.floor(options.renewDeadlineMs / 2));
     this.releaseOnCancel = options.releaseOnCancel ?? true;
+    this.releaseGuardMs = options.releaseGuardMs ?? 0;
     this.watchEnabled = options.watch ?? true;
     this.callbacks = options.callbacks;
     this.clock = options.clock ?? realClock;
@@ -646,6 +657,7 @@ export class LeaderElector implements Leadership {
     const error = new NotLeaderError(message);
     this.attempt?.abort(error);
     term?.controller.abort(error);
+    this.termEndedAt = this.clock.now();
     this.metrics.setLeading(this.name, false);
     const fields = {
       reason,
@@ -693,6 +705,7 @@ export class LeaderElector implements Leadership {
       !this.leaseMissing &&
       this.observed?.record.holderIdentity === this.identity
     ) {
+      await this.releaseGuard();
       await this.release();
     }
     this.clearDeadline();
@@ -700,6 +713,12 @@ export class LeaderElector implements Leadership {
     this.state = 'stopped';
     this.metrics.setLeading(this.name, false);
     this.log.info('left leader election');
+  }
+
+  /** Waits until releaseGuardMs have passed since the term ended. */
+  private async releaseGuard(): Promise<void> {
+    const wait = this.termEndedAt + this.releaseGuardMs - this.clock.now();
+    if (wait > 0) await new Promise<void>((resolve) => this.clock.setTimeout(resolve, wait));
   }
 
   /** client-go's ReleaseOnCancel: clear the holder (and shorten the lease) if it is still us. */
@@ -738,9 +757,42 @@ export class LeaderElector implements Leadership {
       }
       this.log.warn('could not release the lease: it kept changing');
     } catch (err) {
+      // A timeout or a 5xx does not say whether the update was committed (a release audited as 504
+      // had been). Read the Lease back before calling it a failure.
+      const after = await this.readBack();
+      if (after !== undefined && after.holder !== this.identity) {
+        this.log.info('released the lease', {
+          wallTime: this.clock.wallNow().toISOString(),
+          confirmedByReadBack: true,
+          holder: after.holder,
+          err,
+        });
+        return;
+      }
       this.log.warn('could not release the lease; another replica takes over after the lease duration', {
         err,
+        readBack: after === undefined ? 'failed' : 'still held by this replica',
       });
+    } finally {
+      this.clock.clearTimeout(timer);
+    }
+  }
+
+  /**
+   * The Lease's holder as the API server has it now ('' if released or gone); undefined if unreadable.
+   * Bounded by half the request timeout, so release plus read-back fit the shutdown budget.
+   */
+  private async readBack(): Promise<{ holder: string } | undefined> {
+    const controller = new AbortController();
+    const timer = this.clock.setTimeout(
+      () => controller.abort(new Error('lease read-back timed out')),
+      this.requestTimeoutMs / 2,
+    );
+    try {
+      const lease = await this.lease.get(controller.signal);
+      return { holder: lease?.record.holderIdentity ?? '' };
+    } catch {
+      return undefined;
     } finally {
       this.clock.clearTimeout(timer);
     }

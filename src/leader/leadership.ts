@@ -6,8 +6,11 @@ export class NotLeaderError extends Error {
   override readonly name = 'NotLeaderError';
   /** Stable code for callers that match on it rather than on the class. */
   readonly code = 'NotLeader';
-  constructor(readonly reason: string) {
-    super(`not the leader: ${reason}`);
+  constructor(
+    readonly reason: string,
+    options?: ErrorOptions,
+  ) {
+    super(`not the leader: ${reason}`, options);
   }
 }
 

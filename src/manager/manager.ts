@@ -92,6 +92,7 @@ export class Manager {
     this.client = new KubeClient(opts.kubeConfig, {
       metrics: opts.metrics.restClient,
       fence: () => this.leadership.assertLeading(),
+      fenceMetrics: opts.metrics.fencing,
     });
     const le = opts.leaderElection;
     const callbacks: LeaderCallbacks = {

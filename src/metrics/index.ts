@@ -16,7 +16,7 @@
 // leader and on a standby (every replica keeps its caches warm).
 
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { RestClientMetrics } from '../kube/client.js';
+import { FENCE_LAYERS, type FenceMetrics, type RestClientMetrics } from '../kube/client.js';
 import type { LeaderElectionMetrics, RenewResult } from '../leader/metrics.js';
 import type { WorkqueueMetrics } from '../runtime/workqueue-metrics.js';
 
@@ -81,6 +81,8 @@ export interface OperatorMetrics {
   readonly leaderElection: LeaderElectionMetrics;
   readonly reconcile: ReconcileMetrics;
   readonly restClient: RestClientMetrics;
+  /** glooha_fenced_writes_total{layer}: writes refused for not coming from the Lease holder. */
+  readonly fencing: FenceMetrics;
   readonly glooha: GloohaMetrics;
   /** The hooks for the work queue called `name` (label workqueue_*{name}). */
   workqueue(name: string): WorkqueueMetrics;
@@ -325,6 +327,16 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
     },
   };
 
+  // --- fencing (docs/leader-election.md, "The fence's layers")
+  const fencedWrites = new Counter({
+    name: 'glooha_fenced_writes_total',
+    help: 'Writes refused because this replica did not hold the Lease, by the layer that refused them (client, socket, admission).',
+    labelNames: ['layer'] as const,
+    registers,
+  });
+  for (const layer of FENCE_LAYERS) fencedWrites.inc({ layer }, 0);
+  const fencing: FenceMetrics = { writeRefused: (layer) => fencedWrites.inc({ layer }) };
+
   // --- glooha: read from the cache when scraped (see the module comment)
   let source: () => readonly GlooHAHealth[] = () => [];
   new Gauge({
@@ -391,6 +403,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
     leaderElection,
     reconcile,
     restClient,
+    fencing,
     glooha,
     workqueue,
     expose: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),

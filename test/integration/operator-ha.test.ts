@@ -39,6 +39,7 @@ import { adminKubeConfig, controlPlane, createNamespace } from '../support/clust
 import { createGlooInstall } from '../support/gloo-install.js';
 import { createGlooHA, getGlooHA } from '../support/glooha.js';
 import {
+  boundToPod,
   installOperatorRbac,
   metricValue,
   spawnOperator,
@@ -128,9 +129,12 @@ interface Replica {
 type LogRec = Record<string, unknown>;
 const tsOf = (r: LogRec): number => Date.parse(String(r.ts));
 
-/** Spawns one operator process and waits until it serves /metrics. */
+/**
+ * Spawns one operator process as pod `name` (its token is bound to a kwok Pod of that name, as the
+ * kubelet's is, so the fencing policy can tell the replicas apart) and waits until it serves /metrics.
+ */
 async function startReplica(id: OperatorIdentity, name: string, args: string[]): Promise<Replica> {
-  const proc = spawnOperator(id, { podName: name, args });
+  const proc = spawnOperator(await boundToPod(id, name), { podName: name, args });
   processes.push(proc);
   const url = await Promise.race([
     proc.metricsUrl,
@@ -154,13 +158,21 @@ function tail(p: OperatorProcess, n = 20): string {
     .join('\n');
 }
 
-/** The operator namespace and one ServiceAccount (chart RBAC, own release) per replica. */
+/**
+ * The operator namespace and one ServiceAccount (chart RBAC, own release) per replica. Each release
+ * also installs the chart's fencing policy (on by default in the chart) for its ServiceAccount, all
+ * on the one Lease: every test here runs with server-side fencing on.
+ */
 async function identities(n: number, watchNamespace: string): Promise<OperatorIdentity[]> {
   const opNs = await createNamespace('glooha-system');
   const suffix = randomBytes(2).toString('hex');
   const out = await Promise.all(
     Array.from({ length: n }, (_, i) =>
-      installOperatorRbac(opNs, { watchNamespaces: [watchNamespace], release: `r${i}-${suffix}` }),
+      installOperatorRbac(opNs, {
+        watchNamespaces: [watchNamespace],
+        release: `r${i}-${suffix}`,
+        fencingPolicy: true,
+      }),
     ),
   );
   expect(new Set(out.map((i) => i.username)).size).toBe(n);
@@ -410,11 +422,13 @@ describe('operator HA: separate processes, one ServiceAccount each, against the 
       expect(electorLogs(f, 'started leading')).toEqual([]);
       await waitObserved(f, leader);
     }
-    // Only the leader's ServiceAccount ever wrote the Lease.
+    // Only the leader's ServiceAccount ever wrote the Lease (besides the test's admin, which created
+    // it unheld before the operators started so the fencing policy has its parameter).
     const writers = new Set(
       leaseWrites(ids[0]!.namespace, new Date(0))
         .filter(succeeded)
-        .map((e) => e.user.username),
+        .map((e) => e.user.username)
+        .filter((u) => u !== 'admin'),
     );
     expect([...writers]).toEqual([leader.id.username]);
     report('one leader among 3', {

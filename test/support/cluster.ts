@@ -63,14 +63,75 @@ export async function kubeConfigFor(
   });
   const token = tr.status?.token;
   if (!token) throw new Error(`TokenRequest for ${namespace}/${serviceAccount} returned no token`);
+  return kubeConfigWithToken(`${namespace}:${serviceAccount}`, token);
+}
+
+/**
+ * A client config for `namespace/serviceAccount` as a process in pod `podName` has it: a token bound
+ * to that Pod (TokenRequest with boundObjectRef, what the kubelet mounts), so the API server adds the
+ * pod's name and uid to the user's extra info (`authentication.kubernetes.io/pod-name`), which the
+ * chart's fencing policy compares with the Lease holder. The Pod is created (a kwok pod: an API object
+ * that runs nothing) unless it exists. Deleting the Pod invalidates the token.
+ */
+export async function kubeConfigForPod(
+  namespace: string,
+  serviceAccount: string,
+  podName: string,
+  expirationSeconds = 3600,
+): Promise<KubeConfig> {
+  const token = await podBoundToken(namespace, serviceAccount, podName, expirationSeconds);
+  return kubeConfigWithToken(`${namespace}:${serviceAccount}:${podName}`, token);
+}
+
+/** The token of kubeConfigForPod alone (to put into an existing kubeconfig). */
+export async function podBoundToken(
+  namespace: string,
+  serviceAccount: string,
+  podName: string,
+  expirationSeconds = 3600,
+): Promise<string> {
+  const core = adminKubeConfig().makeApiClient(CoreV1Api);
+  const pod = await core
+    .createNamespacedPod({
+      namespace,
+      body: {
+        metadata: { name: podName, labels: { 'glooha-test': 'operator-pod' } },
+        spec: {
+          serviceAccountName: serviceAccount,
+          automountServiceAccountToken: false,
+          containers: [{ name: 'operator', image: 'glooha-operator:test' }],
+        },
+      },
+    })
+    .catch(async (err: { code?: number }) => {
+      if (err.code !== 409) throw err;
+      return core.readNamespacedPod({ name: podName, namespace });
+    });
+  const tr = await core.createNamespacedServiceAccountToken({
+    name: serviceAccount,
+    namespace,
+    body: {
+      spec: {
+        audiences: [],
+        expirationSeconds,
+        boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: podName, uid: pod.metadata?.uid },
+      },
+    },
+  });
+  const token = tr.status?.token;
+  if (!token) throw new Error(`TokenRequest for pod ${namespace}/${podName} returned no token`);
+  return token;
+}
+
+function kubeConfigWithToken(user: string, token: string): KubeConfig {
   const info = controlPlane();
   const kc = new KubeConfig();
   kc.loadFromOptions({
     clusters: [
       { name: 'test', server: info.server, caFile: join(info.pkiDir, 'ca.crt'), skipTLSVerify: false },
     ],
-    users: [{ name: `${namespace}:${serviceAccount}`, token }],
-    contexts: [{ name: 'sa', cluster: 'test', user: `${namespace}:${serviceAccount}` }],
+    users: [{ name: user, token }],
+    contexts: [{ name: 'sa', cluster: 'test', user }],
     currentContext: 'sa',
   });
   return kc;

@@ -2,6 +2,9 @@
 // chart's ServiceAccount (a real token), either in-process (`run()` from src/main.ts) or as separate
 // processes (`node --import tsx src/main.ts`) for fault injection (SIGKILL, SIGSTOP, partitions).
 import {
+  CoordinationV1Api,
+  CoreV1Api,
+  KubeConfig as KubeConfigClass,
   KubernetesObjectApi,
   PatchStrategy,
   type KubeConfig,
@@ -9,13 +12,16 @@ import {
 } from '@kubernetes/client-node';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig, run, type OperatorConfig, type RunningOperator } from '../../src/main.js';
 import { createLogger, type LogLevel } from '../../src/log.js';
 import { render } from '../unit/chart/helm.js';
-import { adminKubeConfig, installCrds, kubeConfigFor } from './cluster.js';
+import { FENCING_DENIAL_MARKER } from '../../src/kube/client.js';
+import { DEFAULT_LEASE_NAME } from '../../src/leader/config.js';
+import { adminKubeConfig, installCrds, kubeConfigFor, podBoundToken } from './cluster.js';
+import { eventually } from './wait.js';
 
 export const repoRoot = join(import.meta.dirname, '..', '..');
 
@@ -27,6 +33,8 @@ export interface OperatorIdentity {
   username: string;
   kubeConfig: KubeConfig;
   kubeconfigPath: string;
+  /** The pod the kubeconfig's token is bound to (boundToPod), if any. */
+  podName?: string;
 }
 
 /**
@@ -51,11 +59,13 @@ export async function installReplicasFloorPolicy(): Promise<() => Promise<void>>
 
 /**
  * Renders the chart (cluster mode, or namespaced with `watchNamespaces`), applies its ServiceAccount
- * and RBAC — nothing else — and returns a kubeconfig that authenticates as that ServiceAccount.
+ * and RBAC — and with `fencingPolicy` its ValidatingAdmissionPolicy and binding, waiting until the API
+ * server enforces them — and returns a kubeconfig that authenticates as that ServiceAccount. With the
+ * policy, the operator's writes need a pod-bound token: see boundToPod.
  */
 export async function installOperatorRbac(
   namespace: string,
-  opts: { watchNamespaces?: string[]; release?: string } = {},
+  opts: { watchNamespaces?: string[]; release?: string; fencingPolicy?: boolean } = {},
 ): Promise<OperatorIdentity> {
   await installCrds();
   // The release name makes cluster-scoped names (ClusterRole) unique per test.
@@ -66,6 +76,11 @@ export async function installOperatorRbac(
     values: opts.watchNamespaces ? { watchNamespaces: opts.watchNamespaces } : {},
   });
   const wanted = new Set(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']);
+  if (opts.fencingPolicy) {
+    wanted.add('ValidatingAdmissionPolicy');
+    wanted.add('ValidatingAdmissionPolicyBinding');
+  }
+  const clusterScoped = /^(Cluster|ValidatingAdmissionPolicy)/;
   const api = KubernetesObjectApi.makeApiClient(adminKubeConfig());
   let serviceAccount = '';
   for (const obj of objects.filter((o) => wanted.has(o.kind ?? ''))) {
@@ -74,7 +89,7 @@ export async function installOperatorRbac(
       ...obj,
       metadata: {
         ...obj.metadata,
-        namespace: obj.metadata?.namespace ?? (obj.kind?.startsWith('Cluster') ? undefined : namespace),
+        namespace: obj.metadata?.namespace ?? (clusterScoped.test(obj.kind ?? '') ? undefined : namespace),
       },
     };
     await api.patch(
@@ -91,13 +106,85 @@ export async function installOperatorRbac(
   const dir = mkdtempSync(join(tmpdir(), 'glooha-op-'));
   const kubeconfigPath = join(dir, 'kubeconfig');
   writeFileSync(kubeconfigPath, kubeConfig.exportConfig(), { mode: 0o600 });
-  return {
+  const id: OperatorIdentity = {
     namespace,
     serviceAccount,
     username: `system:serviceaccount:${namespace}:${serviceAccount}`,
     kubeConfig,
     kubeconfigPath,
   };
+  if (opts.fencingPolicy) await waitForFencing(id);
+  return id;
+}
+
+/**
+ * A copy of `id` whose kubeconfig (same server) carries a token bound to pod `podName` (created as a
+ * kwok Pod of the ServiceAccount): what the kubelet gives the operator's container in a real pod.
+ */
+export async function boundToPod(id: OperatorIdentity, podName: string): Promise<OperatorIdentity> {
+  const token = await podBoundToken(id.namespace, id.serviceAccount, podName);
+  const kubeConfig = new KubeConfigClass();
+  kubeConfig.loadFromString(readFileSync(id.kubeconfigPath, 'utf8'));
+  kubeConfig.users = kubeConfig.users.map((u) => ({ ...u, token }));
+  const dir = mkdtempSync(join(tmpdir(), 'glooha-op-pod-'));
+  const kubeconfigPath = join(dir, 'kubeconfig');
+  writeFileSync(kubeconfigPath, kubeConfig.exportConfig(), { mode: 0o600 });
+  return { ...id, kubeConfig, kubeconfigPath, podName };
+}
+
+/**
+ * Waits until the API server enforces the fencing policy for `id`: an Event posted with the token of
+ * a pod that does not hold the Lease is refused by admission. (A policy and its binding take effect
+ * a moment after they are created.)
+ */
+export async function waitForFencing(id: OperatorIdentity): Promise<void> {
+  // The policy acts only once the Lease exists (parameterNotFoundAction: Allow): create it unheld.
+  await adminKubeConfig()
+    .makeApiClient(CoordinationV1Api)
+    .createNamespacedLease({
+      namespace: id.namespace,
+      body: { metadata: { name: DEFAULT_LEASE_NAME }, spec: { holderIdentity: '', leaseDurationSeconds: 1 } },
+    })
+    .catch((err: { code?: number }) => {
+      if (err.code !== 409) throw err;
+    });
+  const probe = await boundToPod(id, `fencing-probe-${randomBytes(3).toString('hex')}`);
+  const core = probe.kubeConfig.makeApiClient(CoreV1Api);
+  await eventually(
+    `the fencing policy for ${id.username} to be enforced`,
+    async () => {
+      try {
+        await core.createNamespacedEvent({
+          namespace: id.namespace,
+          body: {
+            metadata: { generateName: 'fencing-probe-' },
+            involvedObject: { kind: 'ServiceAccount', name: id.serviceAccount, namespace: id.namespace },
+            reason: 'FencingProbe',
+            message: 'probe',
+            type: 'Normal',
+          },
+        });
+        return 'accepted';
+      } catch (err) {
+        const e = err as { code?: number; body?: unknown };
+        const body = typeof e.body === 'string' ? e.body : JSON.stringify(e.body ?? '');
+        // 403 from the validation; 422 ("failed to configure binding") while the Lease does not exist
+        return (e.code === 403 || e.code === 422) && body.includes('ValidatingAdmissionPolicy')
+          ? 'denied'
+          : body;
+      }
+    },
+    (v) => v === 'denied',
+    { timeoutMs: 30_000, intervalMs: 200 },
+  );
+}
+
+/** Whether `err` is the fencing policy's denial (403 with the policy's message). */
+export function isFencingDenialError(err: unknown): boolean {
+  const e = err as { code?: number; body?: unknown; cause?: unknown };
+  const inner = (e.cause ?? e) as { code?: number; body?: unknown };
+  const body = typeof inner.body === 'string' ? inner.body : JSON.stringify(inner.body ?? '');
+  return inner.code === 403 && body.includes(FENCING_DENIAL_MARKER);
 }
 
 export interface OperatorRunOptions {

@@ -20,10 +20,10 @@ export async function runStatus(
   const last = memory.lastStatusWrite(key);
   if (last && last.json === json && last.basedOn === g.metadata.resourceVersion) return false;
   try {
-    await writer.writeStatus(g, status, signal);
+    const wrote = await writer.writeStatus(g, status, signal);
+    memory.recordStatusWrite(key, { json, basedOn: g.metadata.resourceVersion, wrote });
   } catch (err) {
     throw new WriteError(`GlooHA ${key} status`, err);
   }
-  memory.recordStatusWrite(key, { json, basedOn: g.metadata.resourceVersion });
   return true;
 }

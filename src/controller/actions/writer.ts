@@ -21,8 +21,12 @@ export interface ObjectWriter {
    * GlooHA already gone (404: our cache still showed it) needs no finalizer change: not an error.
    */
   setFinalizers(g: GlooHA, finalizers: string[], signal: AbortSignal): Promise<void>;
-  /** Replaces the status subresource. A GlooHA already gone (404) has nobody to report to: not an error. */
-  writeStatus(g: GlooHA, status: GlooHAStatus, signal: AbortSignal): Promise<void>;
+  /**
+   * Replaces the status subresource, based on the GlooHA's resourceVersion (409 if it moved since), and
+   * returns the resourceVersion the write produced. A GlooHA already gone (404) has nobody to report
+   * to: not an error (undefined).
+   */
+  writeStatus(g: GlooHA, status: GlooHAStatus, signal: AbortSignal): Promise<string | undefined>;
   createEvent(event: CoreV1Event, signal: AbortSignal): Promise<void>;
 }
 
@@ -66,13 +70,25 @@ export function kubeWriter(client: KubeClient): ObjectWriter {
       );
     },
     async writeStatus(g, status, signal) {
-      await ignoreNotFound(
-        client.request('PATCH', resourcePath(GLOOHAS, g.metadata.namespace, g.metadata.name, 'status'), {
-          body: [{ op: 'add', path: '/status', value: status }],
-          contentType: PatchStrategy.JsonPatch,
-          signal,
-        }),
+      // The status is computed from the object at this resourceVersion. Setting it in the patch makes
+      // the API server apply the patch only to that version (409 otherwise), so a write that arrives
+      // late — delayed on the network, or from a replica whose term has ended — cannot replace a newer
+      // status with an older one. ('test' would fail with 422, a conflict is what it is.)
+      const updated = await orUndefinedIfNotFound(
+        client.request<GlooHA>(
+          'PATCH',
+          resourcePath(GLOOHAS, g.metadata.namespace, g.metadata.name, 'status'),
+          {
+            body: [
+              { op: 'replace', path: '/metadata/resourceVersion', value: g.metadata.resourceVersion },
+              { op: 'add', path: '/status', value: status },
+            ],
+            contentType: PatchStrategy.JsonPatch,
+            signal,
+          },
+        ),
       );
+      return updated?.metadata?.resourceVersion;
     },
     async createEvent(event, signal) {
       await client.request(
@@ -88,10 +104,15 @@ export function kubeWriter(client: KubeClient): ObjectWriter {
 }
 
 /** Awaits `request`; a 404 (the object is already gone) is not an error. */
-async function ignoreNotFound(request: Promise<unknown>): Promise<void> {
+async function orUndefinedIfNotFound<T>(request: Promise<T>): Promise<T | undefined> {
   try {
-    await request;
+    return await request;
   } catch (err) {
     if (errorStatus(err) !== 404) throw err;
+    return undefined;
   }
+}
+
+async function ignoreNotFound(request: Promise<unknown>): Promise<void> {
+  await orUndefinedIfNotFound(request);
 }

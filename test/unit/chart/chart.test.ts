@@ -18,6 +18,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { FENCING_DENIAL_MARKER } from '../../../src/kube/client.js';
 import { electionPermissions, reconcilerPermissions, triples } from './expected-rbac.js';
 import { chartDir, find, helm, helmBuildTimeoutMs, render, renderError } from './helm.js';
 
@@ -69,11 +70,12 @@ describe('chart defaults (cluster mode)', () => {
       'PodDisruptionBudget/glooha-operator',
       'Service/glooha-operator-metrics',
       'ServiceAccount/glooha-operator',
+      'ValidatingAdmissionPolicy/glooha-operator-fencing',
       'ValidatingAdmissionPolicy/glooha-operator-replicas-floor',
+      'ValidatingAdmissionPolicyBinding/glooha-operator-fencing',
       'ValidatingAdmissionPolicyBinding/glooha-operator-replicas-floor',
     ]);
-    const clusterScoped = (k?: string) => k?.startsWith('Cluster') || k?.startsWith('ValidatingAdmission');
-    for (const o of objects.filter((o) => !clusterScoped(o.kind))) {
+    for (const o of objects.filter((o) => !/^(Cluster|ValidatingAdmissionPolicy)/.test(o.kind ?? ''))) {
       expect(o.metadata?.namespace, `${o.kind} namespace`).toBe('glooha-system');
     }
   });
@@ -310,6 +312,8 @@ describe('options', () => {
       'PodDisruptionBudget',
       'Service',
       'ValidatingAdmissionPolicy',
+      'ValidatingAdmissionPolicy',
+      'ValidatingAdmissionPolicyBinding',
       'ValidatingAdmissionPolicyBinding',
     ]);
     expect(find<V1Deployment>(objects, 'Deployment').spec?.template.spec?.serviceAccountName).toBe('mine');
@@ -318,15 +322,57 @@ describe('options', () => {
     );
   });
 
-  it('the replicas-floor policy binds to its policy by name, and replicasFloorPolicy.enabled=false leaves both out', async () => {
+  it('the replicas-floor policy binds to its policy by name, and replicasFloorPolicy.enabled=false leaves it out', async () => {
     const objects = await render({});
-    const policy = objects.find((o) => o.kind === 'ValidatingAdmissionPolicy')!;
-    const binding = objects.find((o) => o.kind === 'ValidatingAdmissionPolicyBinding') as
-      (KubernetesObject & { spec: { policyName: string; validationActions: string[] } }) | undefined;
-    expect(binding?.spec.policyName).toBe(policy.metadata?.name);
-    expect(binding?.spec.validationActions).toEqual(['Deny']);
+    const policy = find(objects, 'ValidatingAdmissionPolicy', 'glooha-operator-replicas-floor');
+    const binding = find<KubernetesObject & { spec: { policyName: string; validationActions: string[] } }>(
+      objects,
+      'ValidatingAdmissionPolicyBinding',
+      'glooha-operator-replicas-floor',
+    );
+    expect(binding.spec.policyName).toBe(policy.metadata?.name);
+    expect(binding.spec.validationActions).toEqual(['Deny']);
     const off = await render({ values: { replicasFloorPolicy: { enabled: false } } });
-    expect(off.filter((o) => o.kind?.startsWith('ValidatingAdmission'))).toEqual([]);
+    expect(off.filter((o) => o.metadata?.name?.endsWith('-replicas-floor'))).toEqual([]);
+  });
+
+  it("fences server-side by default: a policy on the Lease for the operator's ServiceAccount only; off with the value or without leader election", async () => {
+    const objects = await render({
+      release: 'ops',
+      namespace: 'ops-system',
+      values: { leaderElection: { id: 'my-lease' } },
+    });
+    const policy = find<KubernetesObject & { spec: Record<string, unknown> }>(
+      objects,
+      'ValidatingAdmissionPolicy',
+      'ops-glooha-operator-fencing',
+    );
+    const binding = find<KubernetesObject & { spec: Record<string, unknown> }>(
+      objects,
+      'ValidatingAdmissionPolicyBinding',
+      'ops-glooha-operator-fencing',
+    );
+    expect(policy.spec).toMatchObject({
+      failurePolicy: 'Fail',
+      paramKind: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' },
+    });
+    const text = JSON.stringify(policy.spec);
+    expect(text).toContain(
+      "request.userInfo.username == 'system:serviceaccount:ops-system:ops-glooha-operator'",
+    );
+    expect(text).toContain("request.name == 'my-lease'");
+    expect(text).toContain('authentication.kubernetes.io/pod-name');
+    // The operator recognises the policy's denials by this marker (src/kube/client.ts).
+    expect(text).toContain(`'${FENCING_DENIAL_MARKER}`);
+    expect(binding.spec).toEqual({
+      policyName: 'ops-glooha-operator-fencing',
+      validationActions: ['Deny'],
+      paramRef: { name: 'my-lease', namespace: 'ops-system', parameterNotFoundAction: 'Allow' },
+    });
+    const kinds = async (values: Record<string, unknown>) =>
+      (await render({ values })).filter((o) => o.metadata?.name?.endsWith('-fencing')).map((o) => o.kind);
+    expect(await kinds({ leaderElection: { fencingPolicy: { enabled: false } } })).toEqual([]);
+    expect(await kinds({ replicaCount: 1, leaderElection: { enabled: false } })).toEqual([]);
   });
 
   it('passes the metrics port and leader-election timings through', async () => {

@@ -46,8 +46,9 @@ export class FakeWriter implements ObjectWriter {
   setFinalizers(_g: GlooHA, finalizers: string[], signal: AbortSignal) {
     return this.run({ op: 'finalizers', finalizers }, signal);
   }
-  writeStatus(_g: GlooHA, status: GlooHAStatus, signal: AbortSignal) {
-    return this.run({ op: 'status', status }, signal);
+  async writeStatus(g: GlooHA, status: GlooHAStatus, signal: AbortSignal) {
+    await this.run({ op: 'status', status }, signal);
+    return g.metadata.resourceVersion === undefined ? undefined : `${g.metadata.resourceVersion}+status`;
   }
   createEvent(event: CoreV1Event, signal: AbortSignal) {
     return this.run({ op: 'event', event }, signal);

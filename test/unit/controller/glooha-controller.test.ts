@@ -2,7 +2,8 @@
 // about a GlooHA forgotten when it is deleted — also on a replica that does not lead.
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { setupGlooHAController } from '../../../src/controller/glooha-controller.js';
+import { foreignStatusWrite, setupGlooHAController } from '../../../src/controller/glooha-controller.js';
+import { ReconcilerMemory } from '../../../src/controller/memory.js';
 import { DEFAULT_TIMINGS } from '../../../src/leader/config.js';
 import { NotLeaderError } from '../../../src/leader/leadership.js';
 import { silentLogger } from '../../../src/log.js';
@@ -74,5 +75,35 @@ describe('GlooHA controller on a standby', () => {
     expect(ctl.gloohas.store.keys()).toEqual([]);
     expect(ctl.memory.size()).toBe(0);
     await mgr.stop('test');
+  });
+});
+
+describe('foreignStatusWrite: which GlooHA status changes wake the reconciler', () => {
+  const glooha = (rv: string, ready: string): KubernetesObject =>
+    ({
+      apiVersion: 'glooha.io/v1alpha1',
+      kind: 'GlooHA',
+      metadata: { name: 'ha', namespace: 'ns', resourceVersion: rv, generation: 1 },
+      status: { conditions: [{ type: 'Ready', status: ready }] },
+    }) as KubernetesObject;
+
+  it('passes a status changed by a write that is not our last one, and drops our own', () => {
+    const memory = new ReconcilerMemory();
+    const filter = foreignStatusWrite(memory);
+    memory.recordStatusWrite('ns/ha', { json: '{}', basedOn: '4', wrote: '5' });
+    // our own write: the event carries the resourceVersion our write returned
+    expect(filter({ type: 'update', old: glooha('4', 'False'), obj: glooha('5', 'True') })).toBe(false);
+    // someone else's (or a late write of an earlier term) after it
+    expect(filter({ type: 'update', old: glooha('5', 'True'), obj: glooha('6', 'False') })).toBe(true);
+    // no status change at all: not this filter's business
+    expect(filter({ type: 'update', old: glooha('6', 'False'), obj: glooha('7', 'False') })).toBe(false);
+    // nothing remembered for the key (a new leader): any status change is someone else's
+    expect(
+      foreignStatusWrite(new ReconcilerMemory())({
+        type: 'update',
+        old: glooha('6', 'False'),
+        obj: glooha('7', 'True'),
+      }),
+    ).toBe(true);
   });
 });

@@ -1,7 +1,13 @@
 import { CoordinationV1Api } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { getEventListeners } from 'node:events';
-import { KubeClient, linkedSignal, withSignal } from '../../../src/kube/client.js';
+import {
+  errorStatus,
+  FENCING_DENIAL_MARKER,
+  KubeClient,
+  linkedSignal,
+  withSignal,
+} from '../../../src/kube/client.js';
 import { NotLeaderError } from '../../../src/leader/leadership.js';
 import { createMetrics } from '../../../src/metrics/index.js';
 import { closedPort, MockApiServer } from '../leader/mock-apiserver.js';
@@ -110,6 +116,54 @@ describe('KubeClient: the one transport (counted, pooled, fenced)', () => {
       body: { ...lease, metadata: { ...lease.metadata, resourceVersion: '2' } },
     });
     expect(api.requests.filter((r) => r.method === 'PUT')).toHaveLength(1);
+  });
+
+  it('a 403 from the fencing policy is a NotLeaderError and is counted; other 403s are not', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    const client = new KubeClient(api.kubeConfig(), { fence: () => {}, fenceMetrics: metrics.fencing });
+    const admission = async () =>
+      sample((await metrics.expose()).body, 'glooha_fenced_writes_total{layer="admission"}');
+    expect(await admission()).toBe(0);
+    api.denyWrites =
+      "ValidatingAdmissionPolicy 'r-glooha-operator-fencing' with binding 'r-glooha-operator-fencing' " +
+      `denied request: ${FENCING_DENIAL_MARKER}pod op-a does not hold Lease ns/lock (held by op-b_1a2b3c4d)`;
+    const err = await client.request('POST', api.collection, { body: lease }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NotLeaderError);
+    expect((err as Error).message).toContain("the API server's fencing policy refused POST");
+    expect(errorStatus((err as Error).cause)).toBe(403);
+    expect(await admission()).toBe(1);
+    api.denyWrites = 'leases.coordination.k8s.io is forbidden: User "x" cannot create resource "leases"';
+    const rbac = await client.request('POST', api.collection, { body: lease }).catch((e: unknown) => e);
+    expect(rbac).not.toBeInstanceOf(NotLeaderError);
+    expect(errorStatus(rbac)).toBe(403);
+    expect(await admission()).toBe(1);
+  });
+
+  it('counts refusals of its own fence by layer: before sending (client) and at the socket (socket)', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    let calls = 0;
+    let failFrom = Infinity;
+    const client = new KubeClient(api.kubeConfig(), {
+      fenceMetrics: metrics.fencing,
+      fence: () => {
+        if (++calls >= failFrom) throw new NotLeaderError('test');
+      },
+    });
+    const count = async (layer: string) =>
+      sample((await metrics.expose()).body, `glooha_fenced_writes_total{layer="${layer}"}`);
+    await client.request('POST', api.collection, { body: lease });
+    failFrom = calls + 2; // the check before sending passes, the one at the socket fails
+    // (node-fetch reports the destroyed request as a FetchError carrying the fence's message)
+    await expect(client.request('POST', api.collection, { body: lease })).rejects.toThrow(
+      /not the leader: test/,
+    );
+    failFrom = calls + 1; // the first check fails
+    await expect(client.request('POST', api.collection, { body: lease })).rejects.toBeInstanceOf(
+      NotLeaderError,
+    );
+    expect(await count('socket')).toBe(1);
+    expect(await count('client')).toBe(1);
+    expect(await count('admission')).toBe(0);
   });
 
   it("the caller's signal aborts an in-flight request; timeoutMs bounds every request", async () => {

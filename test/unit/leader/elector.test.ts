@@ -35,6 +35,7 @@ interface HarnessOptions {
   releaseOnCancel?: boolean;
   onStoppedLeading?: () => void | Promise<void>;
   requestTimeoutMs?: number;
+  releaseGuardMs?: number;
 }
 
 function candidate(server: FakeLeaseServer, id: string, opts: HarnessOptions = {}): Harness {
@@ -62,6 +63,7 @@ function candidate(server: FakeLeaseServer, id: string, opts: HarnessOptions = {
     releaseOnCancel: opts.releaseOnCancel,
     watch: opts.watch,
     requestTimeoutMs: opts.requestTimeoutMs,
+    releaseGuardMs: opts.releaseGuardMs,
     clock,
     random: opts.random ?? (() => 0.5),
     metrics,
@@ -264,10 +266,12 @@ describe('LeaderElector: competing candidates', () => {
     expect(hung.length).toBeGreaterThanOrEqual(2); // the timeout let it try again
     expect(hung.every((c) => c.signalAborted)).toBe(true);
     // stop() still tries to release (the last record names a) and gives up after the request timeout
+    // and a read-back bounded by half of it
     const stopping = a.elector.stop();
-    await clock.advance(3_000);
+    await clock.advance(3_000 + 1_500);
     await stopping;
-    expect(a.log.some((l) => l.msg.startsWith('could not release the lease'))).toBe(true);
+    const failed = a.log.find((l) => l.msg.startsWith('could not release the lease'));
+    expect(failed?.fields.readBack).toBe('failed');
   });
 
   it('survives transient API errors shorter than renewDeadline without any callback', async () => {
@@ -525,6 +529,41 @@ describe('LeaderElector: graceful handover', () => {
     expect(b.elector.isLeader()).toBe(true);
     expect((b.started[0]?.at ?? 0) - t0).toBeLessThan(RETRY * 1.2);
     await b.elector.stop();
+  });
+
+  it('with a release guard the Lease is released that long after the term ended, the drain included', async () => {
+    const clock = new FakeClock();
+    const server = new FakeLeaseServer(clock);
+    const a = candidate(server, 'a', {
+      releaseGuardMs: 250,
+      onStoppedLeading: () => new Promise<void>((r) => clock.setTimeout(r, 100)),
+    });
+    a.elector.start();
+    await clock.advance(0);
+    const t0 = clock.now();
+    const stopping = a.elector.stop();
+    expect(a.elector.canWrite()).toBe(false);
+    await clock.advance(249);
+    expect(server.current()?.record.holderIdentity).toBe('a'); // drained at 100, still guarding
+    await clock.advance(1);
+    await stopping;
+    const release = server.writes.find((w) => w.client === 'a' && w.record.holderIdentity === '');
+    expect(release?.at).toBe(t0 + 250);
+  });
+
+  it('a release whose response is lost (504 after the commit) is read back and logged as released', async () => {
+    const clock = new FakeClock();
+    const server = new FakeLeaseServer(clock);
+    const a = candidate(server, 'a', { watch: false });
+    a.elector.start();
+    await clock.advance(0);
+    a.client.commitThenFailUpdates = 1;
+    await a.elector.stop();
+    expect(server.current()?.record.holderIdentity).toBe('');
+    expect(a.client.count('get')).toBeGreaterThanOrEqual(1);
+    const released = a.log.find((l) => l.msg === 'released the lease');
+    expect(released?.fields.confirmedByReadBack).toBe(true);
+    expect(a.log.some((l) => l.msg.startsWith('could not release the lease'))).toBe(false);
   });
 
   it('releaseOnCancel=false leaves the Lease to expire', async () => {

@@ -263,8 +263,17 @@ export class FakeLeaseClient implements LeaseClient {
   create(record: LeaseRecord, signal: AbortSignal): Promise<ObservedLease> {
     return this.call('create', signal, () => this.server.create(this.name, record));
   }
+  /** The next n updates are committed, but the caller gets an error (a 504 after the commit). */
+  commitThenFailUpdates = 0;
   update(record: LeaseRecord, resourceVersion: string, signal: AbortSignal): Promise<ObservedLease> {
-    return this.call('update', signal, () => this.server.update(this.name, record, resourceVersion));
+    return this.call('update', signal, () => {
+      const written = this.server.update(this.name, record, resourceVersion);
+      if (this.commitThenFailUpdates > 0) {
+        this.commitThenFailUpdates--;
+        throw new Error('HTTP 504: the request timed out (but was committed)');
+      }
+      return written;
+    });
   }
 
   watch(handlers: LeaseWatchHandlers): LeaseWatch {

@@ -20,6 +20,8 @@ export class MockApiServer {
   private rv = 1;
   /** Requests to these paths never get an answer. */
   hangPaths = new Set<string>();
+  /** Writes are refused with 403 and this message (an admission policy's denial). */
+  denyWrites: string | undefined;
   private readonly watchers = new Set<ServerResponse>();
   private server: Server | undefined;
   port = 0;
@@ -84,6 +86,20 @@ export class MockApiServer {
       authorization: req.headers.authorization,
     });
     if (this.hangPaths.has(url.pathname)) return;
+    if (this.denyWrites !== undefined && req.method !== 'GET') {
+      res.writeHead(403, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          kind: 'Status',
+          apiVersion: 'v1',
+          status: 'Failure',
+          reason: 'Forbidden',
+          code: 403,
+          message: this.denyWrites,
+        }),
+      );
+      return;
+    }
 
     const json = (code: number, obj: unknown) => {
       res.writeHead(code, { 'content-type': 'application/json' });
