@@ -24,6 +24,7 @@ import type { OperatorMetrics } from '../metrics/index.js';
 import { realClock, type Clock } from '../runtime/clock.js';
 import { generationChanged, type EventFilter } from '../runtime/filters.js';
 import type { Informer } from '../runtime/informer.js';
+import { stripManagedFields, stripManagedFieldsOf } from '../runtime/transforms.js';
 import { objectKey } from '../runtime/store.js';
 import { EventRecorder } from './actions/events.js';
 import { kubeWriter } from './actions/writer.js';
@@ -34,6 +35,8 @@ import type { Snapshot } from './plan-types.js';
 import { CONTROLLER_NAME, reconcile } from './reconciler.js';
 
 type GlooHAObject = GlooHA & KubernetesObject;
+
+const OWNER_INDEX = 'owner';
 
 export interface GlooHAControllerOptions {
   concurrency: number;
@@ -58,7 +61,14 @@ export interface GlooHAController {
 
 export function setupGlooHAController(mgr: Manager, opts: GlooHAControllerOptions): GlooHAController {
   const clock = opts.clock ?? realClock;
-  const gloohas = mgr.informer<GlooHAObject>({ group: GROUP, version: VERSION, plural: PLURAL });
+  // Cache transforms: managedFields are read only from Gloo's Deployments and HPAs (drift author,
+  // handover) and from owned objects (drift author: other writers only), so the rest drop them.
+  const gloohas = mgr.informer<GlooHAObject>({
+    group: GROUP,
+    version: VERSION,
+    plural: PLURAL,
+    transform: stripManagedFields,
+  });
   gloohas.addIndex('installNamespace', (g) => [installNamespaceOf(g)]);
   // Gloo's chart labels everything it creates app=gloo: watch that, not every Deployment.
   const deployments = mgr.informer<V1Deployment & KubernetesObject>({
@@ -72,10 +82,23 @@ export function setupGlooHAController(mgr: Manager, opts: GlooHAControllerOption
   const glooPdbs = mgr.informer<V1PodDisruptionBudget & KubernetesObject>({
     ...GLOO_PDBS,
     labelSelector: 'app=gloo',
+    transform: stripManagedFields,
   });
   const managed = `${LABEL_MANAGED_BY}=${MANAGER}`;
-  const owned = new Map(OWNED_KINDS.map((k) => [k.kind, mgr.informer({ ...k, labelSelector: managed })]));
-  const leases = mgr.informer<V1Lease & KubernetesObject>({ ...LEASES, fieldSelector: 'metadata.name=gloo' });
+  const owned = new Map(
+    OWNED_KINDS.map((k) => [
+      k.kind,
+      mgr.informer({ ...k, labelSelector: managed, transform: stripManagedFieldsOf(MANAGER) }),
+    ]),
+  );
+  // Each reconcile reads only its own GlooHA's objects: without the index every snapshot walked every
+  // owned object of every install (O(N²) over a cold start).
+  for (const inf of owned.values()) inf.addIndex(OWNER_INDEX, (o) => [ownerKey(o) ?? '']);
+  const leases = mgr.informer<V1Lease & KubernetesObject>({
+    ...LEASES,
+    fieldSelector: 'metadata.name=gloo',
+    transform: stripManagedFields,
+  });
 
   const keysForNamespace = (namespace: string | undefined): string[] =>
     namespace ? gloohas.store.byIndex('installNamespace', namespace).map((g) => objectKey(g)) : [];
@@ -115,24 +138,37 @@ export function setupGlooHAController(mgr: Manager, opts: GlooHAControllerOption
       deployments: g ? deployments.store.list(ns) : [],
       glooHpas: g ? glooHpas.store.list(ns) : [],
       glooPdbs: g ? glooPdbs.store.list(ns) : [],
-      owned: new Map([...owned].map(([kind, inf]) => [kind, g ? inf.store.list() : []])),
+      owned: new Map([...owned].map(([kind, inf]) => [kind, g ? inf.store.byIndex(OWNER_INDEX, key) : []])),
       leader: g ? tracker.status(ns) : undefined,
       lastCorrections: memory.lastCorrections(key),
       now: clock.wallNow(),
     };
   };
 
-  const updateReadyGauge = () => {
-    if (!opts.metrics) return;
-    const counts = { true: 0, false: 0, unknown: 0 };
-    for (const g of gloohas.store.list()) {
-      const ready = g.status?.conditions?.find((c) => c.type === 'Ready')?.status;
-      if (ready === 'True') counts.true++;
-      else if (ready === 'False') counts.false++;
-      else counts.unknown++;
-    }
-    opts.metrics.glooha.setResources(counts);
+  // glooha_resources{ready}: kept from the GlooHA informer's events on every replica (a status write
+  // arrives as an update), one key at a time — not a walk over every GlooHA after each reconcile.
+  const readiness = new Map<string, 'true' | 'false' | 'unknown'>();
+  const counts = { true: 0, false: 0, unknown: 0 };
+  const setReadiness = (g: GlooHAObject, gone = false) => {
+    const key = objectKey(g);
+    const before = readiness.get(key);
+    const ready = g.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+    const now = gone ? undefined : ready === 'True' ? 'true' : ready === 'False' ? 'false' : 'unknown';
+    if (before === now) return;
+    if (before) counts[before]--;
+    if (now) counts[now]++;
+    if (now) readiness.set(key, now);
+    else readiness.delete(key);
+    opts.metrics?.glooha.setResources({ ...counts });
   };
+  if (opts.metrics) {
+    opts.metrics.glooha.setResources({ ...counts });
+    gloohas.addEventHandler({
+      add: (g) => setReadiness(g),
+      update: (_old, g) => setReadiness(g),
+      delete: (g) => setReadiness(g, true),
+    });
+  }
 
   opts.metrics?.reconcile.register(CONTROLLER_NAME);
   const toInstall = { mapToKeys: (o: KubernetesObject) => keysForNamespace(o.metadata?.namespace) };
@@ -141,20 +177,8 @@ export function setupGlooHAController(mgr: Manager, opts: GlooHAControllerOption
     name: CONTROLLER_NAME,
     concurrency: opts.concurrency,
     resyncPeriodMs: opts.resyncPeriodMs,
-    reconcile: async (key, ctx) => {
-      try {
-        return await reconcile(key, ctx, {
-          snapshot,
-          writer,
-          events,
-          memory,
-          metrics: opts.metrics,
-          log: mgr.log,
-        });
-      } finally {
-        updateReadyGauge();
-      }
-    },
+    reconcile: (key, ctx) =>
+      reconcile(key, ctx, { snapshot, writer, events, memory, metrics: opts.metrics, log: mgr.log }),
     watches: [
       // Spec (generation), deletion, finalizers, labels and annotations; not our own status writes.
       {
