@@ -80,8 +80,32 @@ function template(name: TemplateName): Handlebars.TemplateDelegate {
   return t;
 }
 
-/** Renders a template with `data` (which must hold `metadata`) and returns the checked object. */
+/**
+ * Rendered objects by template and data. Every reconcile renders the same few objects from the same
+ * spec again; the YAML parse dominated its CPU. Bounded: the oldest entries go first.
+ */
+const rendered = new Map<string, KubeObject>();
+const RENDER_CACHE_MAX = 4096;
+
+/**
+ * Renders a template with `data` (which must hold `metadata`) and returns the checked object: a fresh
+ * copy each time (callers may change it), from the cache when this template saw this data before.
+ */
 export function renderObject(
+  name: TemplateName,
+  data: { metadata: KubeObject['metadata'] } & Record<string, unknown>,
+): KubeObject {
+  const key = `${name}\n${JSON.stringify(data)}`;
+  let obj = rendered.get(key);
+  if (!obj) {
+    obj = renderUncached(name, data);
+    if (rendered.size >= RENDER_CACHE_MAX) rendered.delete(rendered.keys().next().value as string);
+    rendered.set(key, obj);
+  }
+  return structuredClone(obj);
+}
+
+function renderUncached(
   name: TemplateName,
   data: { metadata: KubeObject['metadata'] } & Record<string, unknown>,
 ): KubeObject {
