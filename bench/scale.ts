@@ -226,6 +226,8 @@ interface RunOptions {
   samples: number;
   floor: boolean;
   operatorRoot: string;
+  /** Flags for node before the script (e.g. V8 heap sizing), as an image's ENTRYPOINT would pass them. */
+  nodeFlags: string[];
 }
 
 interface Operator {
@@ -238,10 +240,11 @@ interface Operator {
   stderrTail: string[];
 }
 
-function spawnOperator(id: OperatorIdentity, args: string[], root: string): Operator {
+function spawnOperator(id: OperatorIdentity, args: string[], root: string, nodeFlags: string[]): Operator {
   const child = spawn(
     process.execPath,
     [
+      ...nodeFlags,
       join(root, 'dist/src/main.js'),
       `--kubeconfig=${id.kubeconfigPath}`,
       '--metrics-bind-address=127.0.0.1:0',
@@ -408,7 +411,7 @@ async function runOne(o: RunOptions) {
       ...(o.mode === 'namespaced' ? [`--watch-namespaces=${namespaces.join(',')}`] : []),
     ];
     const since = new Date(Date.now() - 1000);
-    const op = spawnOperator(id, args, o.operatorRoot);
+    const op = spawnOperator(id, args, o.operatorRoot, o.nodeFlags);
     cleanups.unshift(() => stopOperator(op));
     const appliedAt = await Promise.all(
       namespaces.map((ns) =>
@@ -502,6 +505,7 @@ async function runOne(o: RunOptions) {
       mode: o.mode,
       concurrency: o.concurrency ?? 'default',
       operatorRoot: o.operatorRoot,
+      nodeFlags: o.nodeFlags,
       cold: {
         cachesSyncedMs: Math.round(op.marks['caches synced'] ?? NaN),
         startedLeadingMs: Math.round(leadingMs),
@@ -661,7 +665,8 @@ async function floor(
 
 const USAGE = `usage: npx tsx bench/scale.ts [--installs N[,N...] (default 10,100,500)] [--mode cluster|namespaced]
   [--concurrency C (default: the operator's default)] [--steady-seconds S (default 60)] [--samples K (default 20)]
-  [--no-floor] [--operator-root DIR (default: this checkout; built with npm run build first)] [--out FILE]`;
+  [--no-floor] [--operator-root DIR (default: this checkout; built with npm run build first)]
+  [--node-flags "FLAGS" (passed to node before the operator's script)] [--out FILE]`;
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
@@ -673,6 +678,7 @@ async function main(): Promise<number> {
       samples: { type: 'string', default: '20' },
       'no-floor': { type: 'boolean', default: false },
       'operator-root': { type: 'string', default: repoRoot },
+      'node-flags': { type: 'string', default: '' },
       out: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -714,6 +720,7 @@ async function main(): Promise<number> {
         samples: int('samples', values.samples, 1000),
         floor: !values['no-floor'],
         operatorRoot: root,
+        nodeFlags: (values['node-flags'] ?? '').split(' ').filter(Boolean),
       }),
     );
   }
