@@ -666,7 +666,7 @@ async function floor(
 const USAGE = `usage: npx tsx bench/scale.ts [--installs N[,N...] (default 10,100,500)] [--mode cluster|namespaced]
   [--concurrency C (default: the operator's default)] [--steady-seconds S (default 60)] [--samples K (default 20)]
   [--no-floor] [--operator-root DIR (default: this checkout; built with npm run build first)]
-  [--node-flags "FLAGS" (passed to node before the operator's script)] [--out FILE]`;
+  [--node-flags "FLAGS" (passed to node before the operator's script)] [--no-build (dist/ is current)] [--out FILE]`;
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
@@ -679,6 +679,7 @@ async function main(): Promise<number> {
       'no-floor': { type: 'boolean', default: false },
       'operator-root': { type: 'string', default: repoRoot },
       'node-flags': { type: 'string', default: '' },
+      'no-build': { type: 'boolean', default: false },
       out: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -707,8 +708,10 @@ async function main(): Promise<number> {
   const concurrency =
     values.concurrency === undefined ? undefined : int('concurrency', values.concurrency, 64);
   const root = values['operator-root']!;
-  log(`building the operator in ${root}`);
-  execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (!values['no-build']) {
+    log(`building the operator in ${root}`);
+    execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  }
   const results = [];
   for (const installs of sizes) {
     results.push(
