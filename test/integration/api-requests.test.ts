@@ -33,12 +33,14 @@ const SPEC: GlooHASpec = {
   gatewayProxies: { gatewayProxy: { replicas: 2 } },
 };
 /**
- * Writes one install costs while converging, as measured (see NOTES): the finalizer, 6 applies (PDB,
- * Role, RoleBinding, ConfigMap, 2 Deployments), Events for them, and the status as the pods come up
- * (each write with pods going Ready is a status change). A bound, not an exact figure: pod readiness
- * on kwok can add a status write, but an extra reconcile round per install cannot hide under it.
+ * Writes one install costs while converging, as measured (NOTES-16.md: 25–30 with pods on kwok): the
+ * finalizer, 7 applies (2 PDBs, Role, RoleBinding, ConfigMap, 2 Deployments), an Event for each, and
+ * the status as the pods come up (status carries replica counts, so each readiness step is a write).
+ * The fixed part is asserted exactly below; this bounds the total.
  */
-const MAX_WRITES_PER_INSTALL = 18;
+const MAX_WRITES_PER_INSTALL = 32;
+/** Status writes per install while 4 pods come up on kwok. */
+const MAX_STATUS_WRITES_PER_INSTALL = 14;
 /**
  * Informers, each one list and one watch per watched namespace in namespaced mode: GlooHAs, Gloo's
  * Deployments, HPAs and PDBs, the 5 owned kinds, Gloo's Leases.
@@ -161,10 +163,12 @@ describe.each(['cluster', 'namespaced'] as const)('API requests per install (%s 
       const mine = writes.filter((e) => e.objectRef?.namespace === ns);
       const patchesOf = (resource: string, sub?: string) =>
         mine.filter((e) => e.objectRef?.resource === resource && e.objectRef.subresource === sub).length;
-      expect(patchesOf('gloohas')).toBe(1);
+      expect(patchesOf('gloohas')).toBe(1); // the finalizer, once
       expect(patchesOf('deployments')).toBe(2);
-      for (const r of ['poddisruptionbudgets', 'roles', 'rolebindings', 'configmaps'])
-        expect(patchesOf(r)).toBe(1);
+      expect(patchesOf('poddisruptionbudgets')).toBe(2);
+      for (const r of ['roles', 'rolebindings', 'configmaps']) expect(patchesOf(r)).toBe(1);
+      expect(patchesOf('events')).toBeLessThanOrEqual(7); // one per apply at most (deduplicated)
+      expect(patchesOf('gloohas', 'status')).toBeLessThanOrEqual(MAX_STATUS_WRITES_PER_INSTALL);
     }
     const requests = await requestsByMethod(operator.metricsUrl);
     process.stderr.write(`[api-requests ${mode}] requests so far: ${JSON.stringify(requests)}\n`);
