@@ -24,6 +24,7 @@ import type { OperatorMetrics } from '../metrics/index.js';
 import { realClock, type Clock } from '../runtime/clock.js';
 import { anyOf, deepEqual, generationChanged, type EventFilter } from '../runtime/filters.js';
 import type { Informer } from '../runtime/informer.js';
+import { stripManagedFields, stripManagedFieldsOf } from '../runtime/transforms.js';
 import { objectKey } from '../runtime/store.js';
 import { EventRecorder } from './actions/events.js';
 import { kubeWriter } from './actions/writer.js';
@@ -34,6 +35,8 @@ import type { Snapshot } from './plan-types.js';
 import { CONTROLLER_NAME, reconcile } from './reconciler.js';
 
 type GlooHAObject = GlooHA & KubernetesObject;
+
+const OWNER_INDEX = 'owner';
 
 export interface GlooHAControllerOptions {
   concurrency: number;
@@ -70,7 +73,14 @@ export interface GlooHAController {
 
 export function setupGlooHAController(mgr: Manager, opts: GlooHAControllerOptions): GlooHAController {
   const clock = opts.clock ?? realClock;
-  const gloohas = mgr.informer<GlooHAObject>({ group: GROUP, version: VERSION, plural: PLURAL });
+  // Cache transforms: managedFields are read only from Gloo's Deployments and HPAs (drift author,
+  // handover) and from owned objects (drift author: other writers only), so the rest drop them.
+  const gloohas = mgr.informer<GlooHAObject>({
+    group: GROUP,
+    version: VERSION,
+    plural: PLURAL,
+    transform: stripManagedFields,
+  });
   gloohas.addIndex('installNamespace', (g) => [installNamespaceOf(g)]);
   // Gloo's chart labels everything it creates app=gloo: watch that, not every Deployment.
   const deployments = mgr.informer<V1Deployment & KubernetesObject>({
@@ -84,10 +94,23 @@ export function setupGlooHAController(mgr: Manager, opts: GlooHAControllerOption
   const glooPdbs = mgr.informer<V1PodDisruptionBudget & KubernetesObject>({
     ...GLOO_PDBS,
     labelSelector: 'app=gloo',
+    transform: stripManagedFields,
   });
   const managed = `${LABEL_MANAGED_BY}=${MANAGER}`;
-  const owned = new Map(OWNED_KINDS.map((k) => [k.kind, mgr.informer({ ...k, labelSelector: managed })]));
-  const leases = mgr.informer<V1Lease & KubernetesObject>({ ...LEASES, fieldSelector: 'metadata.name=gloo' });
+  const owned = new Map(
+    OWNED_KINDS.map((k) => [
+      k.kind,
+      mgr.informer({ ...k, labelSelector: managed, transform: stripManagedFieldsOf(MANAGER) }),
+    ]),
+  );
+  // Each reconcile reads only its own GlooHA's objects: without the index every snapshot walked every
+  // owned object of every install (O(N²) over a cold start).
+  for (const inf of owned.values()) inf.addIndex(OWNER_INDEX, (o) => [ownerKey(o) ?? '']);
+  const leases = mgr.informer<V1Lease & KubernetesObject>({
+    ...LEASES,
+    fieldSelector: 'metadata.name=gloo',
+    transform: stripManagedFields,
+  });
 
   const keysForNamespace = (namespace: string | undefined): string[] =>
     namespace ? gloohas.store.byIndex('installNamespace', namespace).map((g) => objectKey(g)) : [];
@@ -127,7 +150,7 @@ export function setupGlooHAController(mgr: Manager, opts: GlooHAControllerOption
       deployments: g ? deployments.store.list(ns) : [],
       glooHpas: g ? glooHpas.store.list(ns) : [],
       glooPdbs: g ? glooPdbs.store.list(ns) : [],
-      owned: new Map([...owned].map(([kind, inf]) => [kind, g ? inf.store.list() : []])),
+      owned: new Map([...owned].map(([kind, inf]) => [kind, g ? inf.store.byIndex(OWNER_INDEX, key) : []])),
       leader: g ? tracker.status(ns) : undefined,
       lastCorrections: memory.lastCorrections(key),
       now: clock.wallNow(),

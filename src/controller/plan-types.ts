@@ -26,7 +26,7 @@ export interface Snapshot {
   deployments: V1Deployment[];
   glooHpas: V2HorizontalPodAutoscaler[];
   glooPdbs: V1PodDisruptionBudget[];
-  /** Objects carrying our managed-by label, by kind (any owner: plan filters by the owner labels). */
+  /** Objects carrying our managed-by label and this GlooHA's owner labels, by kind (plan checks the labels again). */
   owned: ReadonlyMap<string, readonly KubernetesObject[]>;
   /** Who leads Gloo in the install's namespace. */
   leader: LeaderStatus | undefined;
@@ -48,6 +48,11 @@ export interface PlannedApply {
   drift?: string;
   /** glooha.io/component label (drift metric). */
   component: string;
+  /**
+   * Applies run stage by stage, in ascending order; those of one stage are independent and are sent
+   * together. Default 0.
+   */
+  stage?: number;
 }
 
 export interface ObjectRef {
@@ -66,7 +71,7 @@ export interface PlannedEvent {
 export interface Plan {
   /** Set the GlooHA's finalizers to this list (add ours, or remove it once finalized). */
   finalizers?: string[];
-  /** In order: owned objects first, then the partial applies to Gloo's objects. */
+  /** In order: owned objects first, then the partial applies to Gloo's objects (see PlannedApply.stage). */
   applies: PlannedApply[];
   /** Owned objects to delete (no longer desired; or, on deletion, those GC cannot reach). */
   prunes: ObjectRef[];

@@ -4,7 +4,7 @@
 // Branches, in order:
 //   gone            → forget what was kept for it
 //   deleting        → hand over Gloo's fields, delete owned objects GC cannot reach, drop the finalizer
-//   no finalizer    → add it (the update event brings the GlooHA back)
+//   no finalizer    → add it, first, then carry on below in the same reconcile
 //   older rival     → Stalled ConflictingGlooHA, nothing written
 //   no gloo found   → Stalled TargetNotFound, check again in a minute
 //   invalid spec    → Stalled InvalidSpec
@@ -37,8 +37,6 @@ import {
 } from './plan-types.js';
 import { computeStatus, type DriftReport, type Stall, type StatusInput } from './status.js';
 
-/** Requeue after applying: the objects settle, then status reports them. */
-export const SETTLE_REQUEUE_MS = 2_000;
 /** Requeue while waiting for a missing install (no event announces it in another namespace). */
 export const TARGET_REQUEUE_MS = 60_000;
 
@@ -91,9 +89,15 @@ export function plan(s: Snapshot, computeDesired: typeof desired = desired): Pla
   const g = s.glooHA;
   if (!g) return { ...emptyPlan(), forget: true };
   if (g.metadata.deletionTimestamp) return finalizePlan(s, g);
-  if (!finalizersOf(g).includes(FINALIZER))
-    return { ...emptyPlan(), finalizers: [...finalizersOf(g), FINALIZER] };
+  const p = livePlan(s, g, computeDesired);
+  // Our finalizer goes on in this same reconcile, before any other write (execute() sends it first):
+  // a reconcile of its own went to the back of the queue, behind every other key, at a cold start.
+  if (!finalizersOf(g).includes(FINALIZER)) p.finalizers = [...finalizersOf(g), FINALIZER];
+  return p;
+}
 
+/** The plan for a live GlooHA (not being deleted). */
+function livePlan(s: Snapshot, g: GlooHA, computeDesired: typeof desired): Plan {
   const ns = installNamespaceOf(g);
   const rival = olderRival(g, s.sameNamespace);
   if (rival) {
@@ -204,12 +208,15 @@ export function decideApply(
 function applyPlan(s: Snapshot, g: GlooHA, d: Desired, ns: string): Plan {
   const out = emptyPlan();
   const drift: DriftReport[] = [];
-  const consider = (body: KubeObject, live: KubernetesObject | undefined) => {
+  const consider = (body: KubeObject, live: KubernetesObject | undefined, stage: number) => {
     const decision = decideApply(body, live, d.driftPolicy);
-    if (decision.apply) out.applies.push(decision.apply);
+    if (decision.apply) out.applies.push({ ...decision.apply, stage });
     if (decision.drift) drift.push(decision.drift);
   };
-  for (const body of d.owned) consider(body, liveOf(s, body, false));
+  // Stages (see PlannedApply.stage): our own objects, the RoleBinding once its Role exists (the API
+  // server's escalation check reads the Role), then Gloo's objects, so gloo never runs with leader
+  // election before it may use its Lease.
+  for (const body of d.owned) consider(body, liveOf(s, body, false), body.kind === 'RoleBinding' ? 1 : 0);
   // Owned objects of this GlooHA the spec no longer asks for. Never others'.
   const owner = ownerOf(g);
   const wanted = new Set(d.owned.map((o) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`));
@@ -222,7 +229,7 @@ function applyPlan(s: Snapshot, g: GlooHA, d: Desired, ns: string): Plan {
   }
   for (const body of d.patches) {
     const live = liveOf(s, body, true);
-    if (live) consider(body, live); // no live object: the core reported it as a problem
+    if (live) consider(body, live, 2); // no live object: the core reported it as a problem
   }
   if (suspended(g)) return suspendedPlan(s, g, d, out, drift);
 
@@ -254,7 +261,9 @@ function applyPlan(s: Snapshot, g: GlooHA, d: Desired, ns: string): Plan {
 
   const applied = out.applies.length + out.prunes.length;
   out.status = changed(g, computeStatus({ ...observedStatusInput(s, g, d, ns), applied, drift: reported }));
-  if (applied > 0) out.requeueAfterMs = SETTLE_REQUEUE_MS;
+  // No requeue after applying: every object applied or deleted comes back as a watch event on an
+  // informer that maps it to this GlooHA, and that reconcile reports the settled state. A timed
+  // requeue doubled the reconciles of a cold start for nothing.
   return out;
 }
 

@@ -42,6 +42,10 @@ export async function execute(
     memory.forget(s.key);
     return;
   }
+  // Adding our finalizer comes before any other write, so a deletion from now on waits for the
+  // handover; removing it comes last, once everything else is done.
+  const deleting = Boolean(g.metadata.deletionTimestamp);
+  if (p.finalizers && !deleting) await runFinalizers(g, p.finalizers, writer, signal);
   await runHandover(p.handover, writer, signal, (h) =>
     log.info('handed over managed fields', { object: h.what }),
   );
@@ -55,13 +59,15 @@ export async function execute(
   await runPrunes(p.prunes, writer, signal, (r) =>
     log.info('deleted an owned object', { object: `${r.kind} ${r.namespace}/${r.name}` }),
   );
-  if (p.finalizers) {
+  if (p.finalizers && deleting) {
     await runFinalizers(g, p.finalizers, writer, signal);
-    if (g.metadata.deletionTimestamp)
-      log.info('finalized: owned objects released, replicas left as they are');
+    log.info('finalized: owned objects released, replicas left as they are');
   }
   if (p.corrections) memory.setCorrections(s.key, p.corrections);
-  for (const e of p.events) await events.record(g, e, signal);
+  // Events are best effort and not awaited: they were 43% of a cold start's writes, each one a
+  // round trip in this install's chain. The recorder logs its own failures; a refused one (the term
+  // ended) has nothing left to stop.
+  for (const e of p.events) events.record(g, e, signal).catch(() => {});
   if (p.stall) log.warn('stalled', { reason: p.stall.reason, message: p.stall.message });
   if (p.status) await runStatus(s.key, g, p.status, memory, writer, signal);
   return p.requeueAfterMs ? { requeueAfterMs: p.requeueAfterMs } : undefined;

@@ -9,6 +9,7 @@
 // shipped with the code, so rendering stays a pure function of its inputs.
 
 import Handlebars from 'handlebars';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseDocument } from 'yaml';
@@ -80,8 +81,33 @@ function template(name: TemplateName): Handlebars.TemplateDelegate {
   return t;
 }
 
-/** Renders a template with `data` (which must hold `metadata`) and returns the checked object. */
+/**
+ * Rendered objects by template and data, as JSON text under a digest of the data. Every reconcile
+ * renders the same few objects from the same spec again and the YAML parse dominated its CPU; text
+ * under a digest keeps the cache small (a few KB per install). Bounded: the oldest entries go first.
+ */
+const rendered = new Map<string, string>();
+const RENDER_CACHE_MAX = 4096;
+
+/**
+ * Renders a template with `data` (which must hold `metadata`) and returns the checked object: a fresh
+ * object each time (callers may change it), from the cache when this template saw this data before.
+ */
 export function renderObject(
+  name: TemplateName,
+  data: { metadata: KubeObject['metadata'] } & Record<string, unknown>,
+): KubeObject {
+  const key = createHash('sha256').update(name).update('\n').update(JSON.stringify(data)).digest('base64');
+  let text = rendered.get(key);
+  if (text === undefined) {
+    text = JSON.stringify(renderUncached(name, data));
+    if (rendered.size >= RENDER_CACHE_MAX) rendered.delete(rendered.keys().next().value as string);
+    rendered.set(key, text);
+  }
+  return JSON.parse(text) as KubeObject;
+}
+
+function renderUncached(
   name: TemplateName,
   data: { metadata: KubeObject['metadata'] } & Record<string, unknown>,
 ): KubeObject {

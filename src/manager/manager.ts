@@ -16,6 +16,7 @@
 //             whole always fits in the shutdown budget.
 // Whether a write may go out is decided in one place: the transport's fence, which asks the
 // leadership (the elector, or AlwaysLeader with --leader-elect=false).
+import { setMaxListeners } from 'node:events';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { startHttpServer, type HttpServerHandle } from '../http/server.js';
 import { KubeClient } from '../kube/client.js';
@@ -200,6 +201,10 @@ export class Manager {
   /** A new term: fresh queues, cancelled with the term (AlwaysLeader: with the manager). */
   private startControllers(term: LeaderTerm | undefined): void {
     const signal = term?.signal ?? this.leadership.leadingSignal;
+    // Every request of the term listens on its signal until it ends; with the applies of a stage sent
+    // together and Events not awaited, more than Node's default of 10 are in flight at once, which
+    // would be reported as a leak that is not one.
+    setMaxListeners(0, signal);
     this.log.info('started leading: starting the controllers', { term: term?.id });
     for (const spec of this.specs) {
       const controller = new Controller({

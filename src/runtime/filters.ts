@@ -59,15 +59,56 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return ak.length === bk.length && ak.every((k) => Object.hasOwn(bo, k) && deepEqual(ao[k], bo[k]));
 }
 
+/** Paths as a tree: segment → its sub-paths, or `true` where a path ends (that key is skipped). */
+type PathTree = Map<string, PathTree | true>;
+
+function pathTree(paths: readonly FieldPath[]): PathTree {
+  const root: PathTree = new Map();
+  for (const p of paths) {
+    const segs = segments(p);
+    let node = root;
+    segs.forEach((seg, i) => {
+      if (i === segs.length - 1) {
+        node.set(seg, true);
+        return;
+      }
+      let next = node.get(seg);
+      if (next === true) return; // a shorter path already skips the whole subtree
+      if (!next) node.set(seg, (next = new Map()));
+      node = next;
+    });
+  }
+  return root;
+}
+
+/**
+ * deepEqual with the keys at `skip` left out, compared in place: every Deployment status change and
+ * every Lease renewal goes through this, so it must not copy the objects (withoutPaths did).
+ */
+function equalExcept(a: unknown, b: unknown, skip: PathTree | undefined): boolean {
+  if (!skip || !isPlainObject(a) || !isPlainObject(b) || a instanceof Date || b instanceof Date)
+    return deepEqual(a, b);
+  const keys = (o: Record<string, unknown>) =>
+    Object.keys(o).filter((k) => o[k] !== undefined && skip.get(k) !== true);
+  const ak = keys(a);
+  const bk = keys(b);
+  if (ak.length !== bk.length) return false;
+  return ak.every((k) => {
+    if (!Object.hasOwn(b, k) || b[k] === undefined) return false;
+    const sub = skip.get(k);
+    return equalExcept(a[k], b[k], sub instanceof Map ? sub : undefined);
+  });
+}
+
 /** True when `a` and `b` differ only at `paths` (plus resourceVersion and managedFields). */
 export function equalIgnoring(a: unknown, b: unknown, paths: readonly FieldPath[] = []): boolean {
-  const all = [...NOISE_PATHS, ...paths];
-  return deepEqual(withoutPaths(a, all), withoutPaths(b, all));
+  return equalExcept(a, b, pathTree([...NOISE_PATHS, ...paths]));
 }
 
 /** Drops updates whose only changes are at `paths` (and resourceVersion/managedFields); passes the rest. */
 export function ignoreUpdatesOnlyTo<T = KubernetesObject>(paths: readonly FieldPath[]): EventFilter<T> {
-  return (ev) => ev.type !== 'update' || !equalIgnoring(ev.old, ev.obj, paths);
+  const skip = pathTree([...NOISE_PATHS, ...paths]);
+  return (ev) => ev.type !== 'update' || !equalExcept(ev.old, ev.obj, skip);
 }
 
 /** Drops updates that change nothing but resourceVersion/managedFields. */

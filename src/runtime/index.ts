@@ -44,6 +44,7 @@ export {
   type ExponentialBackoffOptions,
   type RateLimiter,
 } from './ratelimit.js';
+export { stripManagedFields, stripManagedFieldsOf } from './transforms.js';
 export { Store, objectKey, splitKey, type Cache, type Delta, type IndexFunc } from './store.js';
 export {
   Workqueue,

@@ -31,7 +31,10 @@ export type IndexFunc<T> = (obj: T) => readonly string[];
 export interface Cache<T> {
   get(key: string): T | undefined;
   getByName(name: string, namespace?: string): T | undefined;
-  /** Every object, or those in `namespace`. */
+  /**
+   * Every object, or those in `namespace` (read from a namespace index: no walk over the other
+   * namespaces). A new array each call; the objects are the cached ones, never to be mutated.
+   */
   list(namespace?: string): T[];
   keys(): string[];
   readonly size: number;
@@ -44,6 +47,11 @@ export class Store<T extends KubernetesObject = KubernetesObject> implements Cac
   private readonly indexers = new Map<string, IndexFunc<T>>();
   /** index name → index value → keys */
   private readonly indices = new Map<string, Map<string, Set<string>>>();
+  /**
+   * namespace → key → object, kept on every write. Reconciles ask for one install's namespace many
+   * times per second at scale; filtering the whole cache each time made a cold start O(N²).
+   */
+  private readonly byNamespace = new Map<string | undefined, Map<string, T>>();
 
   get size(): number {
     return this.items.size;
@@ -58,8 +66,9 @@ export class Store<T extends KubernetesObject = KubernetesObject> implements Cac
   }
 
   list(namespace?: string): T[] {
-    const all = [...this.items.values()];
-    return namespace === undefined ? all : all.filter((o) => o.metadata?.namespace === namespace);
+    if (namespace === undefined) return [...this.items.values()];
+    const inNamespace = this.byNamespace.get(namespace);
+    return inNamespace ? [...inNamespace.values()] : [];
   }
 
   keys(): string[] {
@@ -115,9 +124,10 @@ export class Store<T extends KubernetesObject = KubernetesObject> implements Cac
       const d = this.upsert(obj);
       if (d) deltas.push(d);
     }
-    for (const [key, old] of [...this.items]) {
+    const candidates: ReadonlyMap<string, T> =
+      namespace === undefined ? this.items : (this.byNamespace.get(namespace) ?? new Map<string, T>());
+    for (const [key, old] of [...candidates]) {
       if (seen.has(key)) continue;
-      if (namespace !== undefined && old.metadata?.namespace !== namespace) continue;
       this.unset(key, old);
       deltas.push({ type: 'delete', obj: old, finalStateUnknown: true });
     }
@@ -127,12 +137,20 @@ export class Store<T extends KubernetesObject = KubernetesObject> implements Cac
   private set(key: string, obj: T, old: T | undefined): void {
     if (old) this.unindex(key, old);
     this.items.set(key, obj);
+    const ns = obj.metadata?.namespace;
+    let inNamespace = this.byNamespace.get(ns);
+    if (!inNamespace) this.byNamespace.set(ns, (inNamespace = new Map()));
+    inNamespace.set(key, obj);
     for (const [name, fn] of this.indexers) this.indexOne(name, fn, key, obj);
   }
 
   private unset(key: string, old: T): void {
     this.unindex(key, old);
     this.items.delete(key);
+    const ns = old.metadata?.namespace;
+    const inNamespace = this.byNamespace.get(ns);
+    inNamespace?.delete(key);
+    if (inNamespace?.size === 0) this.byNamespace.delete(ns);
   }
 
   private indexOne(name: string, fn: IndexFunc<T>, key: string, obj: T): void {

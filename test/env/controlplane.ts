@@ -18,6 +18,11 @@ import { ManagedProcess, RUN_DIR_PREFIX, freePort, reapStaleControlPlanes, waitF
 export interface ControlPlaneOptions {
   /** Simulated nodes kwok keeps Ready (default 3). */
   nodes?: number;
+  /**
+   * Run the Deployment and ReplicaSet controllers (default true). The scale benchmark turns them off:
+   * its installs are Deployments without pods, so hundreds of them measure the operator, not kwok.
+   */
+  workloads?: boolean;
   log?: (line: string) => void;
 }
 
@@ -242,7 +247,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
         // The HPA controller needs no metrics API to keep a target's replicas within [min, max]. The
         // Job controller runs the hook Jobs of Gloo's chart (helm waits for them; kwok completes their
         // pods) and ttl-after-finished removes them as the chart's ttlSecondsAfterFinished asks.
-        '--controllers=garbage-collector-controller,namespace-controller,serviceaccount-controller,deployment-controller,replicaset-controller,disruption-controller,horizontal-pod-autoscaler-controller,job-controller,ttl-after-finished-controller',
+        `--controllers=garbage-collector-controller,namespace-controller,serviceaccount-controller,${options.workloads === false ? '' : 'deployment-controller,replicaset-controller,'}disruption-controller,horizontal-pod-autoscaler-controller,job-controller,ttl-after-finished-controller`,
       ],
       join(dir, 'kube-controller-manager.log'),
       onUnexpectedExit,

@@ -20,19 +20,31 @@ export class WriteError extends Error {
   }
 }
 
-/** Applies each body; stops at the first failure, which names its object. */
+/**
+ * Applies the bodies stage by stage (PlannedApply.stage), each stage's together: one round trip per
+ * stage instead of one per object. A stage that had a failure ends the run once all its requests have
+ * settled; the first failure (in plan order) is thrown, naming its object.
+ */
 export async function runApplies(
   applies: readonly PlannedApply[],
   writer: ObjectWriter,
   signal: AbortSignal,
   onApplied: (a: PlannedApply) => void = () => {},
 ): Promise<void> {
-  for (const a of applies) {
-    try {
-      await writer.apply(a.body, MANAGER, signal);
-    } catch (err) {
-      throw new WriteError(a.what, err);
-    }
-    onApplied(a);
+  const stages = [...new Set(applies.map((a) => a.stage ?? 0))].sort((x, y) => x - y);
+  for (const stage of stages) {
+    const batch = applies.filter((a) => (a.stage ?? 0) === stage);
+    const results = await Promise.allSettled(
+      batch.map(async (a) => {
+        try {
+          await writer.apply(a.body, MANAGER, signal);
+        } catch (err) {
+          throw new WriteError(a.what, err);
+        }
+        onApplied(a);
+      }),
+    );
+    const failed = results.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 }

@@ -16,11 +16,12 @@ import { finalizedGlooHA, NS } from './snapshots.js';
 
 const signal = () => new AbortController().signal;
 const g = finalizedGlooHA({ gloo: { replicas: 2 } });
-const apply = (name: string): PlannedApply => ({
+const apply = (name: string, stage?: number): PlannedApply => ({
   body: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name, namespace: NS } },
   reason: 'create',
   what: `PodDisruptionBudget ${NS}/${name}`,
   component: 'gloo',
+  ...(stage === undefined ? {} : { stage }),
 });
 
 describe('actions', () => {
@@ -36,14 +37,38 @@ describe('actions', () => {
     expect(w.signals.every((x) => x === s)).toBe(true);
     expect(done).toHaveLength(2);
 
+    // A failed stage: its other requests still complete, later stages are not sent.
     const failing = new FakeWriter();
     failing.failWith = (c) =>
       c.op === 'apply' && c.body.metadata?.name === 'a' ? apiError(422, 'bad') : undefined;
-    const err = await runApplies([apply('a'), apply('b')], failing, s).catch((e: unknown) => e);
+    const err = await runApplies([apply('c', 1), apply('a'), apply('b')], failing, s).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(WriteError);
     expect((err as WriteError).what).toBe(`PodDisruptionBudget ${NS}/a`);
     expect((err as WriteError).code).toBe(422);
-    expect(failing.calls).toEqual([]);
+    expect(failing.ops()).toEqual([`apply ${MANAGER} PodDisruptionBudget b`]);
+  });
+
+  it('apply: stage by stage in ascending order, a stage sent together before the next starts', async () => {
+    const order: string[] = [];
+    const inFlight = new Set<string>();
+    let maxInFlight = 0;
+    // Only apply() is called by runApplies.
+    const slow = {
+      apply: async (body: PlannedApply['body']) => {
+        const name = body.metadata?.name ?? '';
+        inFlight.add(name);
+        maxInFlight = Math.max(maxInFlight, inFlight.size);
+        await new Promise((r) => setTimeout(r, 5));
+        inFlight.delete(name);
+        order.push(name);
+      },
+    } as unknown as FakeWriter;
+    await runApplies([apply('late', 2), apply('x'), apply('y'), apply('mid', 1)], slow, signal());
+    expect(order.slice(0, 2).sort()).toEqual(['x', 'y']);
+    expect(order.slice(2)).toEqual(['mid', 'late']);
+    expect(maxInFlight).toBe(2);
   });
 
   it('prune: deletes each planned object', async () => {

@@ -4,13 +4,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { MANAGER, RECONCILE_REQUEST_ANNOTATION } from '../../../src/api/constants.js';
 import { HANDOVER_MANAGER } from '../../../src/controller/drift.js';
 import { terminalFailure } from '../../../src/controller/failures.js';
-import {
-  decideApply,
-  plan,
-  SETTLE_REQUEUE_MS,
-  stalledPlan,
-  TARGET_REQUEUE_MS,
-} from '../../../src/controller/plan.js';
+import { decideApply, plan, stalledPlan, TARGET_REQUEUE_MS } from '../../../src/controller/plan.js';
 import { APPLIED_ANNOTATION, FINALIZER, type Snapshot } from '../../../src/controller/plan-types.js';
 import { desired } from '../../../src/core/desired.js';
 import type { GlooHA } from '../../../src/api/types.js';
@@ -43,12 +37,21 @@ describe('plan: lifecycle branches', () => {
     expect(p.status).toBeUndefined();
   });
 
-  it('no finalizer yet: adds it (keeping others) and nothing else', () => {
+  it('no finalizer yet: adds it (keeping others) and plans the rest in the same reconcile', () => {
     const g = glooHA(spec, { finalizers: ['other/keep'] });
     const p = plan(snapshotOf(g));
     expect(p.finalizers).toEqual(['other/keep', FINALIZER]);
-    expect(p.applies).toEqual([]);
-    expect(p.status).toBeUndefined();
+    const withFinalizer = plan(snapshotOf(finalizedGlooHA(spec)));
+    expect(p.applies.map((a) => a.what)).toEqual(withFinalizer.applies.map((a) => a.what));
+    expect(p.applies.length).toBeGreaterThan(3);
+    expect(p.status).toBeDefined();
+  });
+
+  it('no finalizer yet on a stalled GlooHA: the finalizer still goes on', () => {
+    const g = glooHA(spec);
+    const p = plan({ ...snapshotOf(g), deployments: [] });
+    expect(p.finalizers).toEqual([FINALIZER]);
+    expect(p.stall?.reason).toBe('TargetNotFound');
   });
 
   it('deleting: hands over the fields we applied on Gloo objects, then removes the finalizer', () => {
@@ -267,7 +270,14 @@ describe('plan: applies', () => {
     for (const a of p.applies)
       expect(a.body.metadata?.annotations?.[APPLIED_ANNOTATION]).toMatch(/^[0-9a-f]{16}$/);
     expect(p.events.filter((e) => e.reason === 'Created').length).toBeGreaterThan(0);
-    expect(p.requeueAfterMs).toBe(SETTLE_REQUEUE_MS);
+    // stages: owned objects (0), the RoleBinding after its Role (1), Gloo's objects (2)
+    const stageOf = (kind: string) => p.applies.filter((a) => a.body.kind === kind).map((a) => a.stage);
+    expect(stageOf('Role')).toEqual([0]);
+    expect(stageOf('RoleBinding')).toEqual([1]);
+    expect(stageOf('ConfigMap')).toEqual([0]);
+    expect(new Set(stageOf('Deployment'))).toEqual(new Set([2]));
+    // no timed requeue: the applied objects' watch events bring the GlooHA back
+    expect(p.requeueAfterMs).toBeUndefined();
     expect(condition(p.status!, 'Reconciling')).toMatchObject({ status: 'True', reason: 'Applied' });
   });
 
@@ -465,7 +475,7 @@ describe('plan: applies', () => {
       reason: 'Deleted',
       message: `deleted PodDisruptionBudget ${NS}/old-ha`,
     });
-    expect(p.requeueAfterMs).toBe(SETTLE_REQUEUE_MS);
+    expect(p.requeueAfterMs).toBeUndefined();
   });
 
   it('decideApply: missing → create, other hash → update, same hash and subset → nothing', () => {

@@ -42,18 +42,16 @@ const stalled = (w: FakeWriter) =>
     .map((s) => s.conditions?.find((c) => c.type === 'Stalled'));
 
 describe('reconcile', () => {
-  it('runs the plan: applies, events, status; asks to come back once things settle', async () => {
+  it('runs the plan: applies, events, status; no timed requeue (the watch events bring it back)', async () => {
     const { writer, deps, metrics } = setup();
     const result = await reconcile('gloo-system/ha', ctx(), deps);
-    expect(result).toEqual({ requeueAfterMs: 2_000 });
+    expect(result).toBeUndefined();
     const ops = writer.ops();
     expect(ops.filter((o) => o.startsWith('apply')).length).toBeGreaterThan(3);
     expect(ops.at(-1)).toBe('status');
     expect(ops.indexOf('status')).toBeGreaterThan(ops.lastIndexOf(ops.find((o) => o.startsWith('apply'))!));
     const body = (await metrics.expose()).body;
-    expect(body).toMatch(
-      /controller_runtime_reconcile_total\{controller="glooha",result="requeue_after"\} 1/,
-    );
+    expect(body).toMatch(/controller_runtime_reconcile_total\{controller="glooha",result="success"\} 1/);
   });
 
   it('422 from the API server: terminal — Stalled with the server message, backoff 30 s → 60 s, never thrown (no hot retry)', async () => {

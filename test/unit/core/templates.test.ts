@@ -70,6 +70,25 @@ describe('renderObject', () => {
       renderObject('role', { metadata: { name: 'n', namespace: 'ns' }, rules: undefined }),
     ).toThrow(TemplateError);
   });
+
+  it("the same data twice: equal objects, each one the caller's own (the render cache hands out copies)", () => {
+    const data = () => ({
+      metadata: { name: 'n', namespace: 'ns' },
+      selector: { matchLabels: { a: 'b' } },
+      minAvailable: { set: true, value: 1 },
+      maxUnavailable: { set: false, value: null },
+    });
+    const first = renderObject('pod-disruption-budget', data());
+    (first.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels.a = 'changed';
+    const second = renderObject('pod-disruption-budget', data());
+    expect(second).not.toBe(first);
+    expect(second.spec).toMatchObject({ selector: { matchLabels: { a: 'b' } }, minAvailable: 1 });
+    // other data, other object
+    const other = renderObject('pod-disruption-budget', { ...data(), minAvailable: { set: true, value: 2 } });
+    expect(other.spec).toMatchObject({ minAvailable: 2 });
+    // a failure is not cached as a success
+    expect(() => renderObject('role', { metadata: { name: 'n', namespace: 'ns' } })).toThrow();
+  });
 });
 
 describe('desired() with hostile values from the cluster', () => {

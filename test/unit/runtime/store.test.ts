@@ -10,6 +10,7 @@ import {
   ignoreUpdatesOnlyTo,
 } from '../../../src/runtime/filters.js';
 import { Store, objectKey, splitKey } from '../../../src/runtime/store.js';
+import { stripManagedFields, stripManagedFieldsOf } from '../../../src/runtime/transforms.js';
 import { obj } from './helpers.js';
 
 describe('Store', () => {
@@ -97,7 +98,94 @@ function lease(
   };
 }
 
+describe('Store: namespace index', () => {
+  const inNs = (name: string, namespace: string | undefined, rv = '1'): KubernetesObject => ({
+    metadata: { name, ...(namespace === undefined ? {} : { namespace }), resourceVersion: rv },
+  });
+  it('list(namespace) holds exactly that namespace through adds, moves, deletes and re-lists', () => {
+    const s = new Store();
+    s.upsert(inNs('a', 'n1'));
+    s.upsert(inNs('b', 'n1'));
+    s.upsert(inNs('c', 'n2'));
+    s.upsert(inNs('node', undefined));
+    const names = (ns?: string) =>
+      s
+        .list(ns)
+        .map((o) => o.metadata?.name)
+        .sort();
+    expect(names('n1')).toEqual(['a', 'b']);
+    expect(names('n2')).toEqual(['c']);
+    expect(names('')).toEqual([]);
+    expect(names('none')).toEqual([]);
+    expect(names()).toEqual(['a', 'b', 'c', 'node']);
+    s.remove(inNs('a', 'n1'));
+    expect(names('n1')).toEqual(['b']);
+    // a namespaced re-list touches only its namespace
+    const deltas = s.replace([inNs('d', 'n2')], 'n2');
+    expect(deltas.map((d) => `${d.type} ${d.obj.metadata?.name}`).sort()).toEqual(['add d', 'delete c']);
+    expect(names('n1')).toEqual(['b']);
+    expect(names('n2')).toEqual(['d']);
+    // the returned array is the caller's: changing it does not change the cache
+    s.list('n1').pop();
+    expect(names('n1')).toEqual(['b']);
+  });
+});
+
+describe('cache transforms', () => {
+  const withFields = (): KubernetesObject => ({
+    metadata: {
+      name: 'x',
+      managedFields: [
+        { manager: 'glooha-operator', operation: 'Apply' },
+        { manager: 'kubectl-scale', operation: 'Update', subresource: 'scale' },
+      ],
+    },
+  });
+  it('stripManagedFields drops them all; stripManagedFieldsOf keeps the other writers', () => {
+    expect(stripManagedFields(withFields()).metadata).toEqual({ name: 'x' });
+    expect(stripManagedFieldsOf('glooha-operator')(withFields()).metadata?.managedFields).toEqual([
+      { manager: 'kubectl-scale', operation: 'Update', subresource: 'scale' },
+    ]);
+    const onlyOurs: KubernetesObject = {
+      metadata: { name: 'y', managedFields: [{ manager: 'glooha-operator', operation: 'Apply' }] },
+    };
+    expect(stripManagedFieldsOf('glooha-operator')(onlyOurs).metadata).toEqual({ name: 'y' });
+  });
+});
+
 describe('event filters', () => {
+  it('equalIgnoring compares in place: skipped paths, nested differences, undefined keys, arrays, dates', () => {
+    const a = {
+      metadata: { resourceVersion: '1', managedFields: [1], labels: { x: 'y' } },
+      spec: { n: [1, 2] },
+    };
+    const b = {
+      metadata: { resourceVersion: '2', managedFields: [2], labels: { x: 'y' } },
+      spec: { n: [1, 2] },
+    };
+    expect(equalIgnoring(a, b)).toBe(true);
+    expect(equalIgnoring(a, { ...b, spec: { n: [2, 1] } })).toBe(false);
+    expect(equalIgnoring(a, { ...b, metadata: { ...b.metadata, labels: { x: 'z' } } })).toBe(false);
+    expect(equalIgnoring(a, { ...b, extra: undefined })).toBe(true);
+    expect(equalIgnoring(a, { ...b, extra: 1 })).toBe(false);
+    expect(
+      equalIgnoring({ spec: { renewTime: 1, holder: 'a' } }, { spec: { renewTime: 2, holder: 'a' } }, [
+        'spec.renewTime',
+      ]),
+    ).toBe(true);
+    expect(
+      equalIgnoring({ spec: { renewTime: 1, holder: 'a' } }, { spec: { renewTime: 2, holder: 'b' } }, [
+        'spec.renewTime',
+      ]),
+    ).toBe(false);
+    expect(equalIgnoring({ t: new Date(1) }, { t: new Date(2) })).toBe(false);
+    expect(equalIgnoring({ t: new Date(1) }, { t: new Date(1) })).toBe(true);
+    // a path into a non-object is no skip
+    expect(equalIgnoring({ spec: 1 }, { spec: 2 }, ['spec.renewTime'])).toBe(false);
+    // the compared objects are not changed
+    expect(a.metadata.managedFields).toEqual([1]);
+  });
+
   it('deepEqual compares JSON structurally (key order free, undefined keys ignored)', () => {
     expect(deepEqual({ a: 1, b: [1, { c: 2 }] }, { b: [1, { c: 2 }], a: 1 })).toBe(true);
     expect(deepEqual({ a: 1, x: undefined }, { a: 1 })).toBe(true);

@@ -1,0 +1,759 @@
+// Scale benchmark: one operator, started cold, facing N GlooHAs that already exist — how long until
+// every install has its replicas applied, what that costs (API requests and writes per install, CPU,
+// peak RSS, heap), how fast a spec change and a drift are handled once it has converged, and how quiet
+// a steady-state window is — next to the floor the API server allows for the same writes.
+//
+//   npx tsx bench/scale.ts [--installs 10,100,500] [--mode cluster|namespaced] [--concurrency C]
+//                          [--steady-seconds 60] [--samples 20] [--no-floor] [--operator-root DIR]
+//   npm run bench:scale -- --installs 500
+//
+// Per value of --installs, on a fresh test control plane (test/env/controlplane.ts) whose controller
+// manager runs without the Deployment and ReplicaSet controllers, so installs are Deployments without
+// pods (the API server, not kwok, is what is measured):
+//  1. N namespaces, each a simulated Gloo install (test/support/gloo-install.ts: `gloo` and
+//     `gateway-proxy` Deployments), a `gloo` Lease renewed every 2 s by a simulated Gloo leader (as
+//     Gloo does), and a GlooHA (gloo 3 replicas, a PDB, proxy 2 replicas). The operator's
+//     ServiceAccount and RBAC come from the chart (cluster mode, or namespaced: a Role per namespace and
+//     --watch-namespaces with all N).
+//  2. The operator is started cold as its own process (`node <root>/dist/src/main.js`, built first;
+//     leader election on, as deployed), as that ServiceAccount. "all applied": every gloo and proxy
+//     Deployment carries the replicas and the applied-hash annotation, seen by the bench's own watch.
+//     Measured from the process start and from the "started leading" log line.
+//  3. Cost of the cold start, once nothing has been reconciled for 3 s: API requests by method (the
+//     operator's rest_client_requests_total), writes by resource (the API server's audit log, the
+//     operator's own Lease excluded), CPU seconds (/proc/<pid>/stat), peak RSS (VmHWM), heap used.
+//  4. Latency, one sample at a time across the installs: spec gloo.replicas 3→4 → applied; then
+//     `kubectl scale`-style drift to 1 (field manager kubectl-scale, scale subresource) → restored.
+//  5. Steady state: S seconds with nothing changing but the Leases: reconciles, requests, writes, CPU.
+//  6. The floor: the operator is stopped; a bare client (the operator's one transport, as the same
+//     ServiceAccount, so RBAC checks cost the same) makes exactly the writes the audit log recorded for
+//     the cold start — same resources, verbs and order per install, bodies from the pure plan — on a
+//     fresh set of N installs, the same number of installs at once as the operator's --concurrency, each
+//     install's writes one after another.
+// Prints one table row per run and writes bench/results/scale-<mode>.json (with machine load).
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem, freemem } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import { PatchStrategy, type KubernetesObject, type V1Deployment } from '@kubernetes/client-node';
+import { API_VERSION, GROUP, KIND, MANAGER, PLURAL, VERSION } from '../src/api/constants.js';
+import type { GlooHA, GlooHASpec } from '../src/api/types.js';
+import { plan } from '../src/controller/plan.js';
+import { FINALIZER, APPLIED_ANNOTATION } from '../src/controller/plan-types.js';
+import { KubeClient } from '../src/kube/client.js';
+import { resourcePath } from '../src/kube/paths.js';
+import { formatMicroTime } from '../src/leader/lease-client.js';
+import { startControlPlane, type ControlPlane } from '../test/env/controlplane.js';
+import { auditWrites, type AuditEvent } from '../test/support/audit.js';
+import { adminKubeConfig, createNamespace, installCrds, setControlPlane } from '../test/support/cluster.js';
+import { createGlooInstall } from '../test/support/gloo-install.js';
+import {
+  installOperatorRbac,
+  metricValue,
+  repoRoot,
+  type OperatorIdentity,
+} from '../test/support/operator.js';
+
+const SPEC: GlooHASpec = {
+  gloo: { replicas: 3, podDisruptionBudget: { maxUnavailable: 1 } },
+  gatewayProxies: { gatewayProxy: { replicas: 2 } },
+};
+const WANT: Record<string, number> = { gloo: 3, 'gateway-proxy': 2 };
+/** Admin requests the bench keeps in flight while it sets things up. */
+const SETUP_PARALLEL = 24;
+
+const t0Bench = performance.now();
+const log = (line: string) =>
+  process.stderr.write(`[scale +${((performance.now() - t0Bench) / 1000).toFixed(1)}s] ${line}\n`);
+
+const DEPLOYMENTS = { group: 'apps', version: 'v1', plural: 'deployments' };
+const GLOOHAS = { group: GROUP, version: VERSION, plural: PLURAL };
+const LEASES = { group: 'coordination.k8s.io', version: 'v1', plural: 'leases' };
+const EVENTS = { group: '', version: 'v1', plural: 'events' };
+/** Audit resource → the kind and API group the writer uses. */
+const RESOURCES: Record<string, { group: string; version: string; kind: string }> = {
+  deployments: { group: 'apps', version: 'v1', kind: 'Deployment' },
+  poddisruptionbudgets: { group: 'policy', version: 'v1', kind: 'PodDisruptionBudget' },
+  horizontalpodautoscalers: { group: 'autoscaling', version: 'v2', kind: 'HorizontalPodAutoscaler' },
+  roles: { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'Role' },
+  rolebindings: { group: 'rbac.authorization.k8s.io', version: 'v1', kind: 'RoleBinding' },
+  configmaps: { group: '', version: 'v1', kind: 'ConfigMap' },
+};
+
+// ---------------------------------------------------------------------------------------------------
+// Small helpers
+
+async function pool<T>(items: readonly T[], n: number, fn: (item: T, i: number) => Promise<void>) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(n, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        await fn(items[i]!, i);
+      }
+    }),
+  );
+}
+
+function percentile(values: number[], p: number): number {
+  const s = [...values].sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+}
+
+const median = (values: number[]) => percentile(values, 50);
+
+async function waitFor(what: string, probe: () => Promise<boolean> | boolean, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+function procStatus(pid: number): { rssKb: number; hwmKb: number } {
+  const text = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(text)?.[1] ?? NaN);
+  return { rssKb: kb('VmRSS'), hwmKb: kb('VmHWM') };
+}
+
+/** utime + stime of `pid`, in seconds. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100; // USER_HZ is 100 on Linux
+}
+
+/** Sum of rest_client_requests_total by method. */
+async function requestsByMethod(metricsUrl: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${metricsUrl}/metrics`)).text();
+  const out: Record<string, number> = {};
+  for (const m of text.matchAll(/^rest_client_requests_total\{([^}]*)\}\s+(\S+)/gm)) {
+    const method = /method="([^"]+)"/.exec(m[1]!)?.[1] ?? '?';
+    out[method] = (out[method] ?? 0) + Number(m[2]);
+  }
+  return out;
+}
+
+const diff = (a: Record<string, number>, b: Record<string, number>) =>
+  Object.fromEntries(Object.keys({ ...a, ...b }).map((k) => [k, (b[k] ?? 0) - (a[k] ?? 0)]));
+const total = (r: Record<string, number>) => Object.values(r).reduce((x, y) => x + y, 0);
+
+function countBy(events: AuditEvent[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const e of events) {
+    const r = e.objectRef ?? {};
+    const k = `${e.verb} ${r.resource}${r.subresource ? '/' + r.subresource : ''}`;
+    out[k] = (out[k] ?? 0) + 1;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The bench's view of the Deployments: when each install had its replicas applied.
+
+class Deployments {
+  /** namespace/name → latest object */
+  readonly latest = new Map<string, V1Deployment>();
+  private readonly waiters = new Set<{
+    key: string;
+    ok: (d: V1Deployment) => boolean;
+    done: (t: number) => void;
+  }>();
+  private abort?: AbortController;
+
+  constructor(private readonly client: KubeClient) {}
+
+  async start(): Promise<void> {
+    this.abort = await this.client.watch(
+      resourcePath(DEPLOYMENTS),
+      { labelSelector: 'app=gloo', allowWatchBookmarks: false, timeoutSeconds: 3600 },
+      (type: string, d: V1Deployment) => {
+        const at = performance.now();
+        const key = `${d.metadata?.namespace}/${d.metadata?.name}`;
+        if (type === 'DELETED') return void this.latest.delete(key);
+        if (type !== 'ADDED' && type !== 'MODIFIED') return;
+        this.latest.set(key, d);
+        for (const w of this.waiters) {
+          if (w.key === key && w.ok(d)) {
+            this.waiters.delete(w);
+            w.done(at);
+          }
+        }
+      },
+      () => {},
+    );
+  }
+
+  stop(): void {
+    this.abort?.abort();
+  }
+
+  /** Arrival time of the first version of `key` that `ok`s (now, if the latest one does). */
+  until(key: string, ok: (d: V1Deployment) => boolean, timeoutMs: number): Promise<number> {
+    const cur = this.latest.get(key);
+    if (cur && ok(cur)) return Promise.resolve(performance.now());
+    return new Promise((resolve, reject) => {
+      const w = {
+        key,
+        ok,
+        done: (t: number) => {
+          clearTimeout(timer);
+          resolve(t);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.waiters.delete(w);
+        reject(new Error(`timed out waiting for ${key}`));
+      }, timeoutMs);
+      this.waiters.add(w);
+    });
+  }
+}
+
+const appliedWith = (replicas: number) => (d: V1Deployment) =>
+  d.spec?.replicas === replicas && Boolean(d.metadata?.annotations?.[APPLIED_ANNOTATION]);
+
+// ---------------------------------------------------------------------------------------------------
+// One run
+
+interface RunOptions {
+  installs: number;
+  mode: 'cluster' | 'namespaced';
+  concurrency?: number;
+  steadySeconds: number;
+  samples: number;
+  floor: boolean;
+  operatorRoot: string;
+  /** Flags for node before the script (e.g. V8 heap sizing), as an image's ENTRYPOINT would pass them. */
+  nodeFlags: string[];
+}
+
+interface Operator {
+  child: ChildProcess;
+  startedAt: number;
+  metricsUrl: Promise<string>;
+  marks: Record<string, number>;
+  peakRssKb: number;
+  sampler: NodeJS.Timeout;
+  stderrTail: string[];
+}
+
+function spawnOperator(id: OperatorIdentity, args: string[], root: string, nodeFlags: string[]): Operator {
+  const child = spawn(
+    process.execPath,
+    [
+      ...nodeFlags,
+      join(root, 'dist/src/main.js'),
+      `--kubeconfig=${id.kubeconfigPath}`,
+      '--metrics-bind-address=127.0.0.1:0',
+      `--leader-elect-namespace=${id.namespace}`,
+      ...args,
+    ],
+    {
+      cwd: root,
+      env: { ...process.env, POD_NAME: 'scale-bench', LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  const startedAt = performance.now();
+  let resolveUrl: (u: string) => void = () => {};
+  const metricsUrl = new Promise<string>((r) => (resolveUrl = r));
+  const marks: Record<string, number> = {};
+  const op: Operator = {
+    child,
+    startedAt,
+    metricsUrl,
+    marks,
+    peakRssKb: 0,
+    sampler: undefined!,
+    stderrTail: [],
+  };
+  let buf = '';
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (chunk: string) => {
+    buf += chunk;
+    let nl;
+    while ((nl = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      op.stderrTail.push(line);
+      if (op.stderrTail.length > 30) op.stderrTail.shift();
+      try {
+        const rec = JSON.parse(line) as { msg?: string; url?: string };
+        const msg = rec.msg ?? '';
+        if (msg.startsWith('serving /metrics') && rec.url) resolveUrl(rec.url);
+        for (const m of ['caches synced', 'started leading']) {
+          if (msg.startsWith(m) && marks[m] === undefined) marks[m] = performance.now() - startedAt;
+        }
+      } catch {
+        // not JSON: kept in the tail only
+      }
+    }
+  });
+  op.sampler = setInterval(() => {
+    try {
+      op.peakRssKb = Math.max(op.peakRssKb, procStatus(child.pid!).rssKb);
+    } catch {
+      // exited
+    }
+  }, 200);
+  return op;
+}
+
+async function stopOperator(op: Operator): Promise<void> {
+  clearInterval(op.sampler);
+  if (op.child.exitCode !== null) return;
+  const exited = new Promise((r) => op.child.once('exit', r));
+  op.child.kill('SIGTERM');
+  await Promise.race([exited, sleep(15_000)]);
+  if (op.child.exitCode === null) op.child.kill('SIGKILL');
+}
+
+async function createInstalls(admin: KubeClient, namespaces: string[], spec: GlooHASpec): Promise<void> {
+  const kc = adminKubeConfig();
+  await pool(namespaces, SETUP_PARALLEL, async (ns) => {
+    await admin.request('POST', resourcePath({ group: '', version: 'v1', plural: 'namespaces' }), {
+      body: { metadata: { name: ns } },
+    });
+  });
+  await pool(namespaces, SETUP_PARALLEL, (ns) => createGlooInstall(kc, { namespace: ns }));
+  await pool(namespaces, SETUP_PARALLEL, async (ns) => {
+    await admin.request('POST', resourcePath(GLOOHAS, ns), {
+      body: { apiVersion: API_VERSION, kind: KIND, metadata: { name: 'gloo', namespace: ns }, spec },
+    });
+  });
+}
+
+/** A simulated Gloo leader per namespace renewing its `gloo` Lease every 2 s. Returns a stop function. */
+async function renewLeases(
+  admin: KubeClient,
+  namespaces: string[],
+): Promise<{ stop(): void; stats: { renewals: number; errors: number } }> {
+  const now = () => formatMicroTime(new Date());
+  await pool(namespaces, SETUP_PARALLEL, async (ns, i) => {
+    await admin.request('POST', resourcePath(LEASES, ns), {
+      body: {
+        metadata: { name: 'gloo', namespace: ns },
+        spec: {
+          holderIdentity: `gloo-${i}`,
+          leaseDurationSeconds: 15,
+          acquireTime: now(),
+          renewTime: now(),
+          leaseTransitions: 0,
+        },
+      },
+    });
+  });
+  const stats = { renewals: 0, errors: 0 };
+  const timer = setInterval(() => {
+    for (const ns of namespaces) {
+      admin
+        .request('PATCH', resourcePath(LEASES, ns, 'gloo'), {
+          body: { spec: { renewTime: now() } },
+          contentType: PatchStrategy.MergePatch,
+        })
+        .then(
+          () => stats.renewals++,
+          () => stats.errors++,
+        );
+    }
+  }, 2000);
+  return { stop: () => clearInterval(timer), stats };
+}
+
+async function quiet(metricsUrl: string, forMs: number, timeoutMs: number): Promise<void> {
+  const reconciles = () =>
+    metricValue(metricsUrl, 'controller_runtime_reconcile_total', { controller: 'glooha' });
+  await waitFor(
+    `no reconcile for ${forMs} ms`,
+    async () => {
+      const a = await reconciles();
+      await sleep(forMs);
+      return a === (await reconciles());
+    },
+    timeoutMs,
+  );
+}
+
+async function runOne(o: RunOptions) {
+  log(`=== ${o.installs} installs, ${o.mode} mode, --concurrency=${o.concurrency ?? 'default'}`);
+  const loadAtStart = loadavg();
+  const plane: ControlPlane = await startControlPlane({ log, nodes: 1, workloads: false });
+  setControlPlane(plane);
+  const cleanups: (() => Promise<void> | void)[] = [
+    async () => {
+      setControlPlane(undefined);
+      await plane.stop();
+    },
+  ];
+  try {
+    const admin = new KubeClient(adminKubeConfig());
+    cleanups.unshift(() => admin.close());
+    const opNs = await createNamespace('glooha-system');
+    const namespaces = Array.from({ length: o.installs }, (_, i) => `scale-${i}`);
+    await installCrds();
+    log('creating the installs');
+    await createInstalls(admin, namespaces, SPEC);
+    const leases = await renewLeases(admin, namespaces);
+    cleanups.unshift(() => leases.stop());
+    const id = await installOperatorRbac(
+      opNs,
+      o.mode === 'namespaced' ? { watchNamespaces: namespaces } : {},
+    );
+    const deployments = new Deployments(admin);
+    await deployments.start();
+    cleanups.unshift(() => deployments.stop());
+
+    // --- cold start ---------------------------------------------------------------------------------
+    const args = [
+      ...(o.concurrency ? [`--concurrency=${o.concurrency}`] : []),
+      ...(o.mode === 'namespaced' ? [`--watch-namespaces=${namespaces.join(',')}`] : []),
+    ];
+    const since = new Date(Date.now() - 1000);
+    const op = spawnOperator(id, args, o.operatorRoot, o.nodeFlags);
+    cleanups.unshift(() => stopOperator(op));
+    const appliedAt = await Promise.all(
+      namespaces.map((ns) =>
+        Promise.all(
+          Object.entries(WANT).map(([d, r]) => deployments.until(`${ns}/${d}`, appliedWith(r), 900_000)),
+        ).then((ts) => Math.max(...ts) - op.startedAt),
+      ),
+    );
+    const allAppliedMs = Math.max(...appliedAt);
+    const leadingMs = op.marks['started leading'] ?? NaN;
+    log(
+      `all applied ${Math.round(allAppliedMs)} ms after the process start (leading at ${Math.round(leadingMs)} ms)`,
+    );
+    const metricsUrl = await op.metricsUrl;
+    await quiet(metricsUrl, 3000, 600_000);
+    const pid = op.child.pid!;
+    const coldCpu = cpuSeconds(pid);
+    const coldRequests = await requestsByMethod(metricsUrl);
+    const coldStatus = procStatus(pid);
+    const heapAfterCold = await metricValue(metricsUrl, 'nodejs_heap_size_used_bytes');
+    const coldUntil = new Date();
+    await sleep(300);
+    const isOwnLease = (e: AuditEvent) =>
+      e.objectRef?.resource === 'leases' && e.objectRef.namespace === id.namespace;
+    const coldWrites = auditWrites({ username: id.username, since, until: coldUntil }).filter(
+      (e) => !isOwnLease(e),
+    );
+
+    // --- latency --------------------------------------------------------------------------------------
+    const samples = Math.min(o.samples, o.installs);
+    const update: number[] = [];
+    const drift: number[] = [];
+    for (let j = 0; j < samples; j++) {
+      const ns = namespaces[Math.floor((j * o.installs) / samples)]!;
+      const t0 = performance.now();
+      await admin.request('PATCH', resourcePath(GLOOHAS, ns, 'gloo'), {
+        body: { spec: { gloo: { replicas: 4 } } },
+        contentType: PatchStrategy.MergePatch,
+      });
+      update.push((await deployments.until(`${ns}/gloo`, appliedWith(4), 60_000)) - t0);
+      const t1 = performance.now();
+      await admin.request('PATCH', resourcePath(DEPLOYMENTS, ns, 'gloo', 'scale'), {
+        body: { spec: { replicas: 1 } },
+        contentType: PatchStrategy.MergePatch,
+        query: { fieldManager: 'kubectl-scale' },
+      });
+      drift.push((await deployments.until(`${ns}/gloo`, (d) => d.spec?.replicas === 4, 60_000)) - t1);
+    }
+    log(
+      `update → applied p50 ${median(update).toFixed(0)} ms; drift → restored p50 ${median(drift).toFixed(0)} ms`,
+    );
+
+    // --- steady state ---------------------------------------------------------------------------------
+    await quiet(metricsUrl, 4000, 300_000);
+    const reconciles = () =>
+      metricValue(metricsUrl, 'controller_runtime_reconcile_total', { controller: 'glooha' });
+    const s0 = {
+      r: await reconciles(),
+      req: await requestsByMethod(metricsUrl),
+      cpu: cpuSeconds(pid),
+      renewals: leases.stats.renewals,
+    };
+    const steadySince = new Date();
+    await sleep(o.steadySeconds * 1000);
+    const s1 = {
+      r: await reconciles(),
+      req: await requestsByMethod(metricsUrl),
+      cpu: cpuSeconds(pid),
+      renewals: leases.stats.renewals,
+    };
+    const steadyUntil = new Date();
+    await sleep(300);
+    const steadyWrites = auditWrites({
+      username: id.username,
+      since: steadySince,
+      until: steadyUntil,
+    }).filter((e) => !isOwnLease(e));
+    const final = procStatus(pid);
+    const heapAtEnd = await metricValue(metricsUrl, 'nodejs_heap_size_used_bytes');
+    await stopOperator(op);
+
+    // --- floor ----------------------------------------------------------------------------------------
+    let floorMs: number | undefined;
+    // Namespaced RBAC reaches only the watched namespaces, not a fresh set: the floor is a cluster-mode figure.
+    if (o.floor && o.mode === 'cluster')
+      floorMs = await floor(admin, id, namespaces, coldWrites, o.concurrency ?? 4).catch((err: unknown) => {
+        // A failed floor (a setup request timing out on a loaded machine) still leaves the operator's figures.
+        log(`floor failed: ${err instanceof Error ? err.message : String(err)}`);
+        return undefined;
+      });
+
+    const perInstall = (x: number) => Number((x / o.installs).toFixed(2));
+    return {
+      installs: o.installs,
+      mode: o.mode,
+      concurrency: o.concurrency ?? 'default',
+      operatorRoot: o.operatorRoot,
+      nodeFlags: o.nodeFlags,
+      cold: {
+        cachesSyncedMs: Math.round(op.marks['caches synced'] ?? NaN),
+        startedLeadingMs: Math.round(leadingMs),
+        allAppliedMs: Math.round(allAppliedMs),
+        allAppliedAfterLeadingMs: Math.round(allAppliedMs - leadingMs),
+        appliedAfterLeadingP50Ms: Math.round(median(appliedAt) - leadingMs),
+        appliedAfterLeadingP99Ms: Math.round(percentile(appliedAt, 99) - leadingMs),
+        cpuSeconds: coldCpu,
+        requests: coldRequests,
+        requestsPerInstall: perInstall(total(coldRequests)),
+        writes: countBy(coldWrites),
+        writesPerInstall: perInstall(coldWrites.length),
+        peakRssMB: Math.round(op.peakRssKb / 1024),
+        vmHwmMB: Math.round(coldStatus.hwmKb / 1024),
+        heapUsedMB: Math.round(heapAfterCold / 2 ** 20),
+      },
+      floorMs,
+      ratioToFloor: floorMs ? Number((allAppliedMs - leadingMs) / floorMs).toFixed(2) : undefined,
+      latency: {
+        samples,
+        updateP50Ms: Math.round(median(update)),
+        updateP99Ms: Math.round(percentile(update, 99)),
+        driftP50Ms: Math.round(median(drift)),
+        driftP99Ms: Math.round(percentile(drift, 99)),
+        update: update.map(Math.round),
+        drift: drift.map(Math.round),
+      },
+      steady: {
+        seconds: o.steadySeconds,
+        reconciles: s1.r - s0.r,
+        requests: diff(s0.req, s1.req),
+        requestsPerMinute: Math.round((total(diff(s0.req, s1.req)) * 60) / o.steadySeconds),
+        writes: steadyWrites.length,
+        cpuPercent: Number((((s1.cpu - s0.cpu) / o.steadySeconds) * 100).toFixed(1)),
+        glooLeaseRenewals: s1.renewals - s0.renewals,
+      },
+      memoryAtEnd: {
+        vmHwmMB: Math.round(final.hwmKb / 1024),
+        rssMB: Math.round(final.rssKb / 1024),
+        heapUsedMB: Math.round(heapAtEnd / 2 ** 20),
+      },
+      machine: {
+        loadavgAtStart: loadAtStart,
+        loadavgAtEnd: loadavg(),
+        cpus: cpus().length,
+        totalMemMB: Math.round(totalmem() / 2 ** 20),
+        freeMemMBAtEnd: Math.round(freemem() / 2 ** 20),
+      },
+    };
+  } finally {
+    for (const c of cleanups) {
+      try {
+        await c();
+      } catch (err) {
+        log(`cleanup: ${String(err)}`);
+      }
+    }
+  }
+}
+
+/**
+ * The floor: the operator's cold-start writes (from the audit log), replayed by a bare client as the
+ * same ServiceAccount on a fresh set of installs, `concurrency` installs at a time, each install's
+ * writes in the operator's order. Returns the time the whole replay took.
+ */
+async function floor(
+  admin: KubeClient,
+  id: OperatorIdentity,
+  operatorNamespaces: string[],
+  writes: AuditEvent[],
+  concurrency: number,
+): Promise<number> {
+  const fresh = operatorNamespaces.map((_, i) => `floor-${i}`);
+  log('floor: creating a fresh set of installs');
+  // Without the operator running, these GlooHAs are never reconciled: only the replay writes to them.
+  await createInstalls(admin, fresh, SPEC);
+  const byNs = new Map<string, AuditEvent[]>();
+  for (const e of writes) {
+    const ns = e.objectRef?.namespace ?? '';
+    byNs.set(ns, [...(byNs.get(ns) ?? []), e]);
+  }
+  // Bodies: what the pure plan wants for each fresh install (no cache, no runtime: a list per install).
+  const bodies = new Map<string, Map<string, KubernetesObject>>();
+  let sampleStatus: unknown = { observedGeneration: 1 };
+  await pool(fresh, SETUP_PARALLEL, async (ns) => {
+    const g = await admin.request<GlooHA & KubernetesObject>('GET', resourcePath(GLOOHAS, ns, 'gloo'));
+    const deps = await admin.request<{ items: V1Deployment[] }>('GET', resourcePath(DEPLOYMENTS, ns));
+    const p = plan({
+      key: `${ns}/gloo`,
+      glooHA: { ...g, metadata: { ...g.metadata, finalizers: [FINALIZER] } },
+      sameNamespace: [],
+      deployments: deps.items,
+      glooHpas: [],
+      glooPdbs: [],
+      owned: new Map(),
+      leader: undefined,
+      lastCorrections: [],
+      now: new Date(),
+    });
+    bodies.set(ns, new Map(p.applies.map((a) => [`${a.body.kind}/${a.body.metadata?.name}`, a.body])));
+    if (p.status) sampleStatus = p.status;
+  });
+  const client = new KubeClient(id.kubeConfig);
+  const ts = () => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const send = async (ns: string, e: AuditEvent) => {
+    const r = e.objectRef ?? {};
+    const name = r.name ?? '';
+    if (r.resource === 'events' && e.verb === 'create') {
+      await client.request('POST', resourcePath(EVENTS, ns), {
+        body: {
+          metadata: { name: `gloo.${Math.random().toString(16).slice(2)}`, namespace: ns },
+          involvedObject: { apiVersion: API_VERSION, kind: KIND, name: 'gloo', namespace: ns },
+          type: 'Normal',
+          reason: 'Created',
+          message: 'floor',
+          source: { component: MANAGER },
+          firstTimestamp: ts(),
+          lastTimestamp: ts(),
+          count: 1,
+        },
+      });
+    } else if (r.resource === PLURAL && r.subresource === 'status') {
+      await client.request('PATCH', resourcePath(GLOOHAS, ns, name, 'status'), {
+        body: [{ op: 'add', path: '/status', value: sampleStatus }],
+        contentType: PatchStrategy.JsonPatch,
+      });
+    } else if (r.resource === PLURAL) {
+      await client.request('PATCH', resourcePath(GLOOHAS, ns, name), {
+        body: { metadata: { finalizers: [FINALIZER] } },
+        contentType: PatchStrategy.MergePatch,
+      });
+    } else if (r.resource && RESOURCES[r.resource] && e.verb === 'patch') {
+      const info = RESOURCES[r.resource]!;
+      const body = bodies.get(ns)?.get(`${info.kind}/${name}`);
+      if (!body) throw new Error(`floor: no planned body for ${info.kind} ${ns}/${name}`);
+      await client.request('PATCH', resourcePath({ ...info, plural: r.resource }, ns, name), {
+        query: { fieldManager: MANAGER, force: true },
+        body,
+        contentType: PatchStrategy.ServerSideApply,
+      });
+    } else {
+      throw new Error(`floor: no replay for ${e.verb} ${r.resource}/${r.subresource ?? ''}`);
+    }
+  };
+  log(`floor: replaying ${writes.length} writes, ${concurrency} installs at a time`);
+  const t0 = performance.now();
+  await pool(operatorNamespaces, concurrency, async (opNs, i) => {
+    for (const e of byNs.get(opNs) ?? []) await send(fresh[i]!, e);
+  });
+  const ms = performance.now() - t0;
+  client.close();
+  log(`floor: ${Math.round(ms)} ms`);
+  return Math.round(ms);
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+const USAGE = `usage: npx tsx bench/scale.ts [--installs N[,N...] (default 10,100,500)] [--mode cluster|namespaced]
+  [--concurrency C (default: the operator's default)] [--steady-seconds S (default 60)] [--samples K (default 20)]
+  [--no-floor] [--operator-root DIR (default: this checkout; built with npm run build first)]
+  [--node-flags "FLAGS" (passed to node before the operator's script)] [--no-build (dist/ is current)] [--out FILE]`;
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      installs: { type: 'string', default: '10,100,500' },
+      mode: { type: 'string', default: 'cluster' },
+      concurrency: { type: 'string' },
+      'steady-seconds': { type: 'string', default: '60' },
+      samples: { type: 'string', default: '20' },
+      'no-floor': { type: 'boolean', default: false },
+      'operator-root': { type: 'string', default: repoRoot },
+      'node-flags': { type: 'string', default: '' },
+      'no-build': { type: 'boolean', default: false },
+      out: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  const int = (name: string, raw: string | undefined, max: number) => {
+    const v = Number(raw);
+    if (!Number.isInteger(v) || v < 1 || v > max) {
+      process.stderr.write(
+        `bench/scale: --${name} must be an integer from 1 to ${max}, got ${raw}\n${USAGE}\n`,
+      );
+      process.exit(2);
+    }
+    return v;
+  };
+  const sizes = (values.installs ?? '').split(',').map((x) => int('installs', x, 2000));
+  const mode = values.mode;
+  if (mode !== 'cluster' && mode !== 'namespaced') {
+    process.stderr.write(`bench/scale: --mode must be cluster or namespaced, got ${mode}\n${USAGE}\n`);
+    return 2;
+  }
+  const concurrency =
+    values.concurrency === undefined ? undefined : int('concurrency', values.concurrency, 64);
+  const root = values['operator-root']!;
+  if (!values['no-build']) {
+    log(`building the operator in ${root}`);
+    execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  const results = [];
+  for (const installs of sizes) {
+    results.push(
+      await runOne({
+        installs,
+        mode,
+        concurrency,
+        steadySeconds: int('steady-seconds', values['steady-seconds'], 3600),
+        samples: int('samples', values.samples, 1000),
+        floor: !values['no-floor'],
+        operatorRoot: root,
+        nodeFlags: (values['node-flags'] ?? '').split(' ').filter(Boolean),
+      }),
+    );
+  }
+  const header =
+    '| installs | mode | concurrency | caches synced | all applied (from start) | after leading | floor | ratio | update p50/p99 | drift p50/p99 | peak RSS | heap | requests/install | writes/install | steady req/min | steady writes | steady CPU |';
+  const rows = results.map(
+    (r) =>
+      `| ${r.installs} | ${r.mode} | ${r.concurrency} | ${(r.cold.cachesSyncedMs / 1000).toFixed(1)} s | ${(r.cold.allAppliedMs / 1000).toFixed(1)} s | ${(r.cold.allAppliedAfterLeadingMs / 1000).toFixed(1)} s | ${r.floorMs === undefined ? '—' : (r.floorMs / 1000).toFixed(1) + ' s'} | ${r.ratioToFloor ?? '—'} | ${r.latency.updateP50Ms} / ${r.latency.updateP99Ms} ms | ${r.latency.driftP50Ms} / ${r.latency.driftP99Ms} ms | ${r.cold.peakRssMB} MB | ${r.cold.heapUsedMB} MB | ${r.cold.requestsPerInstall} | ${r.cold.writesPerInstall} | ${r.steady.requestsPerMinute} | ${r.steady.writes} | ${r.steady.cpuPercent}% |`,
+  );
+  process.stdout.write(`\n${header}\n|${'---|'.repeat(17)}\n${rows.join('\n')}\n`);
+  const dir = join(repoRoot, 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  const out = values.out ?? join(dir, `scale-${mode}.json`);
+  writeFileSync(
+    out,
+    JSON.stringify({ date: new Date().toISOString(), node: process.version, results }, null, 2) + '\n',
+  );
+  process.stdout.write(`\nwrote ${out}\n`);
+  return 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`bench/scale: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);
