@@ -15,6 +15,8 @@ export interface RenderArgs {
   filename: string;
   output: Output;
   install?: string;
+  /** The install's own manifests, to merge glooha's partial bodies into (--merge-into). */
+  mergeInto?: string;
   namespace?: string;
 }
 
@@ -92,7 +94,8 @@ const CLUSTER_FLAGS = `      --kubeconfig FILE  kubeconfig file (default: $KUBEC
 export const USAGE = `glooha - tools for the glooha-operator (Gloo high availability)
 
 Usage:
-  glooha render -f FILE|- [-o manifests|helm-values|all] [--install FILE] [-n NS]   offline
+  glooha render -f FILE|- [-o manifests|helm-values|all] [--install FILE | --merge-into FILE] [-n NS]
+                                                                                    offline
   glooha status [NAME] [-n NS | -A] [-o table|json|yaml]                           cluster
   glooha check [--operator-namespace NS]                                            cluster
   glooha helm-values NAME [-n NS]                                                   cluster
@@ -120,6 +123,11 @@ Flags:
                         gloo, discovery, gatewayProxies, hpas, pdbs); default: an install laid out the
                         way Gloo's chart names things (Deployments gloo, discovery and the kebab-case of
                         each gatewayProxies key, ServiceAccount gloo, no HPAs or PDBs)
+      --merge-into FILE the install's own manifests (e.g. helm template of Gloo's chart): glooha
+                        reads the install from them and prints them with its partial bodies merged
+                        in (as server-side apply merges them), followed by the objects it owns, so
+                        that linters (kube-score, Polaris) judge each Deployment as the cluster will
+                        hold it; not with --install
   -n, --namespace NS    namespace for a GlooHA without metadata.namespace (default "default")
   -h, --help            this help
 
@@ -131,6 +139,8 @@ Examples:
   glooha render -f examples/glooha.yaml
   glooha render -f examples/glooha.yaml -o helm-values > gloo-ha-values.yaml
   kubectl get gha prod -o yaml | glooha render -f - -o all
+  helm template gloo gloo/gloo -n gloo-system > gloo.yaml
+  glooha render -f examples/glooha.yaml --merge-into gloo.yaml | kube-score score -
 `;
 
 export const STATUS_USAGE = `glooha status - the health of GlooHA resources, as the operator reports it
@@ -220,7 +230,13 @@ const CLUSTER_VALUES = { '--kubeconfig': undefined, '--context': undefined };
 
 export const FLAGS: Record<Command, FlagSpec> = {
   render: {
-    values: { '--filename': '-f', '--output': '-o', '--install': undefined, '--namespace': '-n' },
+    values: {
+      '--filename': '-f',
+      '--output': '-o',
+      '--install': undefined,
+      '--merge-into': undefined,
+      '--namespace': '-n',
+    },
     positionals: [0, 0],
   },
   status: {
@@ -354,11 +370,16 @@ export function parseArgs(argv: readonly string[]): Args {
       case 'render': {
         const filename = flags.get('--filename');
         if (!filename) throw new UsageError('missing -f FILE (use -f - to read stdin)');
+        if (flags.has('--install') && flags.has('--merge-into'))
+          throw new UsageError(
+            'give --install or --merge-into, not both (--merge-into reads the install from its manifests)',
+          );
         return {
           command,
           filename,
           output: oneOf(flags, '--output', OUTPUTS, 'manifests'),
           install: flags.get('--install'),
+          mergeInto: flags.get('--merge-into'),
           namespace: namespaceFlag(flags),
         };
       }

@@ -15,6 +15,8 @@ import { EXIT, type RenderArgs } from './args.js';
 import { escapeControl } from './escape.js';
 import { MAX_INPUT_BYTES, UnreadableInput, tooLarge } from './input.js';
 import { parseObservedInstall } from './install-file.js';
+import { mergePatches } from './merge.js';
+import { observeInstall } from '../controller/observe.js';
 
 export interface CliIO {
   /** The file's text; may stop reading (and throw UnreadableInput) beyond maxBytes. */
@@ -46,6 +48,9 @@ export async function render(args: RenderArgs, io: CliIO): Promise<number> {
   const text = await readOrFail(io, args.filename);
   const glooHAs = parseGlooHAs(text, source, args.namespace ?? 'default');
   const install = args.install ? await readInstall(io, args.install) : undefined;
+  const manifests = args.mergeInto ? await readManifests(io, args.mergeInto) : undefined;
+  const owned: KubeObject[] = [];
+  const patches: KubeObject[] = [];
 
   const stderr = (line: string) => io.stderr(`${escapeControl(line)}\n`);
   let first = true;
@@ -54,7 +59,10 @@ export async function render(args: RenderArgs, io: CliIO): Promise<number> {
     first = false;
   };
   for (const g of glooHAs) {
-    const observed = install ?? chartInstall(installNamespaceOf(g), g.spec?.gatewayProxies ?? {});
+    const observed =
+      install ??
+      (manifests && observeManifests(manifests, g)) ??
+      chartInstall(installNamespaceOf(g), g.spec?.gatewayProxies ?? {});
     const result = desired(g, observed);
     if (!result.ok) throw new InvalidInput(source, result.errors.map(formatError)); // unreachable: validated above
     const d = result.desired;
@@ -69,13 +77,56 @@ export async function render(args: RenderArgs, io: CliIO): Promise<number> {
     if (args.output !== 'manifests') {
       for (const n of helmValuesNotes(g)) stderr(`note: ${who}: ${formatFinding(n)}`);
     }
-    if (args.output !== 'helm-values') {
+    if (args.output !== 'helm-values' && manifests) {
+      owned.push(...d.owned);
+      patches.push(...d.patches);
+    } else if (args.output !== 'helm-values') {
       for (const o of d.owned) await emit(yamlDoc(o));
       for (const o of d.patches) await emit(yamlDoc(o, patchComment(o)));
     }
     if (args.output !== 'manifests') await emit(helmValuesYaml(d.helmValues, who));
   }
+  if (manifests && args.output !== 'helm-values') {
+    const { merged, unmatched } = mergePatches(manifests, patches);
+    for (const p of unmatched)
+      stderr(
+        `warning: ${p.kind} ${p.metadata.namespace}/${p.metadata.name} is not in ${args.mergeInto}: its patch is left out`,
+      );
+    for (const o of [...merged, ...owned]) await emit(yamlDoc(o));
+  }
   return EXIT.OK;
+}
+
+/** The objects of a manifest stream (--merge-into); a document without a namespace is left as it is. */
+async function readManifests(io: CliIO, path: string): Promise<KubeObject[]> {
+  const { values, problems } = parseDocuments(await readOrFail(io, path));
+  const objects = values.filter((v): v is KubeObject => typeof v === 'object' && v !== null);
+  objects.forEach((o, i) => {
+    if (typeof o.kind !== 'string' || typeof o.metadata?.name !== 'string')
+      problems.push(`document ${i + 1}: not a Kubernetes object (kind and metadata.name are needed)`);
+  });
+  if (problems.length > 0) throw new InvalidInput(path, problems);
+  return objects;
+}
+
+/** The install the GlooHA targets, read from manifests the way the operator reads it from the cluster. */
+function observeManifests(objects: KubeObject[], g: GlooHA): ObservedInstall {
+  const namespace = installNamespaceOf(g);
+  // `helm template` without -n leaves some objects without a namespace: they would land in the one
+  // given to `kubectl apply -n`, so they count as the install's.
+  const inNs = objects.filter((o) => (o.metadata.namespace ?? namespace) === namespace);
+  const ofKind = <T>(kind: string) =>
+    inNs.filter((o) => o.kind === kind).map((o) => ({ ...o, metadata: { ...o.metadata, namespace } }) as T);
+  return observeInstall(
+    {
+      namespace,
+      deployments: ofKind('Deployment'),
+      hpas: ofKind('HorizontalPodAutoscaler'),
+      pdbs: ofKind('PodDisruptionBudget'),
+    },
+    { name: g.metadata.name, namespace: g.metadata.namespace ?? namespace },
+    g.spec?.target,
+  );
 }
 
 /** The input's text ("-" is stdin), at most MAX_INPUT_BYTES of it. */

@@ -1,5 +1,5 @@
 // `glooha render`, in-process through a fake CliIO, plus the real executable once through tsx.
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -7,6 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { parseAllDocuments, stringify } from 'yaml';
 import { parseArgs } from '../../../src/cli/args.js';
 import { main } from '../../../src/cli/main.js';
+import { mergePatches } from '../../../src/cli/merge.js';
+import { kubeScoreBinary, loadConfig, score, type Finding } from '../../../scripts/lint-manifests.js';
+import { locateBinaries } from '../../env/binaries.js';
+import { helm } from '../chart/helm.js';
 
 const repoRoot = join(import.meta.dirname, '..', '..', '..');
 
@@ -273,4 +277,134 @@ describe('the glooha executable', () => {
     expect('code' in bad && bad.code).toBe(2);
     expect((bad as { stderr: string }).stderr).toMatch(/^glooha: package\.json is invalid:/);
   });
+});
+
+describe('glooha render --merge-into', () => {
+  const chartYaml = () =>
+    execFileSync(helm(), [
+      'template',
+      'gloo',
+      locateBinaries().glooChart,
+      '-n',
+      'gloo-system',
+      '--set',
+      'gateway.validation.webhook.enabled=false',
+    ]).toString();
+  const glooHA = stringify({
+    apiVersion: 'glooha.io/v1alpha1',
+    kind: 'GlooHA',
+    metadata: { name: 'gloo', namespace: 'gloo-system' },
+    spec: {
+      gloo: { replicas: 3, antiAffinity: 'preferred' },
+      gatewayProxies: { gatewayProxy: { replicas: 2, antiAffinity: 'preferred' } },
+    },
+  });
+
+  it('merges the partial bodies as server-side apply does: env before the shared entry, values kept', () => {
+    const live = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'gloo', labels: { gloo: 'gloo' } },
+      spec: {
+        replicas: 1,
+        template: {
+          spec: {
+            containers: [
+              {
+                name: 'gloo',
+                image: 'gloo:1',
+                env: [
+                  { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+                  { name: 'START_STATS_SERVER', value: 'true' },
+                ],
+              },
+            ],
+          },
+        },
+      },
+    };
+    const patch = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'gloo', namespace: 'gloo-system', annotations: { 'glooha.io/min-replicas': '3' } },
+      spec: {
+        replicas: 3,
+        template: {
+          spec: {
+            affinity: { podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [] } },
+            containers: [
+              {
+                name: 'gloo',
+                env: [{ name: 'LEADER_ELECTION_LEASE_DURATION', value: '15s' }, { name: 'POD_NAMESPACE' }],
+              },
+            ],
+          },
+        },
+      },
+    };
+    const other = { ...patch, metadata: { name: 'missing', namespace: 'gloo-system' } };
+    const { merged, unmatched } = mergePatches([live as never], [patch as never, other as never]);
+    expect(unmatched).toEqual([other]);
+    const d = merged[0] as unknown as typeof live & typeof patch;
+    expect(d.spec.replicas).toBe(3);
+    expect(d.metadata.labels).toEqual({ gloo: 'gloo' });
+    expect(d.metadata.annotations).toEqual({ 'glooha.io/min-replicas': '3' });
+    expect(d.spec.template.spec.affinity).toEqual(patch.spec.template.spec.affinity);
+    const c = d.spec.template.spec.containers[0]!;
+    expect(c.image).toBe('gloo:1');
+    expect(c.env).toEqual([
+      { name: 'LEADER_ELECTION_LEASE_DURATION', value: '15s' },
+      { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+      { name: 'START_STATS_SERVER', value: 'true' },
+    ]);
+  });
+
+  it("prints Gloo's chart with the operator's changes merged in, then the objects it owns", async () => {
+    const chart = chartYaml();
+    const r = await glooha(['render', '-f', 'ha.yaml', '--merge-into', 'gloo.yaml'], {
+      'ha.yaml': glooHA,
+      'gloo.yaml': chart,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const chartDocs = parseAllDocuments(chart)
+      .map((d) => d.toJS())
+      .filter(Boolean);
+    expect(r.docs.length).toBe(chartDocs.length + 5); // + 2 PDBs, Role, RoleBinding, values ConfigMap
+    const gloo = r.docs.find((d) => d.kind === 'Deployment' && d.metadata.name === 'gloo')!;
+    expect(gloo.spec.replicas).toBe(3);
+    expect(gloo.spec.template.spec.containers[0].image).toMatch(/gloo/); // the chart's container, whole
+    expect(gloo.spec.template.spec.affinity.podAntiAffinity).toBeDefined();
+    expect(kindsOf(r)).toContain('PodDisruptionBudget/gloo-glooha');
+    expect(
+      (
+        await glooha(['render', '-f', 'ha.yaml', '--merge-into', 'x', '--install', 'y'], {
+          'ha.yaml': glooHA,
+        })
+      ).stderr,
+    ).toMatch(/--install or --merge-into, not both/);
+  }, 120_000);
+
+  it('lints as what it is: kube-score finds nothing the chart itself does not, and fewer HA gaps', async () => {
+    const kubeScore = kubeScoreBinary();
+    const config = { ...loadConfig(), deliberate: [] }; // the optional checks CI enables, none waived
+    const chart = chartYaml();
+    const files = { 'ha.yaml': glooHA, 'gloo.yaml': chart };
+    const merged = (await glooha(['render', '-f', 'ha.yaml', '--merge-into', 'gloo.yaml'], files)).stdout;
+    const partial = (await glooha(['render', '-f', 'ha.yaml'], files)).stdout;
+    const key = (f: Finding) => `${f.object} ${f.check} ${f.message}`;
+    const of = (text: string) => new Set(score(kubeScore, 'x', text, config).map(key));
+    const [own, withOperator, patchesAlone] = [of(chart), of(merged), of(partial)];
+    // Merged: no finding the chart's own render does not have (the operator adds no problem) ...
+    expect([...withOperator].filter((f) => !own.has(f))).toEqual([]);
+    // ... and the HA checks it fixes are gone for the Deployments it manages.
+    const gone = [...own].filter((f) => !withOperator.has(f));
+    for (const dep of ['gloo', 'gateway-proxy'])
+      expect(gone, dep).toContainEqual(
+        expect.stringMatching(new RegExp(`/gloo-system/${dep} deployment-replicas `)),
+      );
+    // The partial bodies alone look like broken Deployments to a linter: why the merged output exists.
+    expect([...patchesAlone].some((f) => /No containers defined|selector labels not matching/.test(f))).toBe(
+      true,
+    );
+  }, 300_000);
 });
