@@ -155,7 +155,15 @@ beforeAll(() => {
 
 afterAll(async () => {
   const api = KubernetesObjectApi.makeApiClient(admin());
-  for (const o of clusterScoped.filter((o) => o.kind === 'ClusterRole' || o.kind === 'ClusterRoleBinding')) {
+  // Cluster-scoped objects outlive the namespaces: the admission policies above all, which would go on
+  // refusing later files' writes (the replicas floor, the fencing of this file's ServiceAccounts).
+  const removable = [
+    'ClusterRole',
+    'ClusterRoleBinding',
+    'ValidatingAdmissionPolicy',
+    'ValidatingAdmissionPolicyBinding',
+  ];
+  for (const o of clusterScoped.filter((o) => removable.includes(o.kind ?? ''))) {
     await api.delete(o).catch(() => undefined);
   }
 });
@@ -490,7 +498,14 @@ describe('the chart, installed in namespaced mode (watchNamespaces)', () => {
     watched = [await createNamespace('gloo-a'), await createNamespace('gloo-b')];
     unwatched = await createNamespace('gloo-c');
     release = `n${suffix()}`;
-    const objects = await render({ release, namespace: ns, values: { watchNamespaces: watched } });
+    // Fencing off: this ServiceAccount's token is bound to no pod, so once the Lease test below has
+    // created the operator's Lease, the fencing policy would refuse every write it makes, for that
+    // reason, whatever RBAC says. This block is about RBAC; fencing.test.ts covers the policy.
+    const objects = await render({
+      release,
+      namespace: ns,
+      values: { watchNamespaces: watched, leaderElection: { fencingPolicy: { enabled: false } } },
+    });
     expect(objects.filter((o) => o.kind?.startsWith('Cluster'))).toEqual([]);
     apply(objects);
     sa = await kubeConfigFor(ns, `${release}-glooha-operator`);
