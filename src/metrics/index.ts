@@ -192,8 +192,11 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
     labelNames: ['controller'] as const,
     registers,
   });
+  // Every controller set up on this replica, leading or not: a standby reports 0 active workers.
+  const controllers = new Set<string>();
   const reconcile: ReconcileMetrics = {
     register: (controller, maxConcurrentReconciles) => {
+      controllers.add(controller);
       for (const result of RECONCILE_RESULTS) reconcileTotal.inc({ controller, result }, 0);
       reconcileErrors.inc({ controller }, 0);
       terminalErrors.inc({ controller }, 0);
@@ -273,7 +276,8 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
     labelNames: ['controller'] as const,
     registers,
     collect() {
-      for (const name of inFlight.keys()) this.set({ controller: name }, agesOf(name).length);
+      for (const name of new Set([...controllers, ...inFlight.keys()]))
+        this.set({ controller: name }, agesOf(name).length);
     },
   });
   const workqueues = new Map<string, WorkqueueMetrics>();

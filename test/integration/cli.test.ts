@@ -155,8 +155,11 @@ describe('glooha CLI against the API server', { timeout: 180_000 }, () => {
       'the operator to report on a GlooHA with no Gloo install',
       () => glooha(['status', '-n', ns, '-o', 'json']),
       (x) =>
-        (JSON.parse(x.stdout || '{"items":[]}') as { items: Array<{ ready: { reason: string } }> }).items[0]
-          ?.ready.reason !== 'NoStatus',
+        // NoStatus: nothing yet; NotObserved: the CRD's defaulted status (observedGeneration 0).
+        !['NoStatus', 'NotObserved', undefined].includes(
+          (JSON.parse(x.stdout || '{"items":[]}') as { items: Array<{ ready: { reason: string } }> }).items[0]
+            ?.ready.reason,
+        ),
     );
     expect(r.code).toBe(EXIT.UNHEALTHY);
     const item = (JSON.parse(r.stdout) as { items: Array<{ ready: { status: string; message: string } }> })
@@ -226,7 +229,13 @@ describe('glooha CLI against the API server', { timeout: 180_000 }, () => {
       namespace: glooNs,
       body: { metadata: { name: 'conflict-test' }, spec: { holderIdentity: 'a' } },
     });
-    await leases.replaceNamespacedLease({ namespace: glooNs, name: 'conflict-test', body: lease });
+    // A real change (an identical replace is a no-op and keeps the resourceVersion), so that replaying
+    // the first object's resourceVersion afterwards conflicts.
+    await leases.replaceNamespacedLease({
+      namespace: glooNs,
+      name: 'conflict-test',
+      body: { ...lease, spec: { ...lease.spec, holderIdentity: 'b' } },
+    });
     const err = await leases
       .replaceNamespacedLease({ namespace: glooNs, name: 'conflict-test', body: lease })
       .then(
