@@ -470,7 +470,9 @@ export class KubeApiError extends ApiException<unknown> {
   /** The Status `reason` (Conflict, NotFound, Forbidden, ...), when the API server sent one. */
   readonly reason: string | undefined;
 
-  constructor(code: number, operation: string, body: unknown, headers: Record<string, string>) {
+  constructor(code: number, operation: string, raw: unknown, headers: Record<string, string>) {
+    // The generated clients hand an undeclared status (409 among them) over as the response text.
+    const body = typeof raw === 'string' ? parseJsonOr(raw) : raw;
     super(code, '', body, headers);
     const status = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
     this.reason = typeof status.reason === 'string' && status.reason ? status.reason : undefined;
@@ -481,6 +483,14 @@ export class KubeApiError extends ApiException<unknown> {
           ? body.trim().split('\n')[0]!.slice(0, 200)
           : 'no message';
     this.message = `${operation}: ${code}${this.reason ? ` ${this.reason}` : ''}: ${detail}`;
+  }
+}
+
+function parseJsonOr(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
   }
 }
 
