@@ -38,9 +38,14 @@ const SPEC: GlooHASpec = {
  * the status as the pods come up (status carries replica counts, so each readiness step is a write).
  * The fixed part is asserted exactly below; this bounds the total.
  */
-const MAX_WRITES_PER_INSTALL = 1 + 7 + 7 + 30;
-/** Status writes per install while 4 pods come up on kwok (measured up to 28 at load 18: every pod readiness step on kwok is one): a write loop would be hundreds. */
-const MAX_STATUS_WRITES_PER_INSTALL = 30;
+const MAX_WRITES_PER_INSTALL = 1 + 7 + 7 + 48;
+/**
+ * Status writes per install while 4 pods come up on kwok. Each readiness step the operator happens to
+ * observe is one, so the count grows with the machine's load: measured 20–28 at load 14–19, and 32
+ * in a fresh-clone CI run (an install at 47 writes failed the earlier bound of 30). 1.5× the worst
+ * seen: a write loop would be hundreds.
+ */
+const MAX_STATUS_WRITES_PER_INSTALL = 48;
 /**
  * Informers, each one list and one watch per watched namespace in namespaced mode: GlooHAs, Gloo's
  * Deployments, HPAs and PDBs, the 5 owned kinds, Gloo's Leases.
