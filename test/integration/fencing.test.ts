@@ -26,6 +26,7 @@ import {
   boundToPod,
   installOperatorRbac,
   isFencingDenialError,
+  startOperatorInProcess,
   type OperatorIdentity,
 } from '../support/operator.js';
 import { eventually } from '../support/wait.js';
@@ -344,6 +345,61 @@ describe("server-side fencing: the chart's ValidatingAdmissionPolicy", () => {
     await waitLeader(c, 20_000);
     expect(await outcome(createConfigMap(b.staleClient(), ns, 'after-failover'))).toBe('fenced');
     expect(await outcome(createConfigMap(c.client(), ns, 'by-failover-leader'))).toBe('ok');
+  }, 120_000);
+
+  it('fails closed: a leader that requires the policy reconciles nothing while the API server does not enforce it, and starts once it does', async () => {
+    const ns = await createNamespace('fencing-late');
+    const release = `flate-${randomBytes(2).toString('hex')}`;
+    const id = await installOperatorRbac(ns, { watchNamespaces: [ns], release });
+    const pod = `op-late-${randomBytes(2).toString('hex')}`;
+    await createGlooHA(ns, 'late', { gloo: { replicas: 2 } });
+    const op = await startOperatorInProcess(await boundToPod(id, pod), {
+      podName: pod,
+      args: [`--watch-namespaces=${ns}`],
+      env: { LEADER_ELECT_REQUIRE_FENCING_POLICY: 'true' },
+    });
+    cleanups.push(() => op.shutdown('test'));
+    const missing = async () => {
+      const text = await (await fetch(`${op.metricsUrl}/metrics`)).text();
+      const line = text.split('\n').find((l) => l.startsWith('glooha_fencing_policy_missing'));
+      return Number(line?.split(' ').pop());
+    };
+    // It leads (it created the Lease), probes, finds no policy and starts no controller.
+    await eventually('the leader to find the fencing policy missing', missing, (v) => v === 1);
+    const refusal = op.logs.find((l) =>
+      l.includes('not reconciling: the API server does not enforce the fencing policy'),
+    );
+    expect(refusal).toContain('the API server accepted a write the fencing policy refuses');
+    await sleep(3_000);
+    const before = await getGlooHA(ns, 'late');
+    expect(before.status?.observedGeneration ?? 0).toBe(0); // nothing reconciled it (the CRD's default status)
+    expect(op.logs.some((l) => l.includes('started leading: starting the controllers'))).toBe(false);
+    const probeWasStored = await adminKubeConfig()
+      .makeApiClient(CoordinationV1Api)
+      .readNamespacedLease({ namespace: ns, name: `${DEFAULT_LEASE_NAME}-fencing-probe` })
+      .then(
+        () => true,
+        () => false,
+      );
+    expect(probeWasStored).toBe(false); // a dry run: nothing is stored
+
+    // The chart's policy arrives (helm installs it with the Deployment; here, later): the next probe
+    // is refused by it, and the controllers start.
+    const policyAt = performance.now();
+    await installOperatorRbac(ns, { watchNamespaces: [ns], release, fencingPolicy: true });
+    await eventually(
+      'the GlooHA to be reconciled',
+      async () => (await getGlooHA(ns, 'late')).status?.observedGeneration,
+      (g) => g === 1,
+      { timeoutMs: 45_000 },
+    );
+    report('fail closed', {
+      policyEnforcedToReconciledMs: Math.round(performance.now() - policyAt),
+      refusedProbes: op.logs.filter((l) => l.includes('not reconciling: the API server does not enforce'))
+        .length,
+    });
+    expect(await missing()).toBe(0);
+    expect(op.logs.some((l) => l.includes('the API server enforces the fencing policy'))).toBe(true);
   }, 120_000);
 
   it('a status write computed from an older version of the GlooHA conflicts (409) instead of replacing a newer status', async () => {
