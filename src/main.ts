@@ -40,6 +40,8 @@ Flags (each also read from the environment variable shown; a flag wins):
   --leader-elect-lease-name NAME         LEADER_ELECT_LEASE_NAME      (default glooha-operator)
   --leader-elect-namespace NS            POD_NAMESPACE                namespace of the Lease (required in-cluster)
   --leader-elect-release-on-cancel[=false] LEADER_ELECT_RELEASE_ON_CANCEL  release the Lease on shutdown (default true)
+  --leader-elect-require-fencing-policy[=true] LEADER_ELECT_REQUIRE_FENCING_POLICY  lead only once the API server
+                                         enforces the chart's fencing policy (default false; the chart sets it)
   --version                              print the version and exit
   --help                                 this text
 Identity for leader election: POD_NAME (downward API) plus a random suffix.
@@ -57,6 +59,13 @@ export interface OperatorConfig {
   leaderElection: ReturnType<typeof resolveLeaderElectionConfig>;
 }
 
+/** Leader-election flags that may be given bare (`--leader-elect` = `--leader-elect=true`). */
+const BARE_BOOLEAN_FLAGS = [
+  LEADER_ELECTION_FLAGS.enabled.flag,
+  LEADER_ELECTION_FLAGS.releaseOnCancel.flag,
+  LEADER_ELECTION_FLAGS.requireFencingPolicy.flag,
+] as string[];
+
 /** Flags, then env vars, then defaults; every bad value is a UsageError naming the flag and the fix. */
 export function parseConfig(
   argv: string[],
@@ -68,9 +77,7 @@ export function parseConfig(
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
-      args: argv.map((a) =>
-        a === '--leader-elect' || a === '--leader-elect-release-on-cancel' ? `${a}=true` : a,
-      ),
+      args: argv.map((a) => (BARE_BOOLEAN_FLAGS.includes(a) ? `${a}=true` : a)),
       options: {
         kubeconfig: { type: 'string' },
         'watch-namespaces': { type: 'string' },

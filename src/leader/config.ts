@@ -56,6 +56,10 @@ export const LEADER_ELECTION_FLAGS = {
   leaseName: { flag: '--leader-elect-lease-name', env: 'LEADER_ELECT_LEASE_NAME' },
   namespace: { flag: '--leader-elect-namespace', env: 'POD_NAMESPACE' },
   releaseOnCancel: { flag: '--leader-elect-release-on-cancel', env: 'LEADER_ELECT_RELEASE_ON_CANCEL' },
+  requireFencingPolicy: {
+    flag: '--leader-elect-require-fencing-policy',
+    env: 'LEADER_ELECT_REQUIRE_FENCING_POLICY',
+  },
 } as const;
 
 export type LeaderElectionSetting = keyof typeof LEADER_ELECTION_FLAGS;
@@ -146,6 +150,12 @@ export interface LeaderElectionConfig extends LeaderElectionTimings {
   identity: string;
   /** Clear the Lease holder on graceful shutdown so a candidate takes over at once. */
   releaseOnCancel: boolean;
+  /**
+   * Start the controllers of a term only once the API server is seen to enforce the chart's fencing
+   * policy (src/leader/fencing-probe.ts): without it a stale leader's late writes would be accepted.
+   * The chart sets it whenever it installs the policy.
+   */
+  requireFencingPolicy: boolean;
 }
 
 /** Raw values as the command line gave them (undefined = flag absent). Booleans may be given as such. */
@@ -212,6 +222,7 @@ export function resolveLeaderElectionConfig(input: ResolveLeaderElectionInput = 
 
   const enabledRaw = raw('enabled');
   const releaseRaw = raw('releaseOnCancel');
+  const requireFencingRaw = raw('requireFencingPolicy');
   const config: LeaderElectionConfig = {
     enabled: enabledRaw === undefined ? true : parseBool('enabled', enabledRaw),
     leaseDurationMs: duration('leaseDuration', DEFAULT_TIMINGS.leaseDurationMs),
@@ -221,6 +232,8 @@ export function resolveLeaderElectionConfig(input: ResolveLeaderElectionInput = 
     namespace: str('namespace') || input.defaultNamespace || '',
     identity: makeIdentity(input.podName ?? env.POD_NAME),
     releaseOnCancel: releaseRaw === undefined ? true : parseBool('releaseOnCancel', releaseRaw),
+    requireFencingPolicy:
+      requireFencingRaw === undefined ? false : parseBool('requireFencingPolicy', requireFencingRaw),
   };
   if (!config.enabled) return config;
   if (!DNS_SUBDOMAIN.test(config.leaseName)) {

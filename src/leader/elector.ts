@@ -30,8 +30,9 @@
 // Remaining gap (as for every lease-based lock without server-side fencing tokens): a write that
 // passed canWrite() and then had the process frozen before its bytes left the socket is sent late.
 // The transport (src/kube/client.ts) re-checks right before handing a write to the network and keeps
-// connections alive, so that window is normally a few synchronous steps (plus a TCP/TLS handshake
-// on a new connection).
+// connections alive, so that window is normally a few synchronous steps; on a new connection it
+// spans the TCP/TLS handshake, and a stall during it lets the write out seconds late. The chart's
+// admission policy closes that gap server-side (docs/leader-election.md, "The fence's layers").
 //
 // CONCURRENCY
 //

@@ -7,8 +7,11 @@
 //             wait for every cache to sync, within cacheSyncTimeout → join the leader election.
 //             A replica that cannot list (missing RBAC, API server down) fails here, before it ever
 //             competes for the Lease: the caller exits non-zero and the pod restarts.
-//   leading:  each controller gets a fresh work queue whose handlers' AbortSignal is the term's; its
-//             informers replay their caches into it, so every key is reconciled at once.
+//   leading:  with --leader-elect-require-fencing-policy, first wait until the API server is seen to
+//             enforce the fencing admission policy (src/leader/fencing-probe.ts), probing with backoff
+//             for as long as the term lasts. Then each controller gets a fresh work queue whose
+//             handlers' AbortSignal is the term's; its informers replay their caches into it, so every
+//             key is reconciled at once.
 //   stopped leading: the term's signal is already aborted (in-flight reconciles and their API calls
 //             are cut off) and the fence refuses writes; the queues are shut down and awaited, bounded.
 //   stop():   leave the election (which ends the term and releases the Lease), stop the informers,
@@ -22,11 +25,12 @@ import { startHttpServer, type HttpServerHandle } from '../http/server.js';
 import { KubeClient } from '../kube/client.js';
 import type { LeaderElectionConfig } from '../leader/config.js';
 import { createLeaderElector } from '../leader/create.js';
+import { probeFencingPolicy, type FencingProbeResult } from '../leader/fencing-probe.js';
 import type { LeaderCallbacks, LeaderTerm } from '../leader/elector.js';
 import { AlwaysLeader, type Leadership } from '../leader/leadership.js';
 import type { Logger } from '../log.js';
 import type { OperatorMetrics } from '../metrics/index.js';
-import { realClock, type Clock } from '../runtime/clock.js';
+import { realClock, sleep, type Clock } from '../runtime/clock.js';
 import { Controller, type ControllerWatchOptions } from '../runtime/controller.js';
 import { Informer, type InformerOptions, type Transport } from '../runtime/informer.js';
 import type { ResourceRef } from '../kube/paths.js';
@@ -49,7 +53,23 @@ export interface ManagerOptions {
   makeElector?: (callbacks: LeaderCallbacks) => Elector;
   /** Test seam: where informers list and watch (default: the API server, through `client`). */
   informerTransport?: (ref: ResourceRef) => Transport<KubernetesObject>;
+  /** Test seam: the fencing-policy probe (default: a dry-run create through `client`). */
+  probeFencing?: (signal: AbortSignal) => Promise<FencingProbeResult>;
+  /** How often a leader re-checks the fencing policy while its controllers run. Default 1 min. */
+  fencingRecheckMs?: number;
 }
+
+/**
+ * While the controllers run, the fencing policy is re-checked this often: a policy or binding deleted
+ * during a term stops the controllers within a minute, for one dry run a minute.
+ */
+export const FENCING_RECHECK_MS = 60_000;
+
+/**
+ * While the fencing policy is not enforced, the probe is repeated after 1 s, 2 s, 4 s ... up to this:
+ * a restored policy is noticed within 10 s, and a missing one costs one dry run per 10 s.
+ */
+export const FENCING_PROBE_MAX_BACKOFF_MS = 10_000;
 
 /** What the manager needs of an elector. */
 export interface Elector extends Leadership {
@@ -98,7 +118,8 @@ export class Manager {
     const le = opts.leaderElection;
     const callbacks: LeaderCallbacks = {
       onStartedLeading: (_signal: AbortSignal, term: LeaderTerm) => this.startControllers(term),
-      onStoppedLeading: () => this.stopControllers(),
+      onStoppedLeading: () =>
+        this.stopControllers('stopped leading: in-flight reconciles are cancelled, writes are fenced'),
       onNewLeader: (identity: string) => this.log.info('leader observed', { leader: identity }),
     };
     if (le.enabled) {
@@ -205,6 +226,93 @@ export class Manager {
     // together and Events not awaited, more than Node's default of 10 are in flight at once, which
     // would be reported as a leak that is not one.
     setMaxListeners(0, signal);
+    const le = this.opts.leaderElection;
+    if (!(le.enabled && le.requireFencingPolicy)) {
+      this.runControllers(term, signal);
+      return;
+    }
+    void this.runWhileFenced(term, signal);
+  }
+
+  /**
+   * The controllers run only while the API server enforces the fencing policy: not before it is
+   * seen to (fencingEnforced), and no longer once a re-check every FENCING_RECHECK_MS finds it gone
+   * (someone deleted the policy or its binding during the term); then it waits for it again.
+   */
+  private async runWhileFenced(term: LeaderTerm | undefined, signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      if (!(await this.fencingEnforced(signal))) return;
+      this.runControllers(term, signal);
+      for (;;) {
+        await sleep(this.opts.fencingRecheckMs ?? FENCING_RECHECK_MS, signal, this.clock).catch(() => {});
+        if (signal.aborted) return;
+        const result = await this.probeFencing(signal).catch((err: unknown) => ({
+          enforced: false as const,
+          missing: false,
+          reason: String(err),
+        }));
+        if (signal.aborted) return;
+        // Only a probe the API server accepted proves the policy gone; an error (a 5xx, a timeout)
+        // proves nothing and must not restart every controller (and re-reconcile everything).
+        if (!result.enforced && result.missing) {
+          this.opts.metrics.fencingPolicy.setMissing(true);
+          await this.stopControllers(
+            `the fencing policy is no longer enforced (${result.reason}): in-flight reconciles are cancelled`,
+          );
+          break;
+        }
+      }
+    }
+  }
+
+  private probeFencing(signal: AbortSignal): Promise<FencingProbeResult> {
+    const le = this.opts.leaderElection;
+    return this.opts.probeFencing
+      ? this.opts.probeFencing(signal)
+      : probeFencingPolicy(this.client, { namespace: le.namespace, leaseName: le.leaseName }, signal);
+  }
+
+  /**
+   * Resolves true once the API server refuses the fencing probe, false if the term ends first. Until
+   * then this replica holds the Lease and reconciles nothing: failing closed. Another replica would
+   * find the same API server, so handing the Lease on would not help; the metric and the log say why.
+   */
+  private async fencingEnforced(signal: AbortSignal): Promise<boolean> {
+    const metric = this.opts.metrics.fencingPolicy;
+    for (
+      let backoffMs = 1_000;
+      !signal.aborted;
+      backoffMs = Math.min(2 * backoffMs, FENCING_PROBE_MAX_BACKOFF_MS)
+    ) {
+      let result: FencingProbeResult;
+      try {
+        result = await this.probeFencing(signal);
+      } catch (err) {
+        if (signal.aborted) break;
+        result = { enforced: false, missing: false, reason: String(err) };
+      }
+      if (result.enforced) {
+        metric.setMissing(false);
+        this.log.info('the API server enforces the fencing policy');
+        return true;
+      }
+      metric.setMissing(true);
+      this.log.error('not reconciling: the API server does not enforce the fencing policy', {
+        reason: result.reason,
+        fix:
+          'install the chart with leaderElection.fencingPolicy.enabled=true (or restore its ValidatingAdmissionPolicy ' +
+          'and binding <release>-fencing), or run with --leader-elect-require-fencing-policy=false to accept ' +
+          'the client-side fence alone',
+        retryInMs: backoffMs,
+      });
+      await sleep(backoffMs, signal, this.clock).catch(() => {});
+    }
+    metric.setMissing(false); // not leading: nothing is held up
+    return false;
+  }
+
+  /** Starts every registered controller for the term `signal` belongs to. */
+  private runControllers(term: LeaderTerm | undefined, signal: AbortSignal): void {
     this.log.info('started leading: starting the controllers', { term: term?.id });
     for (const spec of this.specs) {
       const controller = new Controller({
@@ -227,12 +335,15 @@ export class Manager {
     }
   }
 
-  /** The term ended (signal already aborted, writes already fenced): wait for stragglers, bounded. */
-  private async stopControllers(): Promise<void> {
+  /**
+   * The term ended (signal already aborted, writes already fenced), or the fencing policy is gone:
+   * cancel in-flight reconciles and wait for stragglers, bounded.
+   */
+  private async stopControllers(why: string): Promise<void> {
     const controllers = [...this.running.values()];
     this.running.clear();
     if (controllers.length === 0) return;
-    this.log.warn('stopped leading: in-flight reconciles are cancelled, writes are fenced');
+    this.log.warn(why);
     const timeoutMs = this.opts.drainTimeoutMs ?? 3_000;
     const stopped = Promise.all(controllers.map((c) => c.stop({ abort: true, stopInformers: false })));
     const finished = await within(stopped, timeoutMs, this.clock);
@@ -258,7 +369,11 @@ export class Manager {
           this.log.warn('leaving the leader election took too long; the Lease expires on its own');
       } else {
         (this.leadership as AlwaysLeader).end();
-        await within(this.stopControllers(), left(), this.clock);
+        await within(
+          this.stopControllers('shutting down: in-flight reconciles are cancelled'),
+          left(),
+          this.clock,
+        );
       }
       for (const hook of this.stopHooks) {
         try {

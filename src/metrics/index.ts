@@ -83,6 +83,11 @@ export interface OperatorMetrics {
   readonly restClient: RestClientMetrics;
   /** glooha_fenced_writes_total{layer}: writes refused for not coming from the Lease holder. */
   readonly fencing: FenceMetrics;
+  /**
+   * glooha_fencing_policy_missing: 1 while this replica leads, requires the fencing policy and last
+   * found it not enforced (so it runs no controller); 0 otherwise.
+   */
+  readonly fencingPolicy: { setMissing(missing: boolean): void };
   readonly glooha: GloohaMetrics;
   /** The hooks for the work queue called `name` (label workqueue_*{name}). */
   workqueue(name: string): WorkqueueMetrics;
@@ -340,6 +345,13 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
   });
   for (const layer of FENCE_LAYERS) fencedWrites.inc({ layer }, 0);
   const fencing: FenceMetrics = { writeRefused: (layer) => fencedWrites.inc({ layer }) };
+  const policyMissing = new Gauge({
+    name: 'glooha_fencing_policy_missing',
+    help: 'The leader requires the fencing admission policy but the API server does not enforce it, so it reconciles nothing (1), or not (0).',
+    registers,
+  });
+  policyMissing.set(0);
+  const fencingPolicy = { setMissing: (missing: boolean) => policyMissing.set(missing ? 1 : 0) };
 
   // --- glooha: read from the cache when scraped (see the module comment)
   let source: () => readonly GlooHAHealth[] = () => [];
@@ -408,6 +420,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
     reconcile,
     restClient,
     fencing,
+    fencingPolicy,
     glooha,
     workqueue,
     expose: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),

@@ -84,18 +84,22 @@ export class Controller {
     if (this.state === 'stopped') throw new Error(`controller ${this.name} is stopped`);
     const filter = opts.filter ?? (ignoreNoopUpdates as EventFilter<T>);
     const map = opts.mapToKeys;
-    const enqueue = (obj: T, ev: InformerEvent<T>) => {
+    const keysOf = (obj: T, ev: InformerEvent<T>): string[] => {
       const keys = map ? map(obj, ev) : objectKey(obj);
-      if (keys === undefined) return;
-      for (const k of typeof keys === 'string' ? [keys] : keys) if (k) this.queue.add(k);
+      if (keys === undefined) return [];
+      return (typeof keys === 'string' ? [keys] : keys).filter((k) => !!k);
+    };
+    const enqueue = (obj: T, ev: InformerEvent<T>) => {
+      for (const k of keysOf(obj, ev)) this.queue.add(k);
     };
     const unregister = informer.addEventHandler({
       filter,
       add: (obj) => enqueue(obj, { type: 'add', obj }),
       update: (old, obj) => {
         const ev: InformerEvent<T> = { type: 'update', old, obj };
-        enqueue(old, ev);
-        enqueue(obj, ev);
+        // Each key once: the queue hands a key to an idle worker as soon as it is added, so adding it
+        // again for the new object would mark it dirty and reconcile it twice for one event.
+        for (const k of new Set([...keysOf(old, ev), ...keysOf(obj, ev)])) this.queue.add(k);
       },
       delete: (obj, finalStateUnknown) => enqueue(obj, { type: 'delete', obj, finalStateUnknown }),
     });

@@ -10,15 +10,23 @@
 // Figures are printed as `[fencing] {...}` lines.
 import { CoreV1Api, CoordinationV1Api, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
+import { spawn } from 'node:child_process';
 import { connect, createServer, type Server, type Socket } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GROUP, PLURAL, VERSION } from '../../src/api/constants.js';
 import { errorStatus, KubeClient } from '../../src/kube/client.js';
-import { DEFAULT_LEASE_NAME, makeIdentity } from '../../src/leader/config.js';
+import {
+  DEFAULT_LEASE_NAME,
+  DEFAULT_TIMINGS,
+  makeIdentity,
+  type LeaderElectionTimings,
+} from '../../src/leader/config.js';
 import { LeaderElector } from '../../src/leader/elector.js';
 import { NotLeaderError } from '../../src/leader/leadership.js';
 import { KubeLeaseClient } from '../../src/leader/lease-client.js';
 import { createMetrics, type OperatorMetrics } from '../../src/metrics/index.js';
+import { locateBinaries } from '../env/binaries.js';
 import { adminKubeConfig, controlPlane, createNamespace, kubeConfigFor } from '../support/cluster.js';
 import { kubeWriter } from '../../src/controller/actions/writer.js';
 import { createGlooHA, getGlooHA } from '../support/glooha.js';
@@ -26,6 +34,7 @@ import {
   boundToPod,
   installOperatorRbac,
   isFencingDenialError,
+  startOperatorInProcess,
   type OperatorIdentity,
 } from '../support/operator.js';
 import { eventually } from '../support/wait.js';
@@ -118,6 +127,79 @@ class HoldingProxy {
   }
 }
 
+/**
+ * A TCP proxy that holds the API server's bytes on each new connection for `delayMs` (the TLS
+ * handshake's reply, late), running in a worker thread: it keeps working while the test stalls this
+ * thread's event loop, as the network does while a process is stuck in a GC pause.
+ */
+class ThreadedHandshakeProxy {
+  private constructor(
+    private readonly worker: Worker,
+    readonly port: number,
+  ) {}
+
+  /** Resolves with the number of connections once a new one is accepted. */
+  connected = (): Promise<void> =>
+    new Promise((resolve) => {
+      const onMessage = (m: { type: string }) => {
+        if (m.type !== 'connection') return;
+        this.worker.off('message', onMessage);
+        resolve();
+      };
+      this.worker.on('message', onMessage);
+    });
+
+  static async start(targetPort: number, delayMs: number): Promise<ThreadedHandshakeProxy> {
+    const worker = new Worker(THREADED_PROXY_SOURCE, { eval: true, workerData: { targetPort, delayMs } });
+    const port = await new Promise<number>((resolve, reject) => {
+      worker.once('error', reject);
+      worker.once('message', (m: { type: string; port: number }) => resolve(m.port));
+    });
+    return new ThreadedHandshakeProxy(worker, port);
+  }
+
+  kubeConfig(base: KubeConfig): KubeConfig {
+    const copy = Object.create(Object.getPrototypeOf(base) as object) as KubeConfig;
+    Object.assign(copy, base);
+    copy.clusters = base.clusters.map((c) => ({ ...c, server: `https://127.0.0.1:${this.port}` }));
+    return copy;
+  }
+
+  stop(): Promise<number> {
+    return this.worker.terminate();
+  }
+}
+
+/** The worker's code (plain JavaScript: a worker evaluates it as is). */
+const THREADED_PROXY_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const net = require('node:net');
+const server = net.createServer((client) => {
+  const upstream = net.connect(workerData.targetPort, '127.0.0.1');
+  parentPort.postMessage({ type: 'connection' });
+  let pending = [];
+  setTimeout(() => {
+    for (const chunk of pending) client.write(chunk);
+    pending = undefined;
+  }, workerData.delayMs);
+  upstream.on('data', (chunk) => (pending ? pending.push(chunk) : client.write(chunk)));
+  client.on('data', (chunk) => upstream.write(chunk));
+  client.on('close', () => upstream.destroy());
+  upstream.on('close', () => client.destroy());
+  client.on('error', () => {});
+  upstream.on('error', () => {});
+});
+server.listen(0, '127.0.0.1', () => parentPort.postMessage({ type: 'listening', port: server.address().port }));
+`;
+
+/** Blocks this thread's event loop for `ms`: a GC pause, a busy loop. */
+function stallEventLoop(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // spin
+  }
+}
+
 interface Replica {
   pod: string;
   identity: string;
@@ -142,7 +224,7 @@ const cleanups: (() => unknown)[] = [];
 async function replica(
   id: OperatorIdentity,
   prefix: string,
-  opts: { releaseOnCancel?: boolean } = {},
+  opts: { releaseOnCancel?: boolean; timings?: LeaderElectionTimings } = {},
 ): Promise<Replica> {
   const pod = `${prefix}-${randomBytes(2).toString('hex')}`;
   const bound = await boundToPod(id, pod);
@@ -157,9 +239,7 @@ async function replica(
     }),
     identity,
     name: DEFAULT_LEASE_NAME,
-    leaseDurationMs: 15_000,
-    renewDeadlineMs: 10_000,
-    retryPeriodMs: 2_000,
+    ...(opts.timings ?? DEFAULT_TIMINGS),
     releaseOnCancel: opts.releaseOnCancel ?? true,
     callbacks: {
       onStartedLeading: () => void startedAt.push(performance.now()),
@@ -346,6 +426,61 @@ describe("server-side fencing: the chart's ValidatingAdmissionPolicy", () => {
     expect(await outcome(createConfigMap(c.client(), ns, 'by-failover-leader'))).toBe('ok');
   }, 120_000);
 
+  it('fails closed: a leader that requires the policy reconciles nothing while the API server does not enforce it, and starts once it does', async () => {
+    const ns = await createNamespace('fencing-late');
+    const release = `flate-${randomBytes(2).toString('hex')}`;
+    const id = await installOperatorRbac(ns, { watchNamespaces: [ns], release });
+    const pod = `op-late-${randomBytes(2).toString('hex')}`;
+    await createGlooHA(ns, 'late', { gloo: { replicas: 2 } });
+    const op = await startOperatorInProcess(await boundToPod(id, pod), {
+      podName: pod,
+      args: [`--watch-namespaces=${ns}`],
+      env: { LEADER_ELECT_REQUIRE_FENCING_POLICY: 'true' },
+    });
+    cleanups.push(() => op.shutdown('test'));
+    const missing = async () => {
+      const text = await (await fetch(`${op.metricsUrl}/metrics`)).text();
+      const line = text.split('\n').find((l) => l.startsWith('glooha_fencing_policy_missing'));
+      return Number(line?.split(' ').pop());
+    };
+    // It leads (it created the Lease), probes, finds no policy and starts no controller.
+    await eventually('the leader to find the fencing policy missing', missing, (v) => v === 1);
+    const refusal = op.logs.find((l) =>
+      l.includes('not reconciling: the API server does not enforce the fencing policy'),
+    );
+    expect(refusal).toContain('the API server accepted a write the fencing policy refuses');
+    await sleep(3_000);
+    const before = await getGlooHA(ns, 'late');
+    expect(before.status?.observedGeneration ?? 0).toBe(0); // nothing reconciled it (the CRD's default status)
+    expect(op.logs.some((l) => l.includes('started leading: starting the controllers'))).toBe(false);
+    const probeWasStored = await adminKubeConfig()
+      .makeApiClient(CoordinationV1Api)
+      .readNamespacedLease({ namespace: ns, name: `${DEFAULT_LEASE_NAME}-fencing-probe` })
+      .then(
+        () => true,
+        () => false,
+      );
+    expect(probeWasStored).toBe(false); // a dry run: nothing is stored
+
+    // The chart's policy arrives (helm installs it with the Deployment; here, later): the next probe
+    // is refused by it, and the controllers start.
+    const policyAt = performance.now();
+    await installOperatorRbac(ns, { watchNamespaces: [ns], release, fencingPolicy: true });
+    await eventually(
+      'the GlooHA to be reconciled',
+      async () => (await getGlooHA(ns, 'late')).status?.observedGeneration,
+      (g) => g === 1,
+      { timeoutMs: 45_000 },
+    );
+    report('fail closed', {
+      policyEnforcedToReconciledMs: Math.round(performance.now() - policyAt),
+      refusedProbes: op.logs.filter((l) => l.includes('not reconciling: the API server does not enforce'))
+        .length,
+    });
+    expect(await missing()).toBe(0);
+    expect(op.logs.some((l) => l.includes('the API server enforces the fencing policy'))).toBe(true);
+  }, 120_000);
+
   it('a status write computed from an older version of the GlooHA conflicts (409) instead of replacing a newer status', async () => {
     const ns = withoutPolicy.namespace;
     await createGlooHA(ns, 'precondition', { gloo: { replicas: 2 } });
@@ -460,6 +595,77 @@ describe("server-side fencing: the chart's ValidatingAdmissionPolicy", () => {
       } else {
         expect(result).toBe('ok');
         expect(landed).toBe(true);
+      }
+    }, 90_000);
+
+    it(`${label}: a write whose handshake ends while the event loop is stalled past the term ${policy ? 'is refused (403)' : 'lands'}`, async () => {
+      // The issue's measurement, reproduced: the handshake's reply is 150 ms late, and this process
+      // stalls 3 s (a GC pause) right after the write got its socket. The term's fence closes during
+      // the stall (renewDeadline 1 s) and another process takes the Lease over; when the loop runs
+      // again, Node completes the handshake and flushes the request before anything checks the fence.
+      const id = policy ? withPolicy : withoutPolicy;
+      const ns = id.namespace;
+      const name = `stall-${policy}`;
+      const proxy = await ThreadedHandshakeProxy.start(apiServerPort(), 150);
+      cleanups.push(() => proxy.stop());
+      const a = await replica(id, 'stall-a', {
+        timings: { leaseDurationMs: 2_000, renewDeadlineMs: 1_000, retryPeriodMs: 500 },
+      });
+      a.elector.start();
+      await waitLeader(a);
+      const fresh = a.client(proxy.kubeConfig(a.id.kubeConfig));
+      const connected = proxy.connected();
+      const write = outcome(createConfigMap(fresh, ns, name));
+      await connected; // the write passed the client check and, on its 'socket' event, the socket check
+      // Another replica's takeover, by another process while this one is stalled.
+      const newHolder = `stall-b-${randomBytes(2).toString('hex')}_0a1b2c3d`;
+      const takeover = spawn('sh', [
+        '-c',
+        `sleep 0.3; exec "$0" --kubeconfig "$1" -n "$2" patch lease ${DEFAULT_LEASE_NAME} --type merge -o jsonpath='{.metadata.resourceVersion}' -p '{"spec":{"holderIdentity":"${newHolder}"}}'`,
+        locateBinaries().path('kubectl'),
+        controlPlane().kubeconfigPath,
+        ns,
+      ]);
+      let takeoverOut = '';
+      takeover.stdout.setEncoding('utf8').on('data', (d: string) => (takeoverOut += d));
+      const takeoverDone = new Promise<number | null>((r) => takeover.on('close', r));
+      const stallStart = performance.now();
+      stallEventLoop(3_000);
+      const fenceOpenAfterStall = a.elector.canWrite();
+      const result = await write;
+      expect(await takeoverDone).toBe(0);
+      const landed = await configMapExists(ns, name);
+      const leaseRv = Number(takeoverOut.trim());
+      const configMapRv = landed
+        ? Number(
+            (
+              await adminKubeConfig()
+                .makeApiClient(CoreV1Api)
+                .readNamespacedConfigMap({ name, namespace: ns })
+            ).metadata?.resourceVersion,
+          )
+        : NaN;
+      report(`event-loop stall ${label}`, {
+        result,
+        landed,
+        stallMs: Math.round(performance.now() - stallStart),
+        fenceOpenAfterStall,
+        takeoverBeforeWrite: landed ? leaseRv < configMapRv : undefined,
+        clientRefusals: await fencedCount(a, 'client'),
+        socketRefusals: await fencedCount(a, 'socket'),
+        admissionRefusals: await fencedCount(a, 'admission'),
+      });
+      expect(fenceOpenAfterStall).toBe(false); // the term's fence was closed when the bytes went out
+      expect(await fencedCount(a, 'client')).toBe(0); // ... and neither client-side check saw it
+      expect(await fencedCount(a, 'socket')).toBe(0);
+      if (policy) {
+        expect(result).toBe('fenced');
+        expect(landed).toBe(false);
+        expect(await fencedCount(a, 'admission')).toBe(1);
+      } else {
+        expect(result).toBe('ok');
+        expect(landed).toBe(true);
+        expect(leaseRv).toBeLessThan(configMapRv); // applied after another replica held the Lease
       }
     }, 90_000);
   }

@@ -134,7 +134,12 @@ const tsOf = (r: LogRec): number => Date.parse(String(r.ts));
  * kubelet's is, so the fencing policy can tell the replicas apart) and waits until it serves /metrics.
  */
 async function startReplica(id: OperatorIdentity, name: string, args: string[]): Promise<Replica> {
-  const proc = spawnOperator(await boundToPod(id, name), { podName: name, args });
+  // As the chart runs it: a leader starts its controllers only once the fencing policy is enforced.
+  const proc = spawnOperator(await boundToPod(id, name), {
+    podName: name,
+    args,
+    env: { LEADER_ELECT_REQUIRE_FENCING_POLICY: 'true' },
+  });
   processes.push(proc);
   const url = await Promise.race([
     proc.metricsUrl,

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FENCING_DENIAL_MARKER } from '../../../src/kube/client.js';
+import { FENCING_PROBE_ANNOTATION, FENCING_PROBE_MARKER } from '../../../src/leader/fencing-probe.js';
 import { electionPermissions, reconcilerPermissions, triples } from './expected-rbac.js';
 import { chartDir, find, helm, helmBuildTimeoutMs, render, renderError } from './helm.js';
 
@@ -101,6 +102,7 @@ describe('chart defaults (cluster mode)', () => {
       LEADER_ELECT_LEASE_DURATION: '15s',
       LEADER_ELECT_RENEW_DEADLINE: '10s',
       LEADER_ELECT_RETRY_PERIOD: '2s',
+      LEADER_ELECT_REQUIRE_FENCING_POLICY: 'true',
     });
     // No args or command: the image's ENTRYPOINT (node dist/src/main.js) runs, configured by env only.
     expect(container.command).toBeUndefined();
@@ -364,6 +366,16 @@ describe('options', () => {
     expect(text).toContain('authentication.kubernetes.io/pod-name');
     // The operator recognises the policy's denials by this marker (src/kube/client.ts).
     expect(text).toContain(`'${FENCING_DENIAL_MARKER}`);
+    // ... and verifies that it is enforced by the probe it always refuses (src/leader/fencing-probe.ts).
+    expect(text).toContain(`'${FENCING_PROBE_ANNOTATION}' in object.metadata.annotations`);
+    expect(text).toContain(`"message":"${FENCING_PROBE_MARKER}`);
+    // The operator then requires the policy; without it (or without leader election) it does not.
+    const requires = async (values: Record<string, unknown>) =>
+      envValues(find<V1Deployment>(await render({ values }), 'Deployment'))
+        .LEADER_ELECT_REQUIRE_FENCING_POLICY;
+    expect(await requires({})).toBe('true');
+    expect(await requires({ leaderElection: { fencingPolicy: { enabled: false } } })).toBeUndefined();
+    expect(await requires({ replicaCount: 1, leaderElection: { enabled: false } })).toBeUndefined();
     expect(binding.spec).toEqual({
       policyName: 'ops-glooha-operator-fencing',
       validationActions: ['Deny'],

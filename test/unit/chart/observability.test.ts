@@ -44,7 +44,7 @@ describe('chart: alerts and dashboard', () => {
     expect(kinds.filter((k) => k.startsWith('PrometheusRule/') || k.endsWith('-dashboard'))).toEqual([]);
   });
 
-  it('renders the five alerts, with the thresholds from values, over series the operator exports', async () => {
+  it('renders the six alerts, with the thresholds from values, over series the operator exports', async () => {
     const rules = rulesOf(
       await render({
         values: {
@@ -54,6 +54,7 @@ describe('chart: alerts and dashboard', () => {
     );
     expect(rules.map((r) => r.alert)).toEqual([
       'GlooHAOperatorNoLeader',
+      'GlooHAOperatorFencingPolicyMissing',
       'GlooHANotReady',
       'GlooHAGlooLeaderLeaseStale',
       'GlooHADriftCorrections',
@@ -80,6 +81,7 @@ describe('chart: alerts and dashboard', () => {
       }),
     );
     expect(rules.map((r) => r.alert)).not.toContain('GlooHAOperatorNoLeader');
+    expect(rules.map((r) => r.alert)).not.toContain('GlooHAOperatorFencingPolicyMissing');
     for (const r of rules) expect(r.expr).toContain('{namespace="ops"');
   });
 

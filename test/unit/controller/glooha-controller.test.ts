@@ -51,6 +51,7 @@ describe('GlooHA controller on a standby', () => {
         namespace: 'ns',
         identity: 'me',
         releaseOnCancel: true,
+        requireFencingPolicy: false,
       },
       metricsBindAddress: '127.0.0.1:0',
       makeElector: () => standby,

@@ -44,6 +44,7 @@ describe('defaults', () => {
         namespace: 'glooha-system',
         identity: expect.stringMatching(/^glooha-operator-0_[0-9a-f]{8}$/),
         releaseOnCancel: true,
+        requireFencingPolicy: false,
       },
     });
   });
@@ -98,6 +99,7 @@ describe('env variables', () => {
     LEADER_ELECT_RETRY_PERIOD: '4s',
     LEADER_ELECT_LEASE_NAME: 'my-lease',
     LEADER_ELECT_RELEASE_ON_CANCEL: 'false',
+    LEADER_ELECT_REQUIRE_FENCING_POLICY: 'true',
   };
 
   it('set every setting when no flag is given', () => {
@@ -117,6 +119,7 @@ describe('env variables', () => {
         namespace: 'glooha-system',
         identity: expect.stringMatching(/^glooha-operator-0_/),
         releaseOnCancel: false,
+        requireFencingPolicy: true,
       },
     });
   });
@@ -141,6 +144,7 @@ describe('env variables', () => {
         '--leader-elect-namespace',
         'flag-ns',
         '--leader-elect-release-on-cancel',
+        '--leader-elect-require-fencing-policy=false',
       ],
       env,
     );
@@ -160,6 +164,7 @@ describe('env variables', () => {
         namespace: 'flag-ns',
         identity: expect.stringMatching(/^glooha-operator-0_/),
         releaseOnCancel: true,
+        requireFencingPolicy: false,
       },
     });
   });
@@ -272,6 +277,14 @@ describe('leader election', () => {
   it('--leader-elect-release-on-cancel=false', () => {
     expect(config(['--leader-elect-release-on-cancel=false']).leaderElection.releaseOnCancel).toBe(false);
     expect(config(['--leader-elect-release-on-cancel']).leaderElection.releaseOnCancel).toBe(true);
+  });
+
+  it('--leader-elect-require-fencing-policy (bare means true; a typo is an error naming the flag)', () => {
+    expect(config(['--leader-elect-require-fencing-policy']).leaderElection.requireFencingPolicy).toBe(true);
+    expect(config([]).leaderElection.requireFencingPolicy).toBe(false);
+    expect(() => config(['--leader-elect-require-fencing-policy=ture'])).toThrow(
+      /--leader-elect-require-fencing-policy \(env LEADER_ELECT_REQUIRE_FENCING_POLICY\) must be true or false/,
+    );
   });
 
   it('a non-boolean --leader-elect is a UsageError naming it', () => {

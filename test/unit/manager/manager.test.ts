@@ -6,11 +6,19 @@ import type { LeaderCallbacks, LeaderTerm } from '../../../src/leader/elector.js
 import { DEFAULT_TIMINGS } from '../../../src/leader/config.js';
 import { NotLeaderError } from '../../../src/leader/leadership.js';
 import { createLogger } from '../../../src/log.js';
-import { Manager, StartupError, type Elector } from '../../../src/manager/manager.js';
+import { Manager, StartupError, type Elector, type ManagerOptions } from '../../../src/manager/manager.js';
+import type { Clock } from '../../../src/runtime/clock.js';
 import { createMetrics } from '../../../src/metrics/index.js';
 import type { WorkContext } from '../../../src/runtime/workqueue.js';
 import { closedPort } from '../leader/mock-apiserver.js';
-import { FakeTransport, flush, obj } from '../runtime/helpers.js';
+import { FakeClock, FakeTransport, flush, obj } from '../runtime/helpers.js';
+import type { FencingProbeResult } from '../../../src/leader/fencing-probe.js';
+import type { OperatorMetrics } from '../../../src/metrics/index.js';
+
+async function gauge(metrics: OperatorMetrics, name: string): Promise<number> {
+  const line = (await metrics.expose()).body.split('\n').find((l) => l.startsWith(`${name} `));
+  return Number(line?.split(' ').pop());
+}
 
 type Obj = KubernetesObject & Record<string, unknown>;
 
@@ -74,18 +82,24 @@ class FakeElector implements Elector {
 }
 
 async function setup(
-  opts: { list?: () => Promise<{ items: Obj[]; resourceVersion: string }>; cacheSyncTimeoutMs?: number } = {},
+  opts: {
+    list?: () => Promise<{ items: Obj[]; resourceVersion: string }>;
+    cacheSyncTimeoutMs?: number;
+    probeFencing?: ManagerOptions['probeFencing'];
+    clock?: Clock;
+  } = {},
 ) {
   const port = await closedPort();
   const transport = new FakeTransport<Obj>(
     opts.list ?? (() => ({ items: [obj('a', '1'), obj('b', '1')], resourceVersion: '5' })),
   );
   let elector!: FakeElector;
+  const metrics = createMetrics({ defaultMetrics: false });
   const lines: Record<string, unknown>[] = [];
   const mgr = new Manager({
     kubeConfig: kubeConfig(port),
     logger: createLogger('debug', {}, (l) => lines.push(JSON.parse(l) as Record<string, unknown>)),
-    metrics: createMetrics({ defaultMetrics: false }),
+    metrics,
     namespaces: [],
     leaderElection: {
       ...DEFAULT_TIMINGS,
@@ -94,9 +108,12 @@ async function setup(
       namespace: 'ns',
       identity: 'me',
       releaseOnCancel: true,
+      requireFencingPolicy: opts.probeFencing !== undefined,
     },
     metricsBindAddress: '127.0.0.1:0',
     cacheSyncTimeoutMs: opts.cacheSyncTimeoutMs,
+    probeFencing: opts.probeFencing,
+    clock: opts.clock,
     makeElector: (callbacks) => (elector = new FakeElector(callbacks)),
     informerTransport: () => transport as never,
   });
@@ -115,6 +132,7 @@ async function setup(
   });
   return {
     mgr,
+    metrics,
     elector: () => elector,
     transport,
     informer,
@@ -171,6 +189,102 @@ describe('Manager', () => {
     );
     expect(t.elector().started).toBe(false);
     await t.mgr.stop('start-up failed');
+  });
+
+  it('fails closed without the fencing policy: a leader reconciles nothing until the probe is refused, retrying with backoff', async () => {
+    const clock = new FakeClock();
+    const answers: FencingProbeResult[] = [
+      { enforced: false, missing: true, reason: 'accepted' },
+      { enforced: false, missing: true, reason: 'accepted' },
+      { enforced: true },
+    ];
+    const probes: number[] = [];
+    const t = await setup({
+      clock,
+      probeFencing: async () => {
+        probes.push(clock.now());
+        return answers.shift() ?? { enforced: true };
+      },
+    });
+    await t.mgr.start();
+    t.elector().lead();
+    await flush();
+    expect(probes).toEqual([0]);
+    expect(t.reconciled).toEqual([]);
+    expect(await gauge(t.metrics, 'glooha_fencing_policy_missing')).toBe(1);
+    const refusal = t.lines.find(
+      (l) => l.msg === 'not reconciling: the API server does not enforce the fencing policy',
+    );
+    expect(refusal).toMatchObject({ reason: 'accepted', retryInMs: 1000 });
+    expect(String(refusal?.fix)).toContain('leaderElection.fencingPolicy.enabled=true');
+    await clock.advance(1_000);
+    expect(probes).toEqual([0, 1_000]);
+    expect(t.reconciled).toEqual([]);
+    await clock.advance(2_000); // backoff doubled
+    expect(probes).toEqual([0, 1_000, 3_000]);
+    expect(t.reconciled).toHaveLength(2);
+    expect(await gauge(t.metrics, 'glooha_fencing_policy_missing')).toBe(0);
+    await t.mgr.stop('test');
+  });
+
+  it('a policy deleted during the term stops the controllers at the next re-check; they start again once it is back', async () => {
+    const clock = new FakeClock();
+    let answer: FencingProbeResult = { enforced: true };
+    let probes = 0;
+    const t = await setup({
+      clock,
+      probeFencing: async () => {
+        probes++;
+        return answer;
+      },
+    });
+    await t.mgr.start();
+    t.elector().lead();
+    await flush();
+    expect(t.reconciled).toHaveLength(2);
+    // An error proves nothing: the controllers keep running.
+    answer = { enforced: false, missing: false, reason: 'the probe failed (503)' };
+    await clock.advance(60_000);
+    expect(probes).toBe(2);
+    t.transport.watches[0]?.send('MODIFIED', obj('a', '6', { data: { x: '1' } }));
+    await flush();
+    expect(t.reconciled).toHaveLength(3);
+    // The API server accepts the probe: the policy is gone.
+    answer = { enforced: false, missing: true, reason: 'accepted' };
+    await clock.advance(60_000);
+    expect(await gauge(t.metrics, 'glooha_fencing_policy_missing')).toBe(1);
+    expect(t.lines.some((l) => String(l.msg).startsWith('the fencing policy is no longer enforced'))).toBe(
+      true,
+    );
+    t.transport.watches[0]?.send('MODIFIED', obj('a', '7', { data: { x: '2' } }));
+    await flush();
+    expect(t.reconciled).toHaveLength(3); // no controller runs
+    answer = { enforced: true };
+    await clock.advance(1_000);
+    expect(t.reconciled).toHaveLength(5); // started again: every cached key replayed
+    expect(await gauge(t.metrics, 'glooha_fencing_policy_missing')).toBe(0);
+    await t.mgr.stop('test');
+  });
+
+  it('a term that ends while the fencing policy is missing starts no controller and stops probing', async () => {
+    const clock = new FakeClock();
+    let probes = 0;
+    const t = await setup({
+      clock,
+      probeFencing: async () => {
+        probes++;
+        return { enforced: false, missing: true, reason: 'accepted' };
+      },
+    });
+    await t.mgr.start();
+    t.elector().lead();
+    await flush();
+    await t.elector().lose();
+    await clock.advance(60_000);
+    expect(probes).toBe(1);
+    expect(t.reconciled).toEqual([]);
+    expect(await gauge(t.metrics, 'glooha_fencing_policy_missing')).toBe(0);
+    await t.mgr.stop('test');
   });
 
   it('one fence: writes through the manager transport are refused unless leading, before any connection', async () => {

@@ -320,6 +320,12 @@ describe('Controller', () => {
     await c.queue.whenIdle();
     expect(reconciled).toEqual([]);
 
+    // primary: an update maps old and new to the same key, reconciled once (not once per side)
+    primary.transport.lastWatch.send('MODIFIED', obj('x', '2', { data: { v: '1' } }));
+    await c.queue.whenIdle();
+    expect(reconciled).toEqual(['ns/x']);
+    reconciled.length = 0;
+
     await clock.advance(70_000); // resync: primary keys only
     await c.queue.whenIdle();
     expect(reconciled.sort()).toEqual(['ns/x', 'ns/y']);
