@@ -7,50 +7,11 @@ import type { GlooHA } from '../api/types.js';
 import { installNamespaceOf } from '../core/desired.js';
 import { errorStatus } from '../kube/client.js';
 import { resourcePath } from '../kube/paths.js';
+import { RECONCILER_PERMISSIONS } from '../controller/permissions.js';
 import { EXIT, type CheckArgs } from './args.js';
 import { explain, type Cluster } from './cluster.js';
 import { escapeControl } from './escape.js';
 import type { CliIO } from './render.js';
-
-/**
- * What the operator's ServiceAccount must be allowed, in every namespace it reconciles (the chart's
- * reconcilerRules; test/unit/cli/check.test.ts holds it equal to test/unit/chart/expected-rbac.ts).
- */
-export const OPERATOR_PERMISSIONS: ReadonlyArray<{ group: string; resource: string; verbs: string[] }> = [
-  { group: 'glooha.io', resource: 'gloohas', verbs: ['get', 'list', 'watch', 'patch'] },
-  { group: 'glooha.io', resource: 'gloohas/status', verbs: ['get', 'update', 'patch'] },
-  { group: 'glooha.io', resource: 'gloohas/finalizers', verbs: ['update'] },
-  { group: 'apps', resource: 'deployments', verbs: ['get', 'list', 'watch', 'patch'] },
-  {
-    group: 'autoscaling',
-    resource: 'horizontalpodautoscalers',
-    verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
-  },
-  {
-    group: 'policy',
-    resource: 'poddisruptionbudgets',
-    verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
-  },
-  {
-    group: 'rbac.authorization.k8s.io',
-    resource: 'roles',
-    verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
-  },
-  {
-    group: 'rbac.authorization.k8s.io',
-    resource: 'rolebindings',
-    verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
-  },
-  { group: '', resource: 'configmaps', verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
-  { group: '', resource: 'serviceaccounts', verbs: ['get', 'list', 'watch'] },
-  { group: '', resource: 'events', verbs: ['create', 'patch'] },
-  { group: 'events.k8s.io', resource: 'events', verbs: ['create', 'patch'] },
-  {
-    group: 'coordination.k8s.io',
-    resource: 'leases',
-    verbs: ['get', 'list', 'watch', 'create', 'update', 'patch'],
-  },
-];
 
 /** The label the chart and deploy/install.yaml put on the operator's Deployment. */
 export const OPERATOR_SELECTOR = 'app.kubernetes.io/name=glooha-operator';
@@ -211,7 +172,7 @@ export async function check(args: CheckArgs, io: CliIO, cluster: Cluster, now = 
     const missing: string[] = [];
     let skipped: string | undefined;
     outer: for (const namespace of scopes) {
-      for (const p of OPERATOR_PERMISSIONS) {
+      for (const p of RECONCILER_PERMISSIONS) {
         const [resource, subresource] = p.resource.split('/') as [string, string | undefined];
         for (const verb of p.verbs) {
           let allowed: boolean;

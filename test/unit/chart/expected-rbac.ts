@@ -4,51 +4,12 @@
 // ServiceAccount may do each of these, and may not do the things in `mustNotAllow`.
 // Change it together with charts/glooha-operator/templates/_helpers.tpl and the chart README's table.
 
-export interface Permission {
-  group: string;
-  resource: string;
-  verbs: string[];
-}
+import { RECONCILER_PERMISSIONS, type Permission } from '../../../src/controller/permissions.js';
+
+export type { Permission };
 
 /** In every namespace it reconciles (ClusterRole in cluster mode, each watched namespace's Role otherwise). */
-export const reconcilerPermissions: Permission[] = [
-  // patch: the finalizer is set by a merge patch of the GlooHA's metadata.finalizers (a custom resource
-  // has no finalizers subresource; gloohas/finalizers only gates blockOwnerDeletion on ownerReferences).
-  { group: 'glooha.io', resource: 'gloohas', verbs: ['get', 'list', 'watch', 'patch'] },
-  { group: 'glooha.io', resource: 'gloohas/status', verbs: ['get', 'update', 'patch'] },
-  { group: 'glooha.io', resource: 'gloohas/finalizers', verbs: ['update'] },
-  { group: 'apps', resource: 'deployments', verbs: ['get', 'list', 'watch', 'patch'] },
-  // create/delete: src/core/desired.ts creates (and prunes) an HPA for an autoscaled proxy that has none.
-  {
-    group: 'autoscaling',
-    resource: 'horizontalpodautoscalers',
-    verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
-  },
-  {
-    group: 'policy',
-    resource: 'poddisruptionbudgets',
-    verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
-  },
-  {
-    group: 'rbac.authorization.k8s.io',
-    resource: 'roles',
-    verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
-  },
-  {
-    group: 'rbac.authorization.k8s.io',
-    resource: 'rolebindings',
-    verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
-  },
-  { group: '', resource: 'configmaps', verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
-  { group: '', resource: 'serviceaccounts', verbs: ['get', 'list', 'watch'] },
-  { group: '', resource: 'events', verbs: ['create', 'patch'] },
-  { group: 'events.k8s.io', resource: 'events', verbs: ['create', 'patch'] },
-  {
-    group: 'coordination.k8s.io',
-    resource: 'leases',
-    verbs: ['get', 'list', 'watch', 'create', 'update', 'patch'],
-  },
-];
+export const reconcilerPermissions: readonly Permission[] = RECONCILER_PERMISSIONS;
 
 /** In the release namespace, namespaced mode: its own leader-election Lease and its Events. */
 export const electionPermissions: Permission[] = [
@@ -106,11 +67,11 @@ export const mustNotAllow: Check[] = [
 ];
 
 /** Every (group, resource, verb) triple of a permission list, as sortable strings ("apps/deployments:get"). */
-export function triples(perms: Permission[]): string[] {
+export function triples(perms: readonly Permission[]): string[] {
   return perms.flatMap((p) => p.verbs.map((v) => `${p.group}/${p.resource}:${v}`)).sort();
 }
 
-export function checksOf(perms: Permission[]): Check[] {
+export function checksOf(perms: readonly Permission[]): Check[] {
   return perms.flatMap((p) => {
     const [resource = '', subresource] = p.resource.split('/');
     return p.verbs.map((verb) => ({

@@ -8,12 +8,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { GlooHA } from '../../../src/api/types.js';
 import { EXIT, parseArgs } from '../../../src/cli/args.js';
-import { OPERATOR_PERMISSIONS } from '../../../src/cli/check.js';
 import { completionScript } from '../../../src/cli/completion.js';
 import { main } from '../../../src/cli/main.js';
 import { formatTable, summarize } from '../../../src/cli/status.js';
 import { KubeConfigError, loadKubeConfig } from '../../../src/kube/config.js';
-import { reconcilerPermissions } from '../chart/expected-rbac.js';
 
 async function run(args: string[], env: Record<string, string | undefined> = {}) {
   let stdout = '';
@@ -244,13 +242,5 @@ COMP_WORDS=(glooha status -o ""); COMP_CWORD=3; _glooha; echo "\${COMPREPLY[*]}"
       { encoding: 'utf8' },
     );
     expect(out.split('\n')).toEqual(['status', 'table json yaml', '']);
-  });
-});
-
-describe('glooha check', () => {
-  it("checks the operator's ServiceAccount for exactly the permissions the chart grants it", () => {
-    const norm = (ps: ReadonlyArray<{ group: string; resource: string; verbs: string[] }>) =>
-      ps.map((p) => `${p.group}/${p.resource}: ${[...p.verbs].sort().join(',')}`).sort();
-    expect(norm(OPERATOR_PERMISSIONS)).toEqual(norm(reconcilerPermissions));
   });
 });
