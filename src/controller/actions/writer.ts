@@ -55,13 +55,13 @@ export function kubeWriter(client: KubeClient): ObjectWriter {
       });
     },
     async delete(ref, signal) {
-      await ignoreNotFound(
+      await orUndefinedIfNotFound(
         client.request('DELETE', resourcePath(kindInfo(ref.kind), ref.namespace, ref.name), { signal }),
       );
     },
     async setFinalizers(g, finalizers, signal) {
       // The resourceVersion makes this fail with 409 rather than drop a finalizer someone added since.
-      await ignoreNotFound(
+      await orUndefinedIfNotFound(
         client.request('PATCH', resourcePath(GLOOHAS, g.metadata.namespace, g.metadata.name), {
           body: { metadata: { finalizers, resourceVersion: g.metadata.resourceVersion } },
           contentType: PatchStrategy.MergePatch,
@@ -111,8 +111,4 @@ async function orUndefinedIfNotFound<T>(request: Promise<T>): Promise<T | undefi
     if (errorStatus(err) !== 404) throw err;
     return undefined;
   }
-}
-
-async function ignoreNotFound(request: Promise<unknown>): Promise<void> {
-  await orUndefinedIfNotFound(request);
 }
