@@ -146,6 +146,19 @@ export async function check(args: CheckArgs, io: CliIO, cluster: Cluster, now = 
     );
   }
 
+  // 3b. Server-side fencing: the chart's admission policy, bound with the operator's Lease as its
+  // parameter (docs/leader-election.md). A leader that requires it reconciles nothing without it.
+  if (operator && env.LEADER_ELECT !== 'false') {
+    const leaseName = env.LEADER_ELECT_LEASE_NAME || 'glooha-operator';
+    await report(
+      await fencingPolicyCheck(
+        client,
+        `${operatorNs}/${leaseName}`,
+        env.LEADER_ELECT_REQUIRE_FENCING_POLICY === 'true',
+      ),
+    );
+  }
+
   // 4. What you may do (SelfSubjectAccessReview): what glooha status and helm-values read.
   const self = async (a: Access) => review(cluster, 'selfsubjectaccessreviews', a);
   for (const a of [
@@ -288,4 +301,66 @@ async function review(
   const path = resourcePath({ group: 'authorization.k8s.io', version: 'v1', plural: kind });
   const res = await cluster.client.request<{ status?: { allowed?: boolean } }>('POST', path, { body });
   return res.status?.allowed === true;
+}
+
+const ADMISSION = { group: 'admissionregistration.k8s.io', version: 'v1' };
+
+interface PolicyBinding {
+  metadata?: { name?: string };
+  spec?: { policyName?: string; paramRef?: { name?: string; namespace?: string } };
+}
+
+/** Whether a ValidatingAdmissionPolicy is bound with the Lease `lease` ("ns/name") as its parameter. */
+async function fencingPolicyCheck(
+  client: Cluster['client'],
+  lease: string,
+  required: boolean,
+): Promise<CheckResult> {
+  const check = 'fencing policy';
+  const fix = required
+    ? "the leader reconciles nothing (LEADER_ELECT_REQUIRE_FENCING_POLICY=true): restore it with helm upgrade of the operator's chart, or set leaderElection.fencingPolicy.enabled=false"
+    : 'only the client-side fence applies: install the chart with leaderElection.fencingPolicy.enabled=true';
+  let bindings: PolicyBinding[];
+  try {
+    bindings =
+      (
+        await client.request<{ items?: PolicyBinding[] }>(
+          'GET',
+          resourcePath({ ...ADMISSION, plural: 'validatingadmissionpolicybindings' }),
+        )
+      ).items ?? [];
+  } catch (err) {
+    return {
+      verdict: 'warn',
+      check,
+      detail: `not checked: may not list ValidatingAdmissionPolicyBindings (${errorStatus(err) ?? String(err)})`,
+    };
+  }
+  const binding = bindings.find((b) => `${b.spec?.paramRef?.namespace}/${b.spec?.paramRef?.name}` === lease);
+  const policyName = binding?.spec?.policyName ?? '';
+  const policy = policyName
+    ? await client
+        .request(
+          'GET',
+          resourcePath({ ...ADMISSION, plural: 'validatingadmissionpolicies' }, undefined, policyName),
+        )
+        .then(
+          () => true,
+          (err: unknown) => {
+            if (errorStatus(err) === 404) return false;
+            throw err;
+          },
+        )
+    : false;
+  if (binding && policy) {
+    return {
+      verdict: 'ok',
+      check,
+      detail: `ValidatingAdmissionPolicy ${policyName} is bound (${binding.metadata?.name}) to Lease ${lease}${required ? '; the operator requires it' : ''}`,
+    };
+  }
+  const what = binding
+    ? `binding ${binding.metadata?.name} names ValidatingAdmissionPolicy ${policyName}, which does not exist`
+    : `no ValidatingAdmissionPolicyBinding takes Lease ${lease} as its parameter`;
+  return { verdict: required ? 'FAIL' : 'warn', check, detail: `${what}: ${fix}` };
 }

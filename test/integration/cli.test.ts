@@ -195,6 +195,34 @@ describe('glooha CLI against the API server', { timeout: 180_000 }, () => {
     );
     expect(r.stdout).toContain(`[ok]   operator RBAC: ${id.username} holds every permission it needs`);
     expect(r.stdout).toContain(`[ok]   Gloo install: ${glooNs}/gloo is targeted by a GlooHA`);
+    // This operator runs without the chart's fencing policy and does not require it: a warning.
+    expect(r.stdout).toContain(
+      `[warn] fencing policy: no ValidatingAdmissionPolicyBinding takes Lease ${id.namespace}/glooha-operator as its parameter: only the client-side fence applies`,
+    );
+  });
+
+  it("check fails while an operator that requires the fencing policy has none, and passes once the chart's policy is bound", async () => {
+    const ns = await createNamespace('glooha-fenced');
+    const release = `fenced-${ns.slice(-6)}`;
+    const bare = await installOperatorRbac(ns, { release });
+    const deployment = operatorDeployment(ns, bare.serviceAccount);
+    deployment.spec!.template.spec!.containers[0]!.env = [
+      { name: 'LEADER_ELECT_REQUIRE_FENCING_POLICY', value: 'true' },
+    ];
+    await apps.createNamespacedDeployment({ namespace: ns, body: deployment });
+    const missing = await glooha(['check', '--operator-namespace', ns]);
+    expect(missing.code).toBe(EXIT.UNHEALTHY);
+    expect(missing.stdout).toContain(
+      `[FAIL] fencing policy: no ValidatingAdmissionPolicyBinding takes Lease ${ns}/glooha-operator as its parameter: the leader reconciles nothing`,
+    );
+    await installOperatorRbac(ns, { release, fencingPolicy: true });
+    const bound = await glooha(['check', '--operator-namespace', ns]);
+    expect(bound.stdout).toMatch(
+      new RegExp(
+        `^\\[ok\\]\\s+fencing policy: ValidatingAdmissionPolicy ${release}-glooha-operator-fencing is bound \\(${release}-glooha-operator-fencing\\) to Lease ${ns}/glooha-operator; the operator requires it$`,
+        'm',
+      ),
+    );
   });
 
   it('check fails (exit 5) where the operator lacks RBAC and has never led', async () => {
