@@ -263,7 +263,9 @@ describe('GlooHA reconciler (as the chart ServiceAccount)', () => {
       `deployment writes on a spec update: ${deploymentWrites.length} (${refused.length} refused, 409)`,
     );
     expect(deploymentWrites.length - refused.length, writes.map(describeAudit).join('\n')).toBe(2);
-    expect(refused.length).toBeLessThanOrEqual(3);
+    // Measured 0 and 2: each 409 is a status write of the Deployment controller's rollout landing
+    // between the release's read and its write; a loop would not stop at a handful.
+    expect(refused.length).toBeLessThanOrEqual(5);
   });
 
   it('drift: enforce restores within seconds and says who; warn only reports', async () => {
