@@ -10,10 +10,15 @@ export const HANDOVER_MANAGER = 'glooha-operator-handover';
 
 type AnyObject = KubernetesObject & Record<string, unknown>;
 
+/** Who changed spec.replicas when no managedFields entry owns it (see driftAuthor). */
+export const SCALE_SUBRESOURCE_WRITER =
+  'a write through the scale subresource (kubectl scale, an autoscaler), which the API server records under no field manager while no one owns spec.replicas';
+
 /**
  * Who changed a drifted field, from managedFields: the other managers that now own one of the drifted
  * fields (server-side apply moves a field to whoever last wrote it), e.g. "kubectl-scale (Update)".
- * Falls back to the most recent other writer when no entry names the field.
+ * Falls back to the most recent other writer when no entry names the field, except for spec.replicas
+ * (see SCALE_SUBRESOURCE_WRITER).
  */
 export function driftAuthor(live: KubernetesObject, fieldPaths: string[]): string {
   const others = (live.metadata?.managedFields ?? []).filter(
@@ -28,6 +33,10 @@ export function driftAuthor(live: KubernetesObject, fieldPaths: string[]): strin
     return true;
   };
   const owners = others.filter((m) => fieldPaths.some((p) => owns(m.fieldsV1, p.split('.'))));
+  // The operator owns no Deployment's spec.replicas (replicas-ownership.ts), and a write through the
+  // scale subresource to a field that no manager owns is recorded under no manager at all: the most
+  // recent other writer would be a wrong name, so say what it was.
+  if (owners.length === 0 && fieldPaths.includes('spec.replicas')) return SCALE_SUBRESOURCE_WRITER;
   const pick = (owners.length ? owners : others).sort((a, b) =>
     String(b.time ?? '').localeCompare(String(a.time ?? '')),
   );

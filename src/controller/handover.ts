@@ -24,8 +24,9 @@ import {
 import { HANDOVER_MANAGER } from './drift.js';
 import { APPLIED_ANNOTATION } from './plan-types.js';
 
-export interface Handover {
-  /** A JSON merge patch that drops our managedFields entries and annotations, values unchanged. */
+/** A metadata-only write that gives up field ownership on one of Gloo's objects, values unchanged. */
+export interface OwnershipRelease {
+  /** A JSON merge patch of metadata.managedFields (see managedFieldsPatch). */
   release: KubernetesObject;
   /** "Deployment ns/name", for logs. */
   what: string;
@@ -59,6 +60,20 @@ export function releaseOwnershipPatch(
   const kept = entries.filter((e) => !isOperatorManager(e, managers));
   const present = annotations.filter((a) => live.metadata?.annotations?.[a] !== undefined);
   if (kept.length === entries.length && present.length === 0) return undefined;
+  return managedFieldsPatch(live, kept, present);
+}
+
+/**
+ * The one way the operator rewrites ownership: a JSON merge patch that sets `live`'s managedFields to
+ * `entries` (and removes `dropAnnotations`), based on the resourceVersion it was computed from, so
+ * it fails with 409 rather than overwrite an entry another writer added in between. No spec: no value
+ * changes. (The API server records no entry for the patch itself: it changes no field.)
+ */
+export function managedFieldsPatch(
+  live: KubernetesObject,
+  entries: readonly V1ManagedFieldsEntry[],
+  dropAnnotations: readonly string[] = [],
+): KubernetesObject {
   return {
     apiVersion: live.apiVersion,
     kind: live.kind,
@@ -67,14 +82,16 @@ export function releaseOwnershipPatch(
       namespace: live.metadata?.namespace,
       resourceVersion: live.metadata?.resourceVersion,
       // An empty list would be ignored (the API server keeps the old entries); [{}] resets them all.
-      managedFields: kept.length > 0 ? kept : [{}],
-      ...(present.length > 0 ? { annotations: Object.fromEntries(present.map((a) => [a, null])) } : {}),
+      managedFields: entries.length > 0 ? entries : [{}],
+      ...(dropAnnotations.length > 0
+        ? { annotations: Object.fromEntries(dropAnnotations.map((a) => [a, null])) }
+        : {}),
     } as KubernetesObject['metadata'],
   };
 }
 
 /** The handover for one of Gloo's objects, or undefined when we hold nothing on it. */
-export function handoverOf(live: KubernetesObject): Handover | undefined {
+export function handoverOf(live: KubernetesObject): OwnershipRelease | undefined {
   const release = releaseOwnershipPatch(live, OUR_MANAGERS, OUR_ANNOTATIONS);
   if (!release) return undefined;
   return { release, what: `${live.kind} ${live.metadata?.namespace}/${live.metadata?.name}` };

@@ -7,7 +7,7 @@ import type {
   V2HorizontalPodAutoscaler,
 } from '@kubernetes/client-node';
 import type { GlooHA, GlooHAStatus, LeaderStatus } from '../api/types.js';
-import type { Handover } from './handover.js';
+import type { OwnershipRelease } from './handover.js';
 import type { DriftReport, Stall } from './status.js';
 
 export const FINALIZER = 'glooha.io/handover';
@@ -76,7 +76,12 @@ export interface Plan {
   /** Owned objects to delete (no longer desired; or, on deletion, those GC cannot reach). */
   prunes: ObjectRef[];
   /** On deletion: the fields handed over on Gloo's objects (see handover.ts). */
-  handover: Handover[];
+  handover: OwnershipRelease[];
+  /**
+   * Gloo Deployments not applied in this plan whose spec.replicas the operator still owns: give the
+   * ownership up, value unchanged (see replicas-ownership.ts).
+   */
+  releaseReplicas: OwnershipRelease[];
   /** The status to write, or undefined when it would not change. */
   status?: GlooHAStatus;
   events: PlannedEvent[];
@@ -90,7 +95,7 @@ export interface Plan {
 }
 
 export function emptyPlan(): Plan {
-  return { applies: [], prunes: [], handover: [], events: [] };
+  return { applies: [], prunes: [], handover: [], releaseReplicas: [], events: [] };
 }
 
 export function refOf(obj: KubernetesObject): ObjectRef {

@@ -26,6 +26,7 @@ import { olderRival, selfConflicts } from './conflicts.js';
 import { describeDrift } from './drift.js';
 import { handoverOf } from './handover.js';
 import { inTarget, isOwnedBy, observeInstall } from './observe.js';
+import { releaseReplicasOf } from './replicas-ownership.js';
 import {
   APPLIED_ANNOTATION,
   emptyPlan,
@@ -232,6 +233,14 @@ function applyPlan(s: Snapshot, g: GlooHA, d: Desired, ns: string): Plan {
     if (live) consider(body, live, 2); // no live object: the core reported it as a problem
   }
   if (suspended(g)) return suspendedPlan(s, g, d, out, drift);
+  // Ownership of spec.replicas our earlier applies left behind. A Deployment applied now is skipped:
+  // the apply takes the field again, and its watch event brings the reconcile that releases it.
+  const applying = new Set(out.applies.map((a) => a.what));
+  for (const dep of s.deployments) {
+    if (dep.metadata?.namespace !== ns || !inTarget(dep, g.spec?.target)) continue;
+    const release = releaseReplicasOf(dep as KubernetesObject);
+    if (release && !applying.has(release.what)) out.releaseReplicas.push(release);
+  }
 
   for (const a of out.applies) {
     if (a.reason === 'drift')

@@ -11,6 +11,7 @@ import type { EventRecorder } from './actions/events.js';
 import { runFinalizers } from './actions/finalizers.js';
 import { runHandover } from './actions/handover.js';
 import { runPrunes } from './actions/prune.js';
+import { runReleaseReplicas } from './actions/release-replicas.js';
 import { runStatus } from './actions/status.js';
 import type { ObjectWriter } from './actions/writer.js';
 import { FORBIDDEN_REQUEUE_MS, invalidRequeueMs, terminalFailure } from './failures.js';
@@ -56,6 +57,9 @@ export async function execute(
     });
     if (a.reason === 'drift') deps.metrics?.glooha.driftCorrected(a.component);
   });
+  await runReleaseReplicas(p.releaseReplicas, writer, signal, (r) =>
+    log.info('released ownership of spec.replicas, value kept', { object: r.what }),
+  );
   await runPrunes(p.prunes, writer, signal, (r) =>
     log.info('deleted an owned object', { object: `${r.kind} ${r.namespace}/${r.name}` }),
   );

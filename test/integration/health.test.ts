@@ -409,7 +409,7 @@ describe('spec.suspend and the reconcile request', () => {
       mergePatch,
     );
     const drifted = await waitCondition(sus, 'gloo', 'Drifted', 'True', 'DriftDetected', 30_000);
-    expect(condition(drifted, 'Drifted')?.message).toMatch(/gloo.*spec\.replicas.*kubectl-scale/);
+    expect(condition(drifted, 'Drifted')?.message).toMatch(/gloo.*spec\.replicas.*the scale subresource/);
 
     // A spec change: observed, listed as pending, not applied.
     await patchGlooHA(sus, 'gloo', { spec: { gloo: { replicas: 3 } } });

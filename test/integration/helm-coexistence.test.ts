@@ -3,9 +3,10 @@
 // ServiceAccount. Each upgrade path is measured — pod restarts, replica changes, drift corrections —
 // and the figures are printed (they are quoted in docs/helm.md):
 //  1. values path: `helm upgrade` with the exported values changes nothing (0 / 0 / 0);
-//  2. plain path: Helm 4 refuses with a conflict that names the operator and the field; Helm 3 is
-//     refused by the chart's replicas-floor admission policy, whose message names the GlooHA and the
-//     command to run: no pod is lost (without the policy, 3 -> 1 -> 3: see docs/helm.md);
+//  2. plain path: Helm 4 and Helm 3 alike are refused by the chart's replicas-floor admission
+//     policy, whose message names the GlooHA and the command to run: no pod is lost (without the
+//     policy, 3 -> 1 -> 3: see docs/helm.md). Helm 4 gets there because the operator does not keep
+//     owning spec.replicas (no server-side apply conflict comes first);
 //  3. after the GlooHA is deleted, replicas/env/affinity stay, no operator field manager is left, and
 //     the next plain upgrade succeeds without --force-conflicts, taking the chart's values;
 //  4. no Helm path drops the autoscaled proxy below its HPA minimum while the operator manages it.
@@ -24,6 +25,7 @@ import { HELM_UPGRADE_COMMANDS } from '../../src/core/helm-values-yaml.js';
 import { adminKubeConfig, createNamespace } from '../support/cluster.js';
 import { HELM_MAJORS, helm, installGloo, upgradeGloo, type HelmMajor } from '../support/gloo-chart.js';
 import { createGlooHA, deleteGlooHA, getGlooHA } from '../support/glooha.js';
+import { ownsReplicas } from '../support/managed-fields.js';
 import {
   InstallRecorder,
   describeMeasurement,
@@ -177,35 +179,65 @@ describe.each(HELM_MAJORS)("Gloo's chart with Helm %i", (major) => {
     expect(values.gatewayProxies.publicGw?.kind.deployment.replicas).toBe(HPA_MIN);
   });
 
-  it("plain upgrade (the user values alone): refused — Helm 4 by the conflict on the operator's fields, Helm 3 by the replicas floor, with what to run", async () => {
+  it('the operator keeps the replica counts but owns none of them: no server-side apply conflict for Helm 4', async () => {
+    // Fixed-replica Deployments: the operator applied spec.replicas, then released its ownership.
+    // The autoscaled proxy: the operator never applies replicas there (the HPA owns the count).
+    const deps = await eventually(
+      'the operator owns no spec.replicas',
+      () => deployments(ns),
+      (ds) => [...ds.values()].every((d) => !ownsReplicas(d, 'glooha-operator')),
+      { timeoutMs: 30_000 },
+    );
+    expect(deps.get('gloo')?.spec?.replicas).toBe(3);
+    expect(deps.get('gateway-proxy')?.spec?.replicas).toBe(2);
+    // Still the operator's: the rest of what it applies (its annotations, the lease env), in its one
+    // Apply entry (the release, a merge patch that changes no field, adds no Update entry).
+    const ours = (deps.get('gloo')?.metadata?.managedFields ?? []).filter((e) =>
+      e.manager?.startsWith('glooha-operator'),
+    );
+    expect(ours.map((e) => `${e.manager} ${e.operation}`)).toEqual(['glooha-operator Apply']);
+    const entry = ours[0];
+    expect(JSON.stringify(entry?.fieldsV1)).toContain('glooha.io/min-replicas');
+    expect(JSON.stringify(entry?.fieldsV1)).toContain('LEADER_ELECTION_LEASE_DURATION');
+  });
+
+  it('plain upgrade (the user values alone): refused by the replicas floor with the GlooHA and what to run, Helm 4 and Helm 3 alike', async () => {
     const before = await deployments(ns);
     let result: Awaited<ReturnType<typeof upgradeGloo>> | undefined;
-    let forced: Awaited<ReturnType<typeof upgradeGloo>> | undefined;
     const m = await record('plain upgrade', async () => {
       result = await upgradeGloo(major, ns, 'gloo', [], userValues(major));
-      // Helm 4's escape hatch takes the fields from the operator: the floor still refuses the drop.
-      if (major === 4)
-        forced = await upgradeGloo(major, ns, 'gloo', ['--force-conflicts'], userValues(major));
     });
     expect(result?.ok).toBe(false);
-    if (major === 4) {
-      expect(result?.stderr).toMatch(/conflict with "glooha-operator"/);
-      expect(result?.stderr).toMatch(/\.spec\.replicas/);
-      expect(forced?.ok).toBe(false);
-      expect(forced?.stderr).toMatch(/spec\.replicas 1 is below 3, the floor that GlooHA [^ ]+\/gloo keeps/);
-    } else {
-      // The admission policy's message: the floor, the GlooHA that keeps it, the command to run.
-      expect(result?.stderr).toMatch(/ValidatingAdmissionPolicy '[^']*-replicas-floor'/);
-      expect(result?.stderr).toMatch(/spec\.replicas 1 is below 3, the floor that GlooHA [^ ]+\/gloo keeps/);
-      expect(result?.stderr).toContain(`kubectl -n ${ns} get configmap gloo-helm-values`);
-    }
-    report.push(`Helm ${major}, plain upgrade error: ${result?.stderr.trim().split('\n').pop()}`);
+    // The admission policy's message: the floor, the GlooHA that keeps it, the command to run.
+    expect(result?.stderr).toMatch(/ValidatingAdmissionPolicy '[^']*-replicas-floor'/);
+    expect(result?.stderr).toMatch(/spec\.replicas 1 is below 3, the floor that GlooHA [^ ]+\/gloo keeps/);
+    expect(result?.stderr).toContain(`kubectl -n ${ns} get configmap gloo-helm-values`);
+    expect(result?.stderr).toContain('helm upgrade <release> <chart> --reset-then-reuse-values');
+    // No server-side apply conflict on replicas: the operator does not own it.
+    expect(result?.stderr).not.toMatch(/conflict with "glooha-operator[^"]*": \.spec\.replicas/);
+    report.push(`Helm ${major}, plain upgrade error: ${result?.stderr.trim().replace(/\s+/g, ' ')}`);
     expect(totalRestarts(m)).toBe(0);
     expect(m.replicaChanges).toEqual([]);
-    // Helm 3, and Helm 4 with --force-conflicts, go on with the release's other objects: they set the
-    // HPA's minReplicas to the user's 1 (an HPA is not a Deployment: the floor does not cover it), and
-    // the operator restores it. No pod depends on that write.
-    expect(m.driftCorrections).toBeLessThanOrEqual(1);
+    // Helm 3 goes on with the release's other objects: it sets the HPA's minReplicas to the user's 1
+    // (an HPA is not a Deployment: the floor does not cover it), and the operator restores it. No pod
+    // depends on that write. Helm 4 leaves the HPA alone: its bounds conflict with the operator's.
+    if (major === 4) {
+      expect(result?.stderr).toMatch(/public-gw-hpa.*conflicts? with "glooha-operator"/s);
+      expect(m.driftCorrections).toBe(0);
+    } else expect(m.driftCorrections).toBeLessThanOrEqual(1);
+    if (major === 4) {
+      // Helm 4's escape hatch takes the operator's other fields (the HPA's bounds: restored); the
+      // floor still refuses the replica drop.
+      let forced: Awaited<ReturnType<typeof upgradeGloo>> | undefined;
+      const mf = await record('plain upgrade with --force-conflicts', async () => {
+        forced = await upgradeGloo(major, ns, 'gloo', ['--force-conflicts'], userValues(major));
+      });
+      expect(forced?.ok).toBe(false);
+      expect(forced?.stderr).toMatch(/spec\.replicas 1 is below 3, the floor that GlooHA [^ ]+\/gloo keeps/);
+      expect(totalRestarts(mf)).toBe(0);
+      expect(mf.replicaChanges).toEqual([]);
+      expect(mf.driftCorrections).toBeLessThanOrEqual(1);
+    }
     const hpa = await autoscaling.readNamespacedHorizontalPodAutoscaler({
       name: 'public-gw-hpa',
       namespace: ns,
@@ -263,13 +295,15 @@ describe.each(HELM_MAJORS)("Gloo's chart with Helm %i", (major) => {
       { name: 'gateway-proxy', namespace: ns, body: { spec: { replicas: 1 } } },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );
-    // Allowed, then restored by the operator (driftPolicy enforce), as any drift.
-    await eventually(
-      'gateway-proxy back at 2 replicas',
+    // Allowed, then restored by the operator (driftPolicy enforce), as any drift; the restoring apply
+    // takes spec.replicas again, and the operator releases it once more (no owner left, value kept).
+    const restored = await eventually(
+      'gateway-proxy back at 2 replicas, spec.replicas owned by no one',
       () => apps.readNamespacedDeployment({ name: 'gateway-proxy', namespace: ns }),
-      (d) => d.spec?.replicas === 2,
+      (d) => d.spec?.replicas === 2 && !ownsReplicas(d),
       { timeoutMs: 30_000 },
     );
+    expect(restored.spec?.replicas).toBe(2);
   });
 
   it('after the GlooHA is deleted: fields stay, no operator manager is left, and a plain upgrade succeeds without --force-conflicts', async () => {
@@ -297,6 +331,45 @@ describe.each(HELM_MAJORS)("Gloo's chart with Helm %i", (major) => {
     // The chart's values from now on: gloo and the fixed proxy back to the chart's 1 replica.
     expect(now.get('gloo')?.spec?.replicas).toBe(1);
     expect(now.get('gateway-proxy')?.spec?.replicas).toBe(1);
+    expect(m.driftCorrections).toBe(0);
+  });
+
+  it('driftPolicy warn (no floor): a plain upgrade sets the chart replicas, with no field conflict; the operator reports the drift and restores nothing', async () => {
+    await createGlooHA(ns, 'gloo', { ...SPEC, driftPolicy: 'warn' });
+    await waitReady(ns);
+    const released = await eventually(
+      'gloo at 3 replicas, spec.replicas not owned by the operator',
+      () => deployments(ns),
+      (ds) =>
+        ds.get('gloo')?.spec?.replicas === 3 &&
+        ds.get('gateway-proxy')?.spec?.replicas === 2 &&
+        [...ds.values()].every((d) => !ownsReplicas(d, 'glooha-operator')),
+      { timeoutMs: 60_000 },
+    );
+    expect(released.get('gloo')?.metadata?.annotations?.['glooha.io/min-replicas']).toBeUndefined();
+    let result: Awaited<ReturnType<typeof upgradeGloo>> | undefined;
+    const m = await record('plain upgrade, driftPolicy warn', async () => {
+      result = await upgradeGloo(major, ns, 'gloo', [], userValues(major));
+    });
+    report.push(
+      `Helm ${major}, plain upgrade under driftPolicy warn: ${result?.ok ? 'succeeded' : `failed: ${result?.stderr.trim().replace(/\s+/g, ' ')}`}`,
+    );
+    expect(result?.stderr ?? '').not.toMatch(/conflict with "glooha-operator[^"]*": \.spec\.replicas/);
+    expect(result?.stderr ?? '').not.toMatch(/replicas-floor/);
+    const g = await eventually(
+      'Drifted=True reported',
+      () => getGlooHA(ns, 'gloo'),
+      (x) => condition(x, 'Drifted')?.status === 'True',
+      { timeoutMs: 30_000 },
+    );
+    expect(condition(g, 'Drifted')?.message).toMatch(
+      /Deployment gloo: spec.replicas \(replicas 1, want 3\) changed by helm/,
+    );
+    const now = await deployments(ns);
+    expect(now.get('gloo')?.spec?.replicas).toBe(1); // the chart's, left as it is
+    expect(m.replicaChanges.map((c) => `${c.deployment} ${c.from}→${c.to}`)).toEqual(
+      expect.arrayContaining(['gloo 3→1', 'gateway-proxy 2→1']),
+    );
     expect(m.driftCorrections).toBe(0);
   });
 });

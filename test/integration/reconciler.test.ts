@@ -23,6 +23,7 @@ import { auditWrites, describeAudit } from '../support/audit.js';
 import { adminKubeConfig, controlPlane, createNamespace, kubeConfigFor } from '../support/cluster.js';
 import { createGlooInstall } from '../support/gloo-install.js';
 import { createGlooHA, deleteGlooHA, getGlooHA } from '../support/glooha.js';
+import { ownsReplicas } from '../support/managed-fields.js';
 import {
   installOperatorRbac,
   metricValue,
@@ -233,6 +234,12 @@ describe('GlooHA reconciler (as the chart ServiceAccount)', () => {
     );
     console.log(`update → applied: ${Date.now() - t0} ms`);
     await waitCondition(ns, 'gloo', 'Ready', 'True');
+    // The apply took spec.replicas; the operator then gives up owning it (value kept).
+    await eventually(
+      'the operator to release spec.replicas of gloo',
+      () => deployment(ns, 'gloo'),
+      (d) => d.spec?.replicas === 4 && !ownsReplicas(d, 'glooha-operator'),
+    );
     const writes = auditWrites({ username: id.username, since }).filter(
       (e) => e.objectRef?.resource !== 'leases' && e.objectRef?.resource !== 'events',
     );
@@ -248,7 +255,17 @@ describe('GlooHA reconciler (as the chart ServiceAccount)', () => {
       'deployments/gloo',
       'gloohas/status/gloo',
     ]);
-    expect(writes.filter((e) => e.objectRef?.resource === 'deployments')).toHaveLength(1);
+    // The apply, then the metadata-only release of spec.replicas (replicas-ownership.ts); a release
+    // based on a resourceVersion the Deployment controller moved on from is refused (409) and retried.
+    const deploymentWrites = writes.filter((e) => e.objectRef?.resource === 'deployments');
+    const refused = deploymentWrites.filter((e) => e.responseStatus?.code === 409);
+    console.log(
+      `deployment writes on a spec update: ${deploymentWrites.length} (${refused.length} refused, 409)`,
+    );
+    expect(deploymentWrites.length - refused.length, writes.map(describeAudit).join('\n')).toBe(2);
+    // Measured 0 and 2: each 409 is a status write of the Deployment controller's rollout landing
+    // between the release's read and its write; a loop would not stop at a handful.
+    expect(refused.length).toBeLessThanOrEqual(5);
   });
 
   it('drift: enforce restores within seconds and says who; warn only reports', async () => {
@@ -266,11 +283,17 @@ describe('GlooHA reconciler (as the chart ServiceAccount)', () => {
       () => getGlooHA(ns, 'gloo'),
       (g) => condition(g, 'Drifted')?.reason === 'DriftCorrected',
     );
-    expect(condition(corrected, 'Drifted')?.message).toMatch(/gloo.*spec\.replicas.*kubectl-scale/);
-    const events = (await core.listNamespacedEvent({ namespace: ns })).items;
-    expect(events.some((e) => e.reason === 'DriftCorrected' && e.message?.includes('kubectl-scale'))).toBe(
-      true,
+    // The operator owns no replica count (replicas-ownership.ts), so the API server records the /scale
+    // write under no field manager: the message names the path, not a manager it cannot know.
+    expect(condition(corrected, 'Drifted')?.message).toMatch(
+      /gloo.*spec\.replicas.*changed by a write through the scale subresource/,
     );
+    const events = (await core.listNamespacedEvent({ namespace: ns })).items;
+    expect(
+      events.some(
+        (e) => e.reason === 'DriftCorrected' && e.message?.includes('through the scale subresource'),
+      ),
+    ).toBe(true);
     expect(await metricValue(operator.metricsUrl, 'glooha_drift_corrections_total')).toBeGreaterThan(0);
 
     // An edit to a PDB the operator owns is drift too.
@@ -300,7 +323,7 @@ describe('GlooHA reconciler (as the chart ServiceAccount)', () => {
     await waitCondition(ns, 'gloo', 'Ready', 'True');
     await scaleAs(ns, 'gloo', 2, 'kubectl-scale');
     const warned = await waitCondition(ns, 'gloo', 'Drifted', 'True', 'DriftDetected', 15_000);
-    expect(condition(warned, 'Drifted')?.message).toContain('kubectl-scale');
+    expect(condition(warned, 'Drifted')?.message).toContain('through the scale subresource');
     await new Promise((r) => setTimeout(r, 3000));
     expect((await deployment(ns, 'gloo')).spec?.replicas).toBe(2);
 

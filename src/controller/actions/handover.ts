@@ -1,14 +1,14 @@
 // Action: on deletion, release the operator's field ownership on Gloo's objects, values unchanged
 // (see handover.ts for why ownership is dropped rather than handed to a second manager).
 import { WriteError } from './apply.js';
-import type { Handover } from '../handover.js';
+import type { OwnershipRelease } from '../handover.js';
 import type { ObjectWriter } from './writer.js';
 
 export async function runHandover(
-  handovers: readonly Handover[],
+  handovers: readonly OwnershipRelease[],
   writer: ObjectWriter,
   signal: AbortSignal,
-  onDone: (h: Handover) => void = () => {},
+  onDone: (h: OwnershipRelease) => void = () => {},
 ): Promise<void> {
   for (const h of handovers) {
     try {

@@ -6,6 +6,7 @@ import { EventRecorder } from '../../../src/controller/actions/events.js';
 import { runFinalizers } from '../../../src/controller/actions/finalizers.js';
 import { runHandover } from '../../../src/controller/actions/handover.js';
 import { runPrunes } from '../../../src/controller/actions/prune.js';
+import { runReleaseReplicas } from '../../../src/controller/actions/release-replicas.js';
 import { runStatus } from '../../../src/controller/actions/status.js';
 import { ReconcilerMemory } from '../../../src/controller/memory.js';
 import type { PlannedApply } from '../../../src/controller/plan-types.js';
@@ -87,6 +88,35 @@ describe('actions', () => {
     await runHandover([{ release, what: 'Deployment gloo' }], w, signal());
     expect(w.ops()).toEqual(['mergePatch Deployment gloo']);
     expect(w.calls[0]).toMatchObject({ op: 'mergePatch', body: release });
+  });
+
+  it('release replicas: one merge patch per Deployment, all sent; a refusal (409) names its object', async () => {
+    const patch = (name: string) => ({
+      release: {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name, namespace: NS, resourceVersion: '7', managedFields: [{}] },
+      },
+      what: `Deployment ${NS}/${name}`,
+    });
+    const w = new FakeWriter();
+    const done: string[] = [];
+    await runReleaseReplicas([patch('gloo'), patch('gateway-proxy')], w, signal(), (r) => done.push(r.what));
+    expect(w.ops()).toEqual(['mergePatch Deployment gloo', 'mergePatch Deployment gateway-proxy']);
+    expect(done).toEqual([`Deployment ${NS}/gloo`, `Deployment ${NS}/gateway-proxy`]);
+
+    const failing = new FakeWriter();
+    failing.failWith = (c) =>
+      c.op === 'mergePatch' && c.body.metadata?.name === 'gloo'
+        ? apiError(409, 'the object has been modified')
+        : undefined;
+    const err = await runReleaseReplicas([patch('gloo'), patch('gateway-proxy')], failing, signal()).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(WriteError);
+    expect((err as WriteError).what).toBe(`Deployment ${NS}/gloo`);
+    expect((err as WriteError).code).toBe(409);
+    expect(failing.ops()).toEqual(['mergePatch Deployment gateway-proxy']); // the other one still went
   });
 
   it('finalizers: sets the list', async () => {

@@ -354,6 +354,34 @@ describe('plan: applies', () => {
     expect(condition(p.status!, 'Drifted')).toMatchObject({ status: 'False', reason: 'DriftCorrected' });
   });
 
+  it('drift of spec.replicas that no manager owns: named as a scale-subresource write, not as the last other writer', () => {
+    // The operator owns no replica count, and the API server records a /scale write to a field no one
+    // owns under no manager: helm's entry must not be blamed.
+    const s = settled(snapshotOf(finalizedGlooHA(spec)));
+    const deployments = s.deployments.map((d) =>
+      d.metadata?.name === 'gloo'
+        ? {
+            ...d,
+            spec: { ...d.spec!, replicas: 1 },
+            metadata: {
+              ...d.metadata,
+              managedFields: [
+                {
+                  manager: 'helm',
+                  operation: 'Update',
+                  time: '2030-01-02T00:00:00Z' as never,
+                  fieldsV1: { 'f:spec': { 'f:template': {} } },
+                },
+              ],
+            },
+          }
+        : d,
+    );
+    const fix = plan({ ...s, deployments }).applies.find((a) => a.reason === 'drift')!;
+    expect(fix.drift).toContain('replicas 1, want 3) changed by a write through the scale subresource');
+    expect(fix.drift).not.toContain('helm');
+  });
+
   it('drift, warn: reports it (event, Drifted=True) and writes nothing', () => {
     const p = drifted('warn');
     expect(p.applies).toEqual([]);
@@ -366,6 +394,61 @@ describe('plan: applies', () => {
     expect(p.applies).toEqual([]);
     expect(p.events.filter((e) => e.reason.startsWith('Drift'))).toEqual([]);
     expect(p.status === undefined || condition(p.status, 'Drifted')?.status !== 'True').toBe(true);
+  });
+
+  /** The settled install, with the operator's Apply entry owning spec.replicas of gloo (as after an apply). */
+  const owningReplicas = (extra: Partial<GlooHA['spec']> = {}) => {
+    const s = settled(snapshotOf(finalizedGlooHA({ ...spec, ...extra } as never)));
+    const ours = {
+      manager: MANAGER,
+      operation: 'Apply',
+      fieldsType: 'FieldsV1',
+      fieldsV1: { 'f:metadata': { 'f:annotations': {} }, 'f:spec': { 'f:replicas': {}, 'f:template': {} } },
+    };
+    const deployments = s.deployments.map((d) =>
+      d.metadata?.name === 'gloo'
+        ? { ...d, metadata: { ...d.metadata, resourceVersion: '77', managedFields: [ours] } }
+        : d,
+    );
+    return { ...s, deployments };
+  };
+
+  it('replicas ownership: released, value unchanged, on a Deployment the plan does not apply; nothing else written', () => {
+    const p = plan(owningReplicas());
+    expect(p.releaseReplicas.map((r) => r.what)).toEqual([`Deployment ${NS}/gloo`]);
+    expect(p.releaseReplicas[0]!.release.metadata?.resourceVersion).toBe('77');
+    expect(p.releaseReplicas[0]!.release.metadata?.managedFields?.[0]?.fieldsV1).toEqual({
+      'f:metadata': { 'f:annotations': {} },
+      'f:spec': { 'f:template': {} },
+    });
+    expect(p.applies).toEqual([]);
+    expect(p.events).toEqual([]);
+    expect(p.status).toBeUndefined();
+    // Released (the cache now shows no owner of replicas): the next plan writes nothing at all.
+    const released = owningReplicas();
+    released.deployments = released.deployments.map((d) =>
+      d.metadata?.name === 'gloo'
+        ? {
+            ...d,
+            metadata: { ...d.metadata, managedFields: p.releaseReplicas[0]!.release.metadata?.managedFields },
+          }
+        : d,
+    );
+    expect(plan(released).releaseReplicas).toEqual([]);
+  });
+
+  it('replicas ownership: not released in a plan that applies that Deployment (the apply takes it again; the next reconcile releases)', () => {
+    const s = owningReplicas();
+    const deployments = s.deployments.map((d) =>
+      d.metadata?.name === 'gloo' ? { ...d, spec: { ...d.spec!, replicas: 1 } } : d,
+    );
+    const p = plan({ ...s, deployments });
+    expect(p.applies.map((a) => a.what)).toEqual([`Deployment ${NS}/gloo`]);
+    expect(p.releaseReplicas).toEqual([]);
+  });
+
+  it("replicas ownership: nothing released while suspended (no writes to Gloo's objects)", () => {
+    expect(plan(owningReplicas({ suspend: true })).releaseReplicas).toEqual([]);
   });
 
   it('a past correction stays reported while nothing new drifted', () => {
