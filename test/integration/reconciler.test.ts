@@ -264,8 +264,9 @@ describe('GlooHA reconciler (as the chart ServiceAccount)', () => {
     );
     expect(deploymentWrites.length - refused.length, writes.map(describeAudit).join('\n')).toBe(2);
     // Measured 0 and 2: each 409 is a status write of the Deployment controller's rollout landing
-    // between the release's read and its write; a loop would not stop at a handful.
-    expect(refused.length).toBeLessThanOrEqual(5);
+    // between the release's read and its write, so at most about one per status change of the rollout
+    // (3 -> 4 pods on kwok: a handful); a loop would not stop at 8.
+    expect(refused.length).toBeLessThanOrEqual(8);
   });
 
   it('drift: enforce restores within seconds and says who; warn only reports', async () => {
