@@ -36,7 +36,7 @@ import { startControlPlane } from '../test/env/controlplane.js';
 import { adminKubeConfig, controlPlane, createNamespace, setControlPlane } from '../test/support/cluster.js';
 import { createGlooInstall } from '../test/support/gloo-install.js';
 import { createGlooHA, getGlooHA } from '../test/support/glooha.js';
-import { installOperatorRbac } from '../test/support/operator.js';
+import { boundToPod, installOperatorRbac } from '../test/support/operator.js';
 import { eventually } from '../test/support/wait.js';
 import { find, render } from '../test/unit/chart/helm.js';
 import { currentLimits, podmanRunArgs, runStreaming, tool } from './image/containers.js';
@@ -196,15 +196,20 @@ async function runAgainstControlPlane(image: string): Promise<RunResult> {
   try {
     const namespace = await createNamespace('glooha-image');
     const release = 'glooha-operator';
-    const id = await installOperatorRbac(namespace, { release });
+    // As the chart deploys it: with its fencing admission policy (on by default), which the operator
+    // requires before it reconciles (LEADER_ELECT_REQUIRE_FENCING_POLICY=true in the chart's env).
+    const rbac = await installOperatorRbac(namespace, { release, fencingPolicy: true });
     const objects = await render({ release, namespace, includeTests: true });
     const deployment = find<V1Deployment>(objects, 'Deployment');
     const testPod = find<V1Pod>(objects, 'Pod', `${release}-test`);
     const podSpec = deployment.spec!.template.spec!;
     const container = podSpec.containers.find((c) => c.name === 'operator')!;
 
-    // What the kubelet mounts for a pod's ServiceAccount: token, the cluster CA, the namespace, readable
-    // by the pod's user (mkdtemp makes the directory 0700, root's only).
+    // What the kubelet mounts for a pod's ServiceAccount: a token bound to the pod (the fencing policy
+    // reads the pod's name from it), the cluster CA, the namespace, readable by the pod's user (mkdtemp
+    // makes the directory 0700, root's only).
+    const podName = `${release}-5d8f7c9b4-x7k2p`;
+    const id = await boundToPod(rbac, podName);
     chmodSync(secrets, 0o755);
     const user = id.kubeConfig.getCurrentUser();
     writeFileSync(join(secrets, 'token'), user?.token ?? '', { mode: 0o644 });
@@ -214,7 +219,6 @@ async function runAgainstControlPlane(image: string): Promise<RunResult> {
     writeFileSync(join(secrets, 'namespace'), namespace, { mode: 0o644 });
     const apiPort = new URL(controlPlane().server).port;
     const metricsPort = await freePort();
-    const podName = `${release}-5d8f7c9b4-x7k2p`;
     const clusterEnv = {
       KUBERNETES_SERVICE_HOST: '127.0.0.1',
       KUBERNETES_SERVICE_PORT: apiPort,
@@ -265,6 +269,12 @@ async function runAgainstControlPlane(image: string): Promise<RunResult> {
     }
     const readySeconds = seconds(started);
     log(`  ok: the image reconciled a GlooHA to Ready ${readySeconds}s after start`);
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    const missing = /^glooha_fencing_policy_missing (\S+)$/m.exec(metrics)?.[1];
+    check(
+      missing === '0',
+      `the API server enforces the fencing policy (glooha_fencing_policy_missing ${missing})`,
+    );
 
     // The read-only root filesystem, from inside the running container (as its user).
     const writes = JSON.parse(
