@@ -17,7 +17,7 @@ export const RULES_RELEASE = { release: 'glooha-operator', namespace: 'glooha-sy
 
 export function promtoolBinary(): string {
   if (process.env.PROMTOOL) return process.env.PROMTOOL;
-  const out = execFileSync('bash', [join(repoRoot, 'tools', 'build-tools.sh')], {
+  const out = execFileSync('bash', [join(repoRoot, 'tools', 'build-tools.sh'), 'promtool'], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -34,7 +34,7 @@ export function loadConfig(root = repoRoot): LintConfig {
 
 export function kubeScoreBinary(): string {
   if (process.env.KUBE_SCORE) return process.env.KUBE_SCORE;
-  const out = execFileSync('bash', [join(repoRoot, 'tools', 'build-tools.sh')], {
+  const out = execFileSync('bash', [join(repoRoot, 'tools', 'build-tools.sh'), 'kube-score'], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
   });

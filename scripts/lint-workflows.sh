@@ -4,7 +4,7 @@
 # shell in every `run:` step.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-bin=$(bash tools/build-tools.sh | tail -n 1)
+bin=$(bash tools/build-tools.sh actionlint | tail -n 1)
 command -v shellcheck >/dev/null || echo "lint-workflows: shellcheck not found, run: steps are not checked" >&2
 "$bin/actionlint" -no-color
 echo "actionlint $("$bin/actionlint" -version | head -n 1): .github/workflows clean"

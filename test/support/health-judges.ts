@@ -20,7 +20,7 @@ let toolsDir: string | undefined;
 function tool(name: 'kstatus' | 'argo-health', envName: string): string {
   const explicit = process.env[envName];
   if (explicit) return explicit;
-  toolsDir ??= execFileSync('bash', [join(repoRoot, 'tools', 'build-tools.sh')], {
+  toolsDir ??= execFileSync('bash', [join(repoRoot, 'tools', 'build-tools.sh'), 'kstatus', 'argo-health'], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
   })
