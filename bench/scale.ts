@@ -3,9 +3,9 @@
 // peak RSS, heap), how fast a spec change and a drift are handled once it has converged, and how quiet
 // a steady-state window is — next to the floor the API server allows for the same writes.
 //
-//   npx tsx bench/scale.ts [--installs 10,100,500] [--mode cluster|namespaced] [--concurrency C]
-//                          [--steady-seconds 60] [--samples 20] [--no-floor] [--operator-root DIR]
-//   npm run bench:scale -- --installs 500
+//   npx tsx bench/scale.ts [--installs 10,100,500] [--mode cluster|namespaced] [--concurrency C[,C...]]
+//                          [--steady-seconds 60] [--samples 20] [--no-floor] [--operator-root DIR] [--readme]
+//   npm run bench:scale -- --installs 500 --concurrency 4,8,16   (a sweep: one fresh control plane per row)
 //
 // Per value of --installs, on a fresh test control plane (test/env/controlplane.ts) whose controller
 // manager runs without the Deployment and ReplicaSet controllers, so installs are Deployments without
@@ -30,7 +30,9 @@
 //     the cold start — same resources, verbs and order per install, bodies from the pure plan — on a
 //     fresh set of N installs, the same number of installs at once as the operator's --concurrency, each
 //     install's writes one after another.
-// Prints one table row per run and writes bench/results/scale-<mode>.json (with machine load).
+// Prints one table row per run and writes bench/results/scale-<mode>.json (with machine load). With
+// --readme, the table also replaces the one between the bench/scale markers in README.md, with the
+// command line, the date and the load, so the README's figures are always a run's output.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem, freemem } from 'node:os';
@@ -674,9 +676,10 @@ async function floor(
 // ---------------------------------------------------------------------------------------------------
 
 const USAGE = `usage: npx tsx bench/scale.ts [--installs N[,N...] (default 10,100,500)] [--mode cluster|namespaced]
-  [--concurrency C (default: the operator's default)] [--steady-seconds S (default 60)] [--samples K (default 20)]
-  [--no-floor] [--operator-root DIR (default: this checkout; built with npm run build first)]
-  [--node-flags "FLAGS" (passed to node before the operator's script)] [--no-build (dist/ is current)] [--out FILE]`;
+  [--concurrency C[,C...] (default: the operator's default; a list is a sweep)] [--steady-seconds S (default 60)]
+  [--samples K (default 20)] [--no-floor] [--operator-root DIR (default: this checkout; built with npm run build first)]
+  [--node-flags "FLAGS" (passed to node before the operator's script)] [--no-build (dist/ is current)] [--out FILE]
+  [--readme (write the table into README.md between its bench/scale markers)]`;
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
@@ -691,6 +694,7 @@ async function main(): Promise<number> {
       'node-flags': { type: 'string', default: '' },
       'no-build': { type: 'boolean', default: false },
       out: { type: 'string' },
+      readme: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -715,8 +719,11 @@ async function main(): Promise<number> {
     process.stderr.write(`bench/scale: --mode must be cluster or namespaced, got ${mode}\n${USAGE}\n`);
     return 2;
   }
-  const concurrency =
-    values.concurrency === undefined ? undefined : int('concurrency', values.concurrency, 64);
+  // undefined: the operator's own default (what the row then reports is the value it used)
+  const concurrencies: (number | undefined)[] =
+    values.concurrency === undefined
+      ? [undefined]
+      : values.concurrency.split(',').map((x) => int('concurrency', x, 64));
   const root = values['operator-root']!;
   if (!values['no-build']) {
     log(`building the operator in ${root}`);
@@ -724,18 +731,20 @@ async function main(): Promise<number> {
   }
   const results = [];
   for (const installs of sizes) {
-    results.push(
-      await runOne({
-        installs,
-        mode,
-        concurrency,
-        steadySeconds: int('steady-seconds', values['steady-seconds'], 3600),
-        samples: int('samples', values.samples, 1000),
-        floor: !values['no-floor'],
-        operatorRoot: root,
-        nodeFlags: (values['node-flags'] ?? '').split(' ').filter(Boolean),
-      }),
-    );
+    for (const concurrency of concurrencies) {
+      results.push(
+        await runOne({
+          installs,
+          mode,
+          concurrency,
+          steadySeconds: int('steady-seconds', values['steady-seconds'], 3600),
+          samples: int('samples', values.samples, 1000),
+          floor: !values['no-floor'],
+          operatorRoot: root,
+          nodeFlags: (values['node-flags'] ?? '').split(' ').filter(Boolean),
+        }),
+      );
+    }
   }
   const header =
     '| installs | mode | concurrency | caches synced | all applied (from start) | after leading | floor | ratio | update p50/p99 | drift p50/p99 | peak RSS | heap | requests/install | writes/install | reconciles/install | steady req/min | steady writes | steady CPU |';
@@ -743,7 +752,8 @@ async function main(): Promise<number> {
     (r) =>
       `| ${r.installs} | ${r.mode} | ${r.concurrency} | ${(r.cold.cachesSyncedMs / 1000).toFixed(1)} s | ${(r.cold.allAppliedMs / 1000).toFixed(1)} s | ${(r.cold.allAppliedAfterLeadingMs / 1000).toFixed(1)} s | ${r.floorMs === undefined ? '—' : (r.floorMs / 1000).toFixed(1) + ' s'} | ${r.ratioToFloor ?? '—'} | ${r.latency.updateP50Ms} / ${r.latency.updateP99Ms} ms | ${r.latency.driftP50Ms} / ${r.latency.driftP99Ms} ms | ${r.cold.peakRssMB} MB | ${r.cold.heapUsedMB} MB | ${r.cold.requestsPerInstall} | ${r.cold.writesPerInstall} | ${r.cold.reconcilesPerInstall} | ${r.steady.requestsPerMinute} | ${r.steady.writes} | ${r.steady.cpuPercent}% |`,
   );
-  process.stdout.write(`\n${header}\n|${'---|'.repeat(18)}\n${rows.join('\n')}\n`);
+  const table = `${header}\n|${'---|'.repeat(18)}\n${rows.join('\n')}`;
+  process.stdout.write(`\n${table}\n`);
   const dir = join(repoRoot, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   const out = values.out ?? join(dir, `scale-${mode}.json`);
@@ -752,7 +762,35 @@ async function main(): Promise<number> {
     JSON.stringify({ date: new Date().toISOString(), node: process.version, results }, null, 2) + '\n',
   );
   process.stdout.write(`\nwrote ${out}\n`);
+  if (values.readme) {
+    const load = results.map((r) => r.machine.loadavgAtStart[0]!.toFixed(1));
+    const caption =
+      `\`npm run bench:scale -- ${process.argv
+        .slice(2)
+        .filter((a) => a !== '--readme')
+        .join(' ')}\`, ` +
+      `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} cores, ` +
+      `1-minute load at each row's start: ${load.join(', ')}`;
+    writeReadmeTable(join(repoRoot, 'README.md'), caption, table);
+    process.stdout.write(`updated the bench/scale table in README.md\n`);
+  }
   return 0;
+}
+
+const README_BEGIN = '<!-- bench/scale: begin (written by npm run bench:scale -- --readme) -->';
+const README_END = '<!-- bench/scale: end -->';
+
+/** Replaces what is between the bench/scale markers in the README with `caption` and `table`. */
+function writeReadmeTable(path: string, caption: string, table: string): void {
+  const text = readFileSync(path, 'utf8');
+  const begin = text.indexOf(README_BEGIN);
+  const end = text.indexOf(README_END);
+  if (begin < 0 || end < begin)
+    throw new Error(`${path} has no "${README_BEGIN}" … "${README_END}" block to write the table into`);
+  writeFileSync(
+    path,
+    `${text.slice(0, begin + README_BEGIN.length)}\n${caption}:\n\n${table}\n${text.slice(end)}`,
+  );
 }
 
 main().then(
