@@ -767,7 +767,9 @@ async function main(): Promise<number> {
     const caption =
       `\`npm run bench:scale -- ${process.argv
         .slice(2)
-        .filter((a) => a !== '--readme')
+
+        // --no-build only skips a rebuild of dist/: the command as a newcomer runs it builds first
+        .filter((a) => a !== '--readme' && a !== '--no-build')
         .join(' ')}\`, ` +
       `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} cores, ` +
       `1-minute load at each row's start: ${load.join(', ')}`;
