@@ -764,13 +764,10 @@ async function main(): Promise<number> {
   process.stdout.write(`\nwrote ${out}\n`);
   if (values.readme) {
     const load = results.map((r) => r.machine.loadavgAtStart[0]!.toFixed(1));
+    // The command as a newcomer runs it: --no-build only skips a rebuild of dist/.
+    const args = process.argv.slice(2).filter((a) => a !== '--readme' && a !== '--no-build');
     const caption =
-      `\`npm run bench:scale -- ${process.argv
-        .slice(2)
-
-        // --no-build only skips a rebuild of dist/: the command as a newcomer runs it builds first
-        .filter((a) => a !== '--readme' && a !== '--no-build')
-        .join(' ')}\`, ` +
+      `\`npm run bench:scale -- ${args.join(' ')}\`, ` +
       `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} cores, ` +
       `1-minute load at each row's start: ${load.join(', ')}`;
     writeReadmeTable(join(repoRoot, 'README.md'), caption, table);

@@ -36,7 +36,7 @@ import { startControlPlane } from '../test/env/controlplane.js';
 import { adminKubeConfig, controlPlane, createNamespace, setControlPlane } from '../test/support/cluster.js';
 import { createGlooInstall } from '../test/support/gloo-install.js';
 import { createGlooHA, getGlooHA } from '../test/support/glooha.js';
-import { boundToPod, installOperatorRbac } from '../test/support/operator.js';
+import { boundToPod, installOperatorRbac, metricValue } from '../test/support/operator.js';
 import { eventually } from '../test/support/wait.js';
 import { find, render } from '../test/unit/chart/helm.js';
 import { currentLimits, podmanRunArgs, runStreaming, tool } from './image/containers.js';
@@ -269,10 +269,9 @@ async function runAgainstControlPlane(image: string): Promise<RunResult> {
     }
     const readySeconds = seconds(started);
     log(`  ok: the image reconciled a GlooHA to Ready ${readySeconds}s after start`);
-    const metrics = await (await fetch(`${base}/metrics`)).text();
-    const missing = /^glooha_fencing_policy_missing (\S+)$/m.exec(metrics)?.[1];
+    const missing = await metricValue(base, 'glooha_fencing_policy_missing');
     check(
-      missing === '0',
+      missing === 0,
       `the API server enforces the fencing policy (glooha_fencing_policy_missing ${missing})`,
     );
 

@@ -9,6 +9,7 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { goToolPath } from './go-tools.js';
 import { repoRoot } from './sync-chart.js';
 import { find, render } from '../test/unit/chart/helm.js';
 
@@ -16,12 +17,7 @@ import { find, render } from '../test/unit/chart/helm.js';
 export const RULES_RELEASE = { release: 'glooha-operator', namespace: 'glooha-system' };
 
 export function promtoolBinary(): string {
-  if (process.env.PROMTOOL) return process.env.PROMTOOL;
-  const out = execFileSync('bash', [join(repoRoot, 'tools', 'build-tools.sh'), 'promtool'], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return join(out.trim().split('\n').at(-1)!, 'promtool');
+  return goToolPath('promtool', 'PROMTOOL');
 }
 
 /** The rule groups of the rendered PrometheusRule, as a Prometheus rule file. */

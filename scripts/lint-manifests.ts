@@ -11,6 +11,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { goToolPath } from './go-tools.js';
 import { installManifestPath, renderKubeVersion, repoRoot } from './sync-chart.js';
 import { chartDir, runHelm } from '../test/unit/chart/helm.js';
 
@@ -33,12 +34,7 @@ export function loadConfig(root = repoRoot): LintConfig {
 }
 
 export function kubeScoreBinary(): string {
-  if (process.env.KUBE_SCORE) return process.env.KUBE_SCORE;
-  const out = execFileSync('bash', [join(repoRoot, 'tools', 'build-tools.sh'), 'kube-score'], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  return join(out.trim().split('\n').at(-1)!, 'kube-score');
+  return goToolPath('kube-score', 'KUBE_SCORE');
 }
 
 interface KubeScoreObject {

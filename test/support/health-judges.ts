@@ -4,6 +4,7 @@
 // built by tools/build-tools.sh (cached per machine); $KSTATUS and $ARGO_HEALTH point at prebuilt ones.
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import { goToolPath } from '../../scripts/go-tools.js';
 import { repoRoot } from './operator.js';
 
 export type KstatusStatus = 'InProgress' | 'Failed' | 'Current' | 'Terminating' | 'NotFound' | 'Unknown';
@@ -16,18 +17,11 @@ export interface Verdict<S> {
 
 export const ARGO_HEALTH_SCRIPT = join(repoRoot, 'deploy', 'argocd', 'health.lua');
 
-let toolsDir: string | undefined;
+const paths = new Map<string, string>();
 function tool(name: 'kstatus' | 'argo-health', envName: string): string {
-  const explicit = process.env[envName];
-  if (explicit) return explicit;
-  toolsDir ??= execFileSync('bash', [join(repoRoot, 'tools', 'build-tools.sh'), 'kstatus', 'argo-health'], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
-    .trim()
-    .split('\n')
-    .at(-1)!;
-  return join(toolsDir, name);
+  let path = paths.get(name);
+  if (path === undefined) paths.set(name, (path = goToolPath(name, envName)));
+  return path;
 }
 
 /** Builds (or finds cached) both judges; call it in beforeAll, where a cold build has time. */
