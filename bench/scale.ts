@@ -34,8 +34,8 @@
 // --readme, the table also replaces the one between the bench/scale markers in README.md, with the
 // command line, the date and the load, so the README's figures are always a run's output.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, totalmem, freemem } from 'node:os';
+import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
@@ -242,7 +242,15 @@ interface Operator {
   stderrTail: string[];
 }
 
-function spawnOperator(id: OperatorIdentity, args: string[], root: string, nodeFlags: string[]): Operator {
+function spawnOperator(
+  id: OperatorIdentity,
+  args: string[],
+  root: string,
+  nodeFlags: string[],
+  logPath: string,
+): Operator {
+  // The whole log goes to a file (the tail is kept for errors): a slow or stuck run is read there.
+  const logFile = createWriteStream(logPath);
   const child = spawn(
     process.execPath,
     [
@@ -275,6 +283,7 @@ function spawnOperator(id: OperatorIdentity, args: string[], root: string, nodeF
   let buf = '';
   child.stderr!.setEncoding('utf8');
   child.stderr!.on('data', (chunk: string) => {
+    logFile.write(chunk);
     buf += chunk;
     let nl;
     while ((nl = buf.indexOf('\n')) >= 0) {
@@ -414,7 +423,9 @@ async function runOne(o: RunOptions) {
       ...(o.mode === 'namespaced' ? [`--watch-namespaces=${namespaces.join(',')}`] : []),
     ];
     const since = new Date(Date.now() - 1000);
-    const op = spawnOperator(id, args, o.operatorRoot, o.nodeFlags);
+    const logPath = join(tmpdir(), `glooha-scale-${o.installs}-${o.mode}-c${o.concurrency ?? 'default'}.log`);
+    log(`operator log: ${logPath}`);
+    const op = spawnOperator(id, args, o.operatorRoot, o.nodeFlags, logPath);
     cleanups.unshift(() => stopOperator(op));
     const appliedAt = await Promise.all(
       namespaces.map((ns) =>

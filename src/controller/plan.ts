@@ -242,24 +242,16 @@ function applyPlan(s: Snapshot, g: GlooHA, d: Desired, ns: string): Plan {
     if (release && !applying.has(release.what)) out.releaseReplicas.push(release);
   }
 
-  for (const a of out.applies) {
+  // Drift is a Warning per object (what was changed and by whom); everything else this reconcile
+  // wrote is one Normal event listing the changes, as Flux's kustomize-controller reports a change
+  // set: one write per reconcile instead of one per object (they were 7 of a new install's 19 writes).
+  for (const a of out.applies)
     if (a.reason === 'drift')
       out.events.push({ type: 'Warning', reason: 'DriftCorrected', message: `restored ${a.drift}` });
-    else
-      out.events.push({
-        type: 'Normal',
-        reason: a.reason === 'create' ? 'Created' : 'Updated',
-        message: `${a.reason === 'create' ? 'created' : 'updated'} ${a.what}`,
-      });
-  }
   for (const r of drift.filter((x) => !x.corrected))
     out.events.push({ type: 'Warning', reason: 'DriftDetected', message: r.message });
-  for (const p of out.prunes)
-    out.events.push({
-      type: 'Normal',
-      reason: 'Deleted',
-      message: `deleted ${p.kind} ${p.namespace}/${p.name}`,
-    });
+  const changeSet = appliedChangeSet(out);
+  if (changeSet) out.events.push({ type: 'Normal', reason: 'Applied', message: changeSet });
   for (const w of d.warnings) out.events.push({ type: 'Warning', reason: 'HAWarning', message: w.message });
   for (const p of d.problems) out.events.push({ type: 'Warning', reason: p.code, message: p.message });
 
@@ -344,4 +336,20 @@ function finalizePlan(s: Snapshot, g: GlooHA): Plan {
   }
   out.finalizers = finalizersOf(g).filter((f) => f !== FINALIZER);
   return out;
+}
+
+/**
+ * The objects a plan creates, updates and deletes, as one line ("created A, B; updated C; deleted D"),
+ * or undefined when it changes nothing but drift (reported on its own).
+ */
+export function appliedChangeSet(p: Pick<Plan, 'applies' | 'prunes'>): string | undefined {
+  const created = p.applies.filter((a) => a.reason === 'create').map((a) => a.what);
+  const updated = p.applies.filter((a) => a.reason === 'update').map((a) => a.what);
+  const deleted = p.prunes.map((r) => `${r.kind} ${r.namespace}/${r.name}`);
+  const parts = [
+    created.length ? `created ${created.join(', ')}` : '',
+    updated.length ? `updated ${updated.join(', ')}` : '',
+    deleted.length ? `deleted ${deleted.join(', ')}` : '',
+  ].filter(Boolean);
+  return parts.length ? parts.join('; ') : undefined;
 }

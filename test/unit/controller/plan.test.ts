@@ -269,7 +269,12 @@ describe('plan: applies', () => {
     ).toBe(true);
     for (const a of p.applies)
       expect(a.body.metadata?.annotations?.[APPLIED_ANNOTATION]).toMatch(/^[0-9a-f]{16}$/);
-    expect(p.events.filter((e) => e.reason === 'Created').length).toBeGreaterThan(0);
+    // one event for the whole change set, naming every object created
+    const normal = p.events.filter((e) => e.type === 'Normal');
+    expect(normal).toHaveLength(1);
+    expect(normal[0]!.reason).toBe('Applied');
+    for (const a of p.applies) expect(normal[0]!.message).toContain(a.what);
+    expect(normal[0]!.message).toMatch(/^created .*; updated Deployment /);
     // stages: owned objects (0), the RoleBinding after its Role (1), Gloo's objects (2)
     const stageOf = (kind: string) => p.applies.filter((a) => a.body.kind === kind).map((a) => a.stage);
     expect(stageOf('Role')).toEqual([0]);
@@ -555,7 +560,7 @@ describe('plan: applies', () => {
     ]);
     expect(p.events).toContainEqual({
       type: 'Normal',
-      reason: 'Deleted',
+      reason: 'Applied',
       message: `deleted PodDisruptionBudget ${NS}/old-ha`,
     });
     expect(p.requeueAfterMs).toBeUndefined();
