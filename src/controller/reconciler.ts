@@ -38,7 +38,7 @@ export async function execute(
   deps: ReconcilerDeps,
 ): Promise<WorkResult | void> {
   const { writer, events, memory, log } = deps;
-  const g = s.glooHA;
+  let g = s.glooHA;
   if (p.forget || !g) {
     memory.forget(s.key);
     return;
@@ -46,7 +46,9 @@ export async function execute(
   // Adding our finalizer comes before any other write, so a deletion from now on waits for the
   // handover; removing it comes last, once everything else is done.
   const deleting = Boolean(g.metadata.deletionTimestamp);
-  if (p.finalizers && !deleting) await runFinalizers(g, p.finalizers, writer, signal);
+  // The finalizer patch is ours and changes nothing the status is computed from: the status write
+  // below is based on the resourceVersion it produced.
+  if (p.finalizers && !deleting) g = await runFinalizers(g, p.finalizers, writer, signal);
   await runHandover(p.handover, writer, signal, (h) =>
     log.info('handed over managed fields', { object: h.what }),
   );

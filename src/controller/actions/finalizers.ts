@@ -1,4 +1,7 @@
 // Action: set the GlooHA's finalizer list (add ours before the first write; remove it once finalized).
+// Returns the GlooHA as it is after that write: the same object at the resourceVersion the write
+// produced, so a status write later in the same reconcile is based on our own finalizer patch instead
+// of failing with 409 against it (which every new install's first reconcile did).
 import type { GlooHA } from '../../api/types.js';
 import { WriteError } from './apply.js';
 import type { ObjectWriter } from './writer.js';
@@ -8,9 +11,11 @@ export async function runFinalizers(
   finalizers: string[],
   writer: ObjectWriter,
   signal: AbortSignal,
-): Promise<void> {
+): Promise<GlooHA> {
   try {
-    await writer.setFinalizers(g, finalizers, signal);
+    const resourceVersion = await writer.setFinalizers(g, finalizers, signal);
+    if (resourceVersion === undefined) return g;
+    return { ...g, metadata: { ...g.metadata, finalizers, resourceVersion } };
   } catch (err) {
     throw new WriteError(`GlooHA ${g.metadata.namespace}/${g.metadata.name}`, err);
   }

@@ -17,10 +17,11 @@ export interface ObjectWriter {
   /** Deletes; an object already gone is not an error. */
   delete(ref: ObjectRef, signal: AbortSignal): Promise<void>;
   /**
-   * Replaces the finalizer list, based on the GlooHA's resourceVersion (409 if it moved since). A
-   * GlooHA already gone (404: our cache still showed it) needs no finalizer change: not an error.
+   * Replaces the finalizer list, based on the GlooHA's resourceVersion (409 if it moved since), and
+   * returns the resourceVersion the write produced. A GlooHA already gone (404: our cache still showed
+   * it) needs no finalizer change: not an error (undefined).
    */
-  setFinalizers(g: GlooHA, finalizers: string[], signal: AbortSignal): Promise<void>;
+  setFinalizers(g: GlooHA, finalizers: string[], signal: AbortSignal): Promise<string | undefined>;
   /**
    * Replaces the status subresource, based on the GlooHA's resourceVersion (409 if it moved since), and
    * returns the resourceVersion the write produced. A GlooHA already gone (404) has nobody to report
@@ -61,13 +62,14 @@ export function kubeWriter(client: KubeClient): ObjectWriter {
     },
     async setFinalizers(g, finalizers, signal) {
       // The resourceVersion makes this fail with 409 rather than drop a finalizer someone added since.
-      await orUndefinedIfNotFound(
-        client.request('PATCH', resourcePath(GLOOHAS, g.metadata.namespace, g.metadata.name), {
+      const updated = await orUndefinedIfNotFound(
+        client.request<GlooHA>('PATCH', resourcePath(GLOOHAS, g.metadata.namespace, g.metadata.name), {
           body: { metadata: { finalizers, resourceVersion: g.metadata.resourceVersion } },
           contentType: PatchStrategy.MergePatch,
           signal,
         }),
       );
+      return updated?.metadata?.resourceVersion;
     },
     async writeStatus(g, status, signal) {
       // The status is computed from the object at this resourceVersion. Setting it in the patch makes

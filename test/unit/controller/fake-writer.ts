@@ -9,7 +9,7 @@ export type Call =
   | { op: 'mergePatch'; body: KubernetesObject }
   | { op: 'delete'; ref: ObjectRef }
   | { op: 'finalizers'; finalizers: string[] }
-  | { op: 'status'; status: GlooHAStatus }
+  | { op: 'status'; status: GlooHAStatus; basedOn?: string }
   | { op: 'event'; event: CoreV1Event };
 
 export class FakeWriter implements ObjectWriter {
@@ -43,11 +43,12 @@ export class FakeWriter implements ObjectWriter {
   delete(ref: ObjectRef, signal: AbortSignal) {
     return this.run({ op: 'delete', ref }, signal);
   }
-  setFinalizers(_g: GlooHA, finalizers: string[], signal: AbortSignal) {
-    return this.run({ op: 'finalizers', finalizers }, signal);
+  async setFinalizers(g: GlooHA, finalizers: string[], signal: AbortSignal) {
+    await this.run({ op: 'finalizers', finalizers }, signal);
+    return g.metadata.resourceVersion === undefined ? undefined : `${g.metadata.resourceVersion}+finalizers`;
   }
   async writeStatus(g: GlooHA, status: GlooHAStatus, signal: AbortSignal) {
-    await this.run({ op: 'status', status }, signal);
+    await this.run({ op: 'status', status, basedOn: g.metadata.resourceVersion }, signal);
     return g.metadata.resourceVersion === undefined ? undefined : `${g.metadata.resourceVersion}+status`;
   }
   createEvent(event: CoreV1Event, signal: AbortSignal) {

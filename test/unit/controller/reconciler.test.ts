@@ -54,6 +54,16 @@ describe('reconcile', () => {
     expect(body).toMatch(/controller_runtime_reconcile_total\{controller="glooha",result="success"\} 1/);
   });
 
+  it('a new GlooHA: the finalizer first, and the status write based on the resourceVersion that patch produced (not a 409 against our own write)', async () => {
+    const fresh = finalizedGlooHA({ gloo: { replicas: 2 } }, { finalizers: undefined });
+    const { writer, deps } = setup(snapshotOf(fresh));
+    expect(await reconcile('gloo-system/ha', ctx(), deps)).toBeUndefined();
+    expect(writer.ops()[0]).toBe('finalizers');
+    const status = writer.calls.filter((c) => c.op === 'status');
+    expect(status).toHaveLength(1);
+    expect(status[0]).toMatchObject({ basedOn: '10+finalizers' });
+  });
+
   it('422 from the API server: terminal — Stalled with the server message, backoff 30 s → 60 s, never thrown (no hot retry)', async () => {
     const { writer, deps, memory } = setup();
     writer.failWith = (c) =>
