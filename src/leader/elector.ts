@@ -645,6 +645,10 @@ export class LeaderElector implements Leadership {
     this.stepDownDone = this.endTerm(reason, message).then(() => {
       if (this.state !== 'stepping-down') return; // stop() took over meanwhile
       this.state = 'candidate';
+      // A new candidacy: its first failed attempt is logged at warn. Carrying the renew failures over
+      // put every acquire failure after a step-down at debug, so a replica that could not get its
+      // Lease back under an overloaded API server logged nothing at all.
+      this.errorStreak = 0;
       this.log.info('rejoined leader election as a candidate');
       this.scheduleTick(this.jitter(this.retryPeriodMs));
     });

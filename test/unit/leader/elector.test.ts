@@ -251,6 +251,22 @@ describe('LeaderElector: competing candidates', () => {
     await b.elector.stop();
   });
 
+  it('after stepping down on failed renews, the first failed acquire attempt is logged at warn', async () => {
+    const clock = new FakeClock();
+    const server = new FakeLeaseServer(clock);
+    const a = candidate(server, 'a');
+    a.elector.start();
+    await clock.advance(5_000);
+    expect(a.elector.isLeader()).toBe(true);
+    a.client.mode = 'error';
+    await clock.advance(30_000);
+    expect(a.stopped[0]?.reason).toBe('renew-deadline-exceeded');
+    const acquireFailures = a.log.filter((l) => l.msg === 'lease acquire attempt failed');
+    expect(acquireFailures.length).toBeGreaterThan(0);
+    expect(acquireFailures[0]).toMatchObject({ level: 'warn', fields: { failures: 1 } });
+    await a.elector.stop();
+  });
+
   it('a hung renew is aborted by the request timeout and the leader still steps down at renewDeadline', async () => {
     const clock = new FakeClock();
     const server = new FakeLeaseServer(clock);
