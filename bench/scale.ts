@@ -63,6 +63,8 @@ const SPEC: GlooHASpec = {
   gatewayProxies: { gatewayProxy: { replicas: 2 } },
 };
 const WANT: Record<string, number> = { gloo: 3, 'gateway-proxy': 2 };
+/** How often a simulated Gloo leader renews its Lease (Gloo's retry period). */
+const LEASE_RENEW_MS = 2000;
 /** Admin requests the bench keeps in flight while it sets things up. */
 const SETUP_PARALLEL = 24;
 
@@ -358,9 +360,16 @@ async function renewLeases(
     });
   });
   const stats = { renewals: 0, errors: 0 };
-  const timer = setInterval(() => {
-    for (const ns of namespaces) {
-      admin
+  // Each simulated leader renews as client-go's elector does: one request at a time, the next one a
+  // retry period after the previous one started (at once if it took longer). A timer that fired
+  // every 2 s regardless piled renewals up behind a slow API server (5,363 requests executing at once
+  // in a 500-install run), which starved the operator and made that run never converge.
+  const stopped = new AbortController();
+  const renewer = async (ns: string, offsetMs: number) => {
+    await sleep(offsetMs, undefined, { signal: stopped.signal }).catch(() => {});
+    while (!stopped.signal.aborted) {
+      const started = performance.now();
+      await admin
         .request('PATCH', resourcePath(LEASES, ns, 'gloo'), {
           body: { spec: { renewTime: now() } },
           contentType: PatchStrategy.MergePatch,
@@ -369,9 +378,13 @@ async function renewLeases(
           () => stats.renewals++,
           () => stats.errors++,
         );
+      const wait = Math.max(0, LEASE_RENEW_MS - (performance.now() - started));
+      await sleep(wait, undefined, { signal: stopped.signal }).catch(() => {});
     }
-  }, 2000);
-  return { stop: () => clearInterval(timer), stats };
+  };
+  // Spread over one period, as independent Gloo installs are.
+  namespaces.forEach((ns, i) => void renewer(ns, (i * LEASE_RENEW_MS) / namespaces.length));
+  return { stop: () => stopped.abort(), stats };
 }
 
 async function quiet(metricsUrl: string, forMs: number, timeoutMs: number): Promise<void> {
@@ -399,6 +412,21 @@ async function runOne(o: RunOptions) {
       await plane.stop();
     },
   ];
+  const runCleanups = async () => {
+    for (const c of cleanups.splice(0)) {
+      try {
+        await c();
+      } catch (err) {
+        log(`cleanup: ${String(err)}`);
+      }
+    }
+  };
+  // Interrupted (Ctrl-C, a CI timeout): stop the operator and the control plane before exiting, or
+  // they keep running — an API server at full CPU — after the bench is gone.
+  const onSignal = (signal: NodeJS.Signals) =>
+    void runCleanups().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   try {
     const admin = new KubeClient(adminKubeConfig());
     cleanups.unshift(() => admin.close());
@@ -579,13 +607,9 @@ async function runOne(o: RunOptions) {
       },
     };
   } finally {
-    for (const c of cleanups) {
-      try {
-        await c();
-      } catch (err) {
-        log(`cleanup: ${String(err)}`);
-      }
-    }
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await runCleanups();
   }
 }
 
