@@ -1,8 +1,31 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: `unit` needs nothing; `integration` starts one real control plane per run
-// (test/env/global-setup.ts) and runs its files one at a time, because they share that control plane
-// and some of them measure timing (failover, lease expiry) that parallel CPU load would distort.
+// `unit` needs nothing. The integration files are split into three projects so that npm test
+// (scripts/test-lanes.ts) can run the first two side by side, each in its own `vitest run` with its own
+// control plane (test/env/global-setup.ts), and the third alone afterwards:
+//  - integration-helm: helm-coexistence, Helm installs and upgrades of Gloo's chart (~200 s, mostly
+//    waiting on the API server and kwok);
+//  - integration: every other file that does not measure time;
+//  - integration-timing: the files that measure failover, fencing windows, lease expiry and
+//    steady-state request counts, which parallel CPU load would distort.
+// Within each project the files run one at a time: they share its control plane.
+const TIMING = ['operator-ha', 'leader-election', 'fencing', 'api-requests'].map(
+  (f) => `test/integration/${f}.test.ts`,
+);
+const HELM = ['test/integration/helm-coexistence.test.ts'];
+
+const integration = (name: string, include: string[], exclude: string[] = []) => ({
+  test: {
+    name,
+    include,
+    exclude,
+    globalSetup: ['test/env/global-setup.ts'],
+    fileParallelism: false,
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
+  },
+});
+
 export default defineConfig({
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
@@ -14,16 +37,9 @@ export default defineConfig({
           testTimeout: 10_000,
         },
       },
-      {
-        test: {
-          name: 'integration',
-          include: ['test/integration/**/*.test.ts'],
-          globalSetup: ['test/env/global-setup.ts'],
-          fileParallelism: false,
-          testTimeout: 120_000,
-          hookTimeout: 180_000,
-        },
-      },
+      integration('integration', ['test/integration/**/*.test.ts'], [...TIMING, ...HELM]),
+      integration('integration-helm', HELM),
+      integration('integration-timing', TIMING),
     ],
   },
 });
