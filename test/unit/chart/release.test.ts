@@ -75,8 +75,8 @@ describe('chart pieces the linters and helm test rely on', () => {
   it('requests and limits ephemeral storage, and sets no CPU limit (lint/kube-score.yaml says why)', async () => {
     const deploy = find<V1Deployment>(await render(), 'Deployment');
     const resources = deploy.spec!.template.spec!.containers[0]!.resources!;
-    expect(resources.requests).toEqual({ cpu: '50m', memory: '96Mi', 'ephemeral-storage': '64Mi' });
-    expect(resources.limits).toEqual({ memory: '256Mi', 'ephemeral-storage': '128Mi' });
+    expect(resources.requests).toEqual({ cpu: '50m', memory: '160Mi', 'ephemeral-storage': '64Mi' });
+    expect(resources.limits).toEqual({ memory: '384Mi', 'ephemeral-storage': '128Mi' });
   });
 
   it('renders the NetworkPolicy only when enabled: metrics ingress, API-server egress, nothing else', async () => {
@@ -218,7 +218,7 @@ describe('check:image runs the chart pod spec as container flags', () => {
         '--cap-drop=ALL',
         '--security-opt=no-new-privileges',
         '--tmpfs=/tmp:rw,mode=1777,size=16m',
-        '--memory=256m',
+        '--memory=384m',
         '--volume=/tmp/sa:/var/run/secrets/kubernetes.io/serviceaccount:ro',
         '--env=POD_NAME=glooha-operator-abc',
         '--env=POD_NAMESPACE=ns1',
