@@ -16,6 +16,7 @@
 // The handler's outcome drives retries the way controller-runtime's reconcile result does: a throw
 // retries with backoff, `{ requeueAfterMs }` forgets the failures and schedules the key, `{ requeue:
 // true }` retries with backoff, anything else forgets the failures.
+import { setMaxListeners } from 'node:events';
 import { realClock, type Clock } from './clock.js';
 import { defaultControllerRateLimiter, type RateLimiter } from './ratelimit.js';
 import { noWorkqueueMetrics, type WorkqueueMetrics } from './workqueue-metrics.js';
@@ -99,6 +100,11 @@ export class Workqueue {
     this.rateLimiter = opts.rateLimiter ?? defaultControllerRateLimiter({ bucket: { clock: this.clock } });
     this.metrics = opts.metrics ?? noWorkqueueMetrics;
     this.log = (opts.logger ?? silentLogger).child({ workqueue: this.name });
+    // Every request of every handler listens on the handlers' signal until it ends: with concurrency 16
+    // and an install's applies sent together that is more than Node's default of 10 at once, which
+    // Node reports as a leak (MaxListenersExceededWarning) that is not one — each listener is removed
+    // when its request ends (kube/client.ts linkedSignal).
+    setMaxListeners(0, this.abortController.signal);
     const outer = opts.signal;
     const onOuterAbort = () => this.abortController.abort(outer?.reason);
     if (outer?.aborted) onOuterAbort();

@@ -67,6 +67,30 @@ describe('Workqueue', () => {
     expect(handler.mock.calls.map((c) => c[0])).toEqual(['ns/a', 'ns/b']);
   });
 
+  it("many requests listening on the handlers' signal at once are not reported as a listener leak", async () => {
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const q = new Workqueue(
+        async (_key, ctx) => {
+          const listeners = Array.from({ length: 20 }, () => () => {});
+          for (const l of listeners) ctx.signal.addEventListener('abort', l);
+          await new Promise((r) => setTimeout(r, 5));
+          for (const l of listeners) ctx.signal.removeEventListener('abort', l);
+        },
+        { concurrency: 4 },
+      );
+      q.start();
+      for (const k of ['a', 'b', 'c', 'd']) q.add(k);
+      await q.whenIdle();
+      await new Promise((r) => setTimeout(r, 10)); // Node emits the warning on a later tick
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(warnings.filter((w) => w.name === 'MaxListenersExceededWarning')).toEqual([]);
+  });
+
   it('never runs a key concurrently with itself; a re-add while running runs once more afterwards', async () => {
     const r = recorder();
     const q = new Workqueue(r.handler, { concurrency: 4 });
