@@ -650,6 +650,7 @@ async function floor(
       owned: new Map(),
       leader: undefined,
       lastCorrections: [],
+      ownApplies: new Map(),
       now: new Date(),
     });
     bodies.set(ns, new Map(p.applies.map((a) => [`${a.body.kind}/${a.body.metadata?.name}`, a.body])));

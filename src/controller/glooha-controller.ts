@@ -153,6 +153,7 @@ export function setupGlooHAController(mgr: Manager, opts: GlooHAControllerOption
       owned: new Map([...owned].map(([kind, inf]) => [kind, g ? inf.store.byIndex(OWNER_INDEX, key) : []])),
       leader: g ? tracker.status(ns) : undefined,
       lastCorrections: memory.lastCorrections(key),
+      ownApplies: memory.ownApplies(key),
       now: clock.wallNow(),
     };
   };

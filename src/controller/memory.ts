@@ -1,6 +1,7 @@
 // What the reconciler remembers per GlooHA between reconciles — kept small and forgotten when the
 // GlooHA goes, whichever replica sees it go (a standby too: its informer sees the delete even though it
 // reconciles nothing, and would otherwise keep the entries of every GlooHA ever deleted).
+import type { OwnApply } from './plan-types.js';
 import type { DriftReport } from './status.js';
 
 interface StatusWrite {
@@ -19,12 +20,22 @@ export class ReconcilerMemory {
   private readonly statusWrites = new Map<string, StatusWrite>();
   /** Consecutive terminal failures (invalid object) per key: their requeue backs off. */
   private readonly terminalFailures = new Map<string, number>();
+  /** Our last accepted apply per object of each GlooHA (a handful per key; see OwnApply). */
+  private readonly applies = new Map<string, Map<string, OwnApply>>();
 
   lastCorrections(key: string): readonly DriftReport[] {
     return this.corrections.get(key) ?? [];
   }
   setCorrections(key: string, reports: DriftReport[]): void {
     this.corrections.set(key, reports);
+  }
+  ownApplies(key: string): ReadonlyMap<string, OwnApply> {
+    return this.applies.get(key) ?? new Map();
+  }
+  recordApply(key: string, what: string, apply: OwnApply): void {
+    let byObject = this.applies.get(key);
+    if (!byObject) this.applies.set(key, (byObject = new Map()));
+    byObject.set(what, apply);
   }
   lastStatusWrite(key: string): StatusWrite | undefined {
     return this.statusWrites.get(key);
@@ -45,10 +56,15 @@ export class ReconcilerMemory {
     this.corrections.delete(key);
     this.statusWrites.delete(key);
     this.terminalFailures.delete(key);
+    this.applies.delete(key);
   }
   /** Keys with anything remembered (for tests: nothing may outlive its GlooHA). */
   size(): number {
-    return new Set([...this.corrections.keys(), ...this.statusWrites.keys(), ...this.terminalFailures.keys()])
-      .size;
+    return new Set([
+      ...this.corrections.keys(),
+      ...this.statusWrites.keys(),
+      ...this.terminalFailures.keys(),
+      ...this.applies.keys(),
+    ]).size;
   }
 }

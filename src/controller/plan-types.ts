@@ -32,8 +32,21 @@ export interface Snapshot {
   leader: LeaderStatus | undefined;
   /** The drift corrections of an earlier reconcile, still worth reporting (see ReconcilerMemory). */
   lastCorrections: readonly DriftReport[];
+  /** Our own earlier applies to this GlooHA's objects, by "Kind namespace/name" (see OwnApply). */
+  ownApplies: ReadonlyMap<string, OwnApply>;
   /** Wall-clock time, for condition timestamps only. */
   now: Date;
+}
+
+/**
+ * An apply of ours the API server accepted: the applied-hash of the body and the resourceVersion of the
+ * response. A cached copy older than that resourceVersion has not seen our write yet — the informer's
+ * watch event carrying it is on its way and will bring this GlooHA back — so the plan does not apply
+ * the same body again from it (kube-controller-manager's "expectations", for our own writes).
+ */
+export interface OwnApply {
+  hash: string;
+  resourceVersion: string;
 }
 
 export type ApplyReason = 'create' | 'update' | 'drift';

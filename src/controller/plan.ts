@@ -21,6 +21,7 @@ import type { GlooHA, GlooHAStatus } from '../api/types.js';
 import { desired, installNamespaceOf, type Desired } from '../core/desired.js';
 import type { Owner } from '../core/ownership.js';
 import type { KubeObject } from '../core/templates.js';
+import { isOlderResourceVersion } from '../kube/resource-version.js';
 import { canonicalJson, isSubset, stableHash } from './compare.js';
 import { olderRival, selfConflicts } from './conflicts.js';
 import { describeDrift } from './drift.js';
@@ -32,6 +33,7 @@ import {
   emptyPlan,
   FINALIZER,
   refOf,
+  type OwnApply,
   type Plan,
   type PlannedApply,
   type Snapshot,
@@ -188,12 +190,19 @@ export function decideApply(
   body: KubeObject,
   live: KubernetesObject | undefined,
   driftPolicy: Desired['driftPolicy'],
+  ownApplies: ReadonlyMap<string, OwnApply> = new Map(),
 ): { apply?: PlannedApply; drift?: DriftReport } {
   const hash = stableHash(body);
   const what = `${body.kind} ${body.metadata.namespace}/${body.metadata.name}`;
   const component = body.metadata.labels?.['glooha.io/component'] ?? body.metadata.name;
   const base = { body: annotated(body, hash), what, component };
   if (!live) return { apply: { ...base, reason: 'create' } };
+  // The cache is behind our own accepted apply of this very body: nothing to decide from it yet (its
+  // watch event brings this GlooHA back). Only an existing cached object is judged this way: one that
+  // is gone from the cache may have been deleted after our write, and is created again.
+  const own = ownApplies.get(what);
+  if (own?.hash === hash && isOlderResourceVersion(live.metadata?.resourceVersion, own.resourceVersion))
+    return {};
   if (live.metadata?.annotations?.[APPLIED_ANNOTATION] !== hash)
     return { apply: { ...base, reason: 'update' } };
   if (isSubset(body, live)) return {};
@@ -210,7 +219,7 @@ function applyPlan(s: Snapshot, g: GlooHA, d: Desired, ns: string): Plan {
   const out = emptyPlan();
   const drift: DriftReport[] = [];
   const consider = (body: KubeObject, live: KubernetesObject | undefined, stage: number) => {
-    const decision = decideApply(body, live, d.driftPolicy);
+    const decision = decideApply(body, live, d.driftPolicy, s.ownApplies);
     if (decision.apply) out.applies.push({ ...decision.apply, stage });
     if (decision.drift) drift.push(decision.drift);
   };

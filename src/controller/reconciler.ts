@@ -17,7 +17,7 @@ import type { ObjectWriter } from './actions/writer.js';
 import { FORBIDDEN_REQUEUE_MS, invalidRequeueMs, terminalFailure } from './failures.js';
 import type { ReconcilerMemory } from './memory.js';
 import { plan, stalledPlan } from './plan.js';
-import type { Plan, Snapshot } from './plan-types.js';
+import { APPLIED_ANNOTATION, type Plan, type Snapshot } from './plan-types.js';
 
 export const CONTROLLER_NAME = 'glooha';
 
@@ -52,7 +52,9 @@ export async function execute(
   await runHandover(p.handover, writer, signal, (h) =>
     log.info('handed over managed fields', { object: h.what }),
   );
-  await runApplies(p.applies, writer, signal, (a) => {
+  await runApplies(p.applies, writer, signal, (a, resourceVersion) => {
+    const hash = a.body.metadata?.annotations?.[APPLIED_ANNOTATION];
+    if (hash && resourceVersion) memory.recordApply(s.key, a.what, { hash, resourceVersion });
     log.info(a.reason === 'create' ? 'created' : a.reason === 'update' ? 'updated' : 'drift corrected', {
       object: a.what,
       ...(a.drift ? { drift: a.drift } : {}),

@@ -39,6 +39,7 @@
 // Optimistic: every write carries the resourceVersion we last read; a 409 means someone else wrote in
 // between (a lost race, not an error) and we re-read. At most one Lease request of ours is in flight.
 
+import { isOlderResourceVersion } from '../kube/resource-version.js';
 import type { Logger } from '../log.js';
 import { silentLogger } from '../log.js';
 import { realClock, type Clock, type TimerHandle } from '../runtime/clock.js';
@@ -134,12 +135,6 @@ export interface ElectorStatus {
 
 type Outcome =
   { kind: 'ok' } | { kind: 'held'; holder: string } | { kind: 'conflict' } | { kind: 'error'; err: unknown };
-
-/** Opaque integer comparison of resourceVersions when both are decimal (etcd); otherwise "not older". */
-function isOlderVersion(a: string, b: string): boolean {
-  if (!/^\d+$/.test(a) || !/^\d+$/.test(b)) return false;
-  return BigInt(a) < BigInt(b);
-}
 
 function recordKey(r: LeaseRecord): string {
   return JSON.stringify([
@@ -548,7 +543,7 @@ export class LeaderElector implements Leadership {
       source === 'watch' &&
       this.observed !== undefined &&
       !this.leaseMissing &&
-      isOlderVersion(lease.resourceVersion, this.observed.resourceVersion)
+      isOlderResourceVersion(lease.resourceVersion, this.observed.resourceVersion)
     ) {
       return;
     }

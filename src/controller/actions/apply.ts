@@ -29,19 +29,20 @@ export async function runApplies(
   applies: readonly PlannedApply[],
   writer: ObjectWriter,
   signal: AbortSignal,
-  onApplied: (a: PlannedApply) => void = () => {},
+  onApplied: (a: PlannedApply, resourceVersion: string | undefined) => void = () => {},
 ): Promise<void> {
   const stages = [...new Set(applies.map((a) => a.stage ?? 0))].sort((x, y) => x - y);
   for (const stage of stages) {
     const batch = applies.filter((a) => (a.stage ?? 0) === stage);
     const results = await Promise.allSettled(
       batch.map(async (a) => {
+        let resourceVersion: string | undefined;
         try {
-          await writer.apply(a.body, MANAGER, signal);
+          resourceVersion = await writer.apply(a.body, MANAGER, signal);
         } catch (err) {
           throw new WriteError(a.what, err);
         }
-        onApplied(a);
+        onApplied(a, resourceVersion);
       }),
     );
     const failed = results.find((r) => r.status === 'rejected');

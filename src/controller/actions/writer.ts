@@ -10,8 +10,11 @@ import { kindInfo } from '../kinds.js';
 import type { ObjectRef } from '../plan-types.js';
 
 export interface ObjectWriter {
-  /** Server-side apply, forcing ownership of the fields in `body` for `fieldManager`. */
-  apply(body: KubernetesObject, fieldManager: string, signal: AbortSignal): Promise<void>;
+  /**
+   * Server-side apply, forcing ownership of the fields in `body` for `fieldManager`. Returns the
+   * resourceVersion of the object the API server returned.
+   */
+  apply(body: KubernetesObject, fieldManager: string, signal: AbortSignal): Promise<string | undefined>;
   /** A JSON merge patch (metadata-only changes such as releasing field ownership). */
   mergePatch(body: KubernetesObject, signal: AbortSignal): Promise<void>;
   /** Deletes; an object already gone is not an error. */
@@ -39,12 +42,17 @@ export function kubeWriter(client: KubeClient): ObjectWriter {
       const info = kindInfo(body.kind ?? '');
       // force: a controller owns its fields outright (controller-runtime's ForceOwnership); without it
       // an apply conflicts with Helm's or kubectl's earlier writes of the same field.
-      await client.request('PATCH', resourcePath(info, body.metadata?.namespace, body.metadata?.name), {
-        query: { fieldManager, force: true },
-        body,
-        contentType: PatchStrategy.ServerSideApply,
-        signal,
-      });
+      const applied = await client.request<KubernetesObject>(
+        'PATCH',
+        resourcePath(info, body.metadata?.namespace, body.metadata?.name),
+        {
+          query: { fieldManager, force: true },
+          body,
+          contentType: PatchStrategy.ServerSideApply,
+          signal,
+        },
+      );
+      return applied?.metadata?.resourceVersion;
     },
     async mergePatch(body, signal) {
       const info = kindInfo(body.kind ?? '');

@@ -19,6 +19,8 @@ export class FakeWriter implements ObjectWriter {
   failWith: (call: Call) => unknown = () => undefined;
   /** Resolves writes only when a test says so (in-flight cancellation tests). */
   hold?: Promise<void>;
+  /** The resourceVersion an accepted apply returns (each apply counts one up from it). */
+  nextResourceVersion = 100;
 
   private async run(call: Call, signal: AbortSignal): Promise<void> {
     this.signals.push(signal);
@@ -34,8 +36,9 @@ export class FakeWriter implements ObjectWriter {
     if (err) throw err;
     this.calls.push(call);
   }
-  apply(body: KubernetesObject, manager: string, signal: AbortSignal) {
-    return this.run({ op: 'apply', manager, body }, signal);
+  async apply(body: KubernetesObject, manager: string, signal: AbortSignal) {
+    await this.run({ op: 'apply', manager, body }, signal);
+    return String(this.nextResourceVersion++);
   }
   mergePatch(body: KubernetesObject, signal: AbortSignal) {
     return this.run({ op: 'mergePatch', body }, signal);

@@ -576,4 +576,24 @@ describe('plan: applies', () => {
     };
     expect(decideApply(body, live, 'enforce').apply?.reason).toBe('update');
   });
+
+  it('decideApply: a cached copy older than our own accepted apply of the same body is not applied again', () => {
+    const g = finalizedGlooHA(spec);
+    const body = plan(snapshotOf(g)).applies[0]!.body as never as KubernetesObject;
+    // what an apply of this body sends (and the hash it carries)
+    const planned = decideApply(body as never, undefined, 'enforce').apply!;
+    const hash = planned.body.metadata!.annotations![APPLIED_ANNOTATION]!;
+    // what the cache still holds: the object before our apply (no applied-hash yet)
+    const stale = { ...body, metadata: { ...body.metadata, annotations: {}, resourceVersion: '41' } };
+    const own = new Map([[planned.what, { hash, resourceVersion: '42' }]]);
+    expect(decideApply(body as never, stale, 'enforce', own)).toEqual({});
+    // the cache caught up with a change after ours (someone else's write): decided as usual
+    const newer = { ...stale, metadata: { ...stale.metadata, resourceVersion: '43' } };
+    expect(decideApply(body as never, newer, 'enforce', own).apply?.reason).toBe('update');
+    // we applied a different body last time (the spec changed since): applied
+    const otherHash = new Map([[planned.what, { hash: 'other', resourceVersion: '42' }]]);
+    expect(decideApply(body as never, stale, 'enforce', otherHash).apply?.reason).toBe('update');
+    // gone from the cache (perhaps deleted after our write): created again
+    expect(decideApply(body as never, undefined, 'enforce', own).apply?.reason).toBe('create');
+  });
 });

@@ -64,6 +64,24 @@ describe('reconcile', () => {
     expect(status[0]).toMatchObject({ basedOn: '10+finalizers' });
   });
 
+  it('a second reconcile from a cache that has not seen our applies yet writes none of them again', async () => {
+    // Every cached object at resourceVersion 1; the fake API server answers applies with 100, 101, ...
+    const at1 = <T extends { metadata?: { resourceVersion?: string } }>(o: T): T => ({
+      ...o,
+      metadata: { ...o.metadata, resourceVersion: '1' },
+    });
+    const base = snapshotOf(finalizedGlooHA({ gloo: { replicas: 2 } }));
+    const snap = { ...base, deployments: base.deployments.map(at1) };
+    const { writer, deps } = setup(snap);
+    deps.snapshot = () => ({ ...snap, ownApplies: deps.memory.ownApplies(snap.key) });
+    await reconcile('gloo-system/ha', ctx(), deps);
+    const firstUpdates = writer.ops().filter((o) => o.startsWith('apply') && o.includes('Deployment'));
+    expect(firstUpdates.length).toBeGreaterThan(0);
+    writer.calls.length = 0;
+    await reconcile('gloo-system/ha', ctx(), deps);
+    expect(writer.ops().filter((o) => o.startsWith('apply') && o.includes('Deployment'))).toEqual([]);
+  });
+
   it('422 from the API server: terminal — Stalled with the server message, backoff 30 s → 60 s, never thrown (no hot retry)', async () => {
     const { writer, deps, memory } = setup();
     writer.failWith = (c) =>

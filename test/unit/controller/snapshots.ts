@@ -66,6 +66,7 @@ export function snapshotOf(g: GlooHA | undefined, extra: Partial<Snapshot> = {})
     owned: new Map(OWNED_KINDS.map((k) => [k.kind, []])),
     leader: undefined,
     lastCorrections: [],
+    ownApplies: new Map(),
     now: new Date('2030-01-02T00:00:00Z'),
     ...extra,
   };
