@@ -34,7 +34,9 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
-          testTimeout: 10_000,
+          // Some unit tests spawn helm or the CLI; beside two integration lanes (npm test) they take
+          // several times as long as alone (a chart test: 0.7 s alone, 4–10 s beside them).
+          testTimeout: 30_000,
         },
       },
       integration('integration', ['test/integration/**/*.test.ts'], [...TIMING, ...HELM]),
