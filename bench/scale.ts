@@ -186,17 +186,16 @@ class Deployments {
       () => {
         if (this.stopped) return;
         this.restarts++;
-        setTimeout(() => {
-          if (!this.stopped) this.start().catch(() => this.restartSoon());
-        }, 500);
+        this.reopen(500);
       },
     );
   }
 
-  private restartSoon(): void {
+  /** Opens the watch again after `delayMs`, and again a second later for as long as that fails. */
+  private reopen(delayMs: number): void {
     setTimeout(() => {
-      if (!this.stopped) this.start().catch(() => this.restartSoon());
-    }, 1000);
+      if (!this.stopped) this.start().catch(() => this.reopen(1000));
+    }, delayMs);
   }
 
   private onEvent(type: string, d: V1Deployment): void {

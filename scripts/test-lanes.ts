@@ -35,6 +35,9 @@ interface LaneResult {
   counts: [number, number, number] | undefined;
 }
 
+/** vitest's own CLI entry, run with this Node. */
+const VITEST = new URL('../node_modules/vitest/vitest.mjs', import.meta.url).pathname;
+
 const SUMMARY = /^vitest: (\d+) passed, (\d+) failed, (\d+) skipped$/m;
 
 function runLane(lane: Lane, extra: string[], stream: boolean): Promise<LaneResult> {
@@ -66,9 +69,6 @@ function runLane(lane: Lane, extra: string[], stream: boolean): Promise<LaneResu
     });
   });
 }
-
-/** vitest's own CLI entry, run with this Node. */
-const VITEST = new URL('../node_modules/vitest/vitest.mjs', import.meta.url).pathname;
 
 /** `--only unit|integration` (either spelling) is ours; everything else goes to every vitest run. */
 function parseOnly(argv: string[]): { only: string | undefined; extra: string[] } {

@@ -4,6 +4,8 @@
 import type { OwnApply } from './plan-types.js';
 import type { DriftReport } from './status.js';
 
+const NO_APPLIES: ReadonlyMap<string, OwnApply> = new Map();
+
 interface StatusWrite {
   json: string;
   basedOn: string | undefined;
@@ -30,7 +32,7 @@ export class ReconcilerMemory {
     this.corrections.set(key, reports);
   }
   ownApplies(key: string): ReadonlyMap<string, OwnApply> {
-    return this.applies.get(key) ?? new Map();
+    return this.applies.get(key) ?? NO_APPLIES;
   }
   recordApply(key: string, what: string, apply: OwnApply): void {
     let byObject = this.applies.get(key);
