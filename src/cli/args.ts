@@ -7,7 +7,10 @@ export type StatusOutput = (typeof STATUS_OUTPUTS)[number];
 export const SHELLS = ['bash', 'zsh'] as const;
 export type Shell = (typeof SHELLS)[number];
 
-export const COMMANDS = ['render', 'status', 'check', 'helm-values', 'completion'] as const;
+export const COMMANDS = ['render', 'migrate', 'status', 'check', 'helm-values', 'completion'] as const;
+/** Products `glooha migrate` carries a GlooHA's settings to. */
+export const MIGRATE_TARGETS = ['kgateway'] as const;
+export type MigrateTarget = (typeof MIGRATE_TARGETS)[number];
 export type Command = (typeof COMMANDS)[number];
 
 export interface RenderArgs {
@@ -17,6 +20,16 @@ export interface RenderArgs {
   install?: string;
   /** The install's own manifests, to merge glooha's partial bodies into (--merge-into). */
   mergeInto?: string;
+  namespace?: string;
+}
+
+export interface MigrateArgs {
+  command: 'migrate';
+  target: MigrateTarget;
+  filename: string;
+  output: Output;
+  /** The Helm release name of kgateway's chart (its controller pods' labels carry it). */
+  release: string;
   namespace?: string;
 }
 
@@ -54,6 +67,7 @@ export interface CompletionArgs {
 
 export type Args =
   | RenderArgs
+  | MigrateArgs
   | StatusArgs
   | CheckArgs
   | HelmValuesArgs
@@ -95,6 +109,8 @@ export const USAGE = `glooha - tools for the glooha-operator (Gloo high availabi
 
 Usage:
   glooha render -f FILE|- [-o manifests|helm-values|all] [--install FILE | --merge-into FILE] [-n NS]
+                                                                                    offline
+  glooha migrate kgateway -f FILE|- [-o manifests|helm-values|all] [--release NAME] [-n NS]
                                                                                     offline
   glooha status [NAME] [-n NS | -A] [-o table|json|yaml]                           cluster
   glooha check [--operator-namespace NS]                                            cluster
@@ -141,6 +157,42 @@ Examples:
   kubectl get gha prod -o yaml | glooha render -f - -o all
   helm template gloo gloo/gloo -n gloo-system > gloo.yaml
   glooha render -f examples/glooha.yaml --merge-into gloo.yaml | kube-score score -
+`;
+
+export const MIGRATE_USAGE = `glooha migrate - carry a GlooHA's HA settings over to kgateway, Gloo OSS's successor
+
+Usage:
+  glooha migrate kgateway -f FILE|- [flags]
+
+Gloo OSS reaches end of life on 2026-12-31; kgateway (CNCF) is its successor. For each GlooHA this
+prints what makes the kgateway install that replaces it just as available (kgateway v2.2.0):
+  - the values overlay for kgateway's chart: the controller's replicas, leader election, PDB,
+    anti-affinity and rollout strategy;
+  - per gateway proxy, the GatewayParameters kgateway's deployer builds the Gateway's proxy from
+    (replicas, anti-affinity, topology spread, rollout strategy), and the PodDisruptionBudget and
+    HPA that GatewayParameters cannot express.
+What kgateway cannot take (leader-election timings, discovery, ...) and the steps left to you are
+printed on stderr as notes, and listed in the values' header. docs/migrate-to-kgateway.md walks
+through a migration.
+
+Flags:
+  -f, --filename FILE   GlooHA YAML ("-" reads stdin); several documents are carried over in turn
+  -o, --output WHAT     manifests (default): GatewayParameters, PodDisruptionBudgets and HPAs, for
+                        kubectl apply --server-side
+                        helm-values: the values overlay for kgateway's chart, for helm -f
+                        all: both
+      --release NAME    the Helm release name of kgateway's chart (default "kgateway"): the
+                        controller's pods carry it in app.kubernetes.io/instance, which its
+                        anti-affinity selects
+  -n, --namespace NS    namespace for a GlooHA without metadata.namespace (default "default")
+  -h, --help            this help
+
+Invalid input exits with status 2 and lists every problem as "path: message".
+
+Examples:
+  glooha migrate kgateway -f examples/glooha.yaml -o helm-values > kgateway-values.yaml
+  glooha migrate kgateway -f examples/glooha.yaml > kgateway-ha.yaml
+  kubectl get gha gloo -n gloo-system -o yaml | glooha migrate kgateway -f - -o all
 `;
 
 export const STATUS_USAGE = `glooha status - the health of GlooHA resources, as the operator reports it
@@ -210,6 +262,7 @@ Completes commands, flags, flag values and, through kubectl when it is installed
 
 export const TOPIC_USAGE: Record<Command, string> = {
   render: RENDER_USAGE,
+  migrate: MIGRATE_USAGE,
   status: STATUS_USAGE,
   check: CHECK_USAGE,
   'helm-values': HELM_VALUES_USAGE,
@@ -238,6 +291,11 @@ export const FLAGS: Record<Command, FlagSpec> = {
       '--namespace': '-n',
     },
     positionals: [0, 0],
+  },
+  migrate: {
+    values: { '--filename': '-f', '--output': '-o', '--release': undefined, '--namespace': '-n' },
+    positionals: [1, 1],
+    positionalName: 'TARGET',
   },
   status: {
     values: { '--namespace': '-n', '--output': '-o', ...CLUSTER_VALUES },
@@ -380,6 +438,29 @@ export function parseArgs(argv: readonly string[]): Args {
           output: oneOf(flags, '--output', OUTPUTS, 'manifests'),
           install: flags.get('--install'),
           mergeInto: flags.get('--merge-into'),
+          namespace: namespaceFlag(flags),
+        };
+      }
+      case 'migrate': {
+        const target = positionals[0] as string;
+        if (!(MIGRATE_TARGETS as readonly string[]).includes(target))
+          throw new UsageError(
+            `TARGET must be one of ${MIGRATE_TARGETS.join(', ')}, not ${JSON.stringify(target)}`,
+          );
+        const filename = flags.get('--filename');
+        if (!filename) throw new UsageError('missing -f FILE (use -f - to read stdin)');
+        const release = flags.get('--release') ?? 'kgateway';
+        // A Helm release name: lowercase letters, digits and dashes, at most 53 characters.
+        if (release.length > 53 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(release))
+          throw new UsageError(
+            `--release must be a Helm release name (at most 53 lowercase letters, digits and dashes), not ${JSON.stringify(release)}`,
+          );
+        return {
+          command,
+          target: target as MigrateTarget,
+          filename,
+          output: oneOf(flags, '--output', OUTPUTS, 'manifests'),
+          release,
           namespace: namespaceFlag(flags),
         };
       }

@@ -1,7 +1,16 @@
 // `glooha completion bash|zsh`: completion scripts generated from the one flag table in args.ts, so
 // a new flag is completed without touching this file. GlooHA names come from kubectl when it is on
 // PATH (completion runs in the user's shell, where kubectl has the same kubeconfig).
-import { COMMANDS, FLAGS, OUTPUTS, SHELLS, STATUS_OUTPUTS, type Command, type Shell } from './args.js';
+import {
+  COMMANDS,
+  FLAGS,
+  MIGRATE_TARGETS,
+  OUTPUTS,
+  SHELLS,
+  STATUS_OUTPUTS,
+  type Command,
+  type Shell,
+} from './args.js';
 
 function flagsOf(command: Command): string[] {
   const spec = FLAGS[command];
@@ -15,7 +24,7 @@ function flagsOf(command: Command): string[] {
 
 /** Values a flag takes, where they are a fixed list. */
 function valuesOf(command: Command): Record<string, readonly string[]> {
-  return command === 'render'
+  return command === 'render' || command === 'migrate'
     ? { '-o': OUTPUTS, '--output': OUTPUTS }
     : command === 'status'
       ? { '-o': STATUS_OUTPUTS, '--output': STATUS_OUTPUTS }
@@ -32,9 +41,11 @@ function bash(): string {
     const positional =
       c === 'completion'
         ? `COMPREPLY=($(compgen -W "${SHELLS.join(' ')}" -- "$cur"))`
-        : c === 'status' || c === 'helm-values'
-          ? `command -v kubectl >/dev/null && COMPREPLY=($(compgen -W "$(${NAMES_CMD})" -- "$cur"))`
-          : ':';
+        : c === 'migrate'
+          ? `COMPREPLY=($(compgen -W "${MIGRATE_TARGETS.join(' ')}" -- "$cur"))`
+          : c === 'status' || c === 'helm-values'
+            ? `command -v kubectl >/dev/null && COMPREPLY=($(compgen -W "$(${NAMES_CMD})" -- "$cur"))`
+            : ':';
     return `    ${c})
       case "$prev" in
 ${values ? `${values}\n` : ''}        -f|--filename|--install|--kubeconfig) COMPREPLY=($(compgen -f -- "$cur")); return ;;

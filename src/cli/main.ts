@@ -10,6 +10,7 @@ import { completionScript } from './completion.js';
 import { escapeControl } from './escape.js';
 import { helmValuesCommand } from './helm-values.js';
 import { readFileCapped, readStreamCapped } from './input.js';
+import { migrate } from './migrate.js';
 import { InvalidInput, render, type CliIO } from './render.js';
 import { status } from './status.js';
 import { errorStatus } from '../kube/client.js';
@@ -33,6 +34,8 @@ export async function main(
         return EXIT.OK;
       case 'render':
         return await render(args, io);
+      case 'migrate':
+        return await migrate(args, io);
       case 'completion':
         await io.stdout(completionScript(args.shell));
         return EXIT.OK;

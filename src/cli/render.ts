@@ -130,7 +130,7 @@ function observeManifests(objects: KubeObject[], g: GlooHA): ObservedInstall {
 }
 
 /** The input's text ("-" is stdin), at most MAX_INPUT_BYTES of it. */
-async function readOrFail(io: CliIO, path: string): Promise<string> {
+export async function readOrFail(io: CliIO, path: string): Promise<string> {
   const what = path === '-' ? 'stdin' : path;
   let text: string;
   try {
@@ -182,7 +182,7 @@ function formatError(e: FieldError): string {
   return e.path ? `${e.path}: ${e.message}` : e.message;
 }
 
-function parseGlooHAs(text: string, source: string, namespace: string): GlooHA[] {
+export function parseGlooHAs(text: string, source: string, namespace: string): GlooHA[] {
   const { values, problems } = parseDocuments(text);
   const glooHAs: GlooHA[] = [];
   values.forEach((value, i) => {

@@ -38,7 +38,10 @@ export type ProblemCode =
 export type HelmNoteCode =
   'HelmListReplaced' | 'HelmCannotExpress' | 'HelmProxyDefaultsInherited' | 'HelmReplicasFollowHPA';
 
-export type FindingCode = WarningCode | ProblemCode | HelmNoteCode;
+/** What `glooha migrate kgateway` reports: settings kgateway cannot take, and steps left to the user. */
+export type MigrationNoteCode = 'KgatewayCannotExpress' | 'KgatewayGatewayReference';
+
+export type FindingCode = WarningCode | ProblemCode | HelmNoteCode | MigrationNoteCode;
 
 /** "gloo", "discovery", "gateway proxy publicGw": how messages name a component. */
 export function describeComponent(component: string): string {

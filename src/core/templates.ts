@@ -21,7 +21,8 @@ export type TemplateName =
   | 'helm-values-configmap'
   | 'deployment-patch'
   | 'horizontal-pod-autoscaler'
-  | 'horizontal-pod-autoscaler-patch';
+  | 'horizontal-pod-autoscaler-patch'
+  | 'gateway-parameters';
 
 /** The kind and top-level keys each template must produce. */
 const SHAPES: Record<TemplateName, { apiVersion: string; kind: string; keys: string[] }> = {
@@ -42,6 +43,11 @@ const SHAPES: Record<TemplateName, { apiVersion: string; kind: string; keys: str
   'horizontal-pod-autoscaler-patch': {
     apiVersion: 'autoscaling/v2',
     kind: 'HorizontalPodAutoscaler',
+    keys: ['spec'],
+  },
+  'gateway-parameters': {
+    apiVersion: 'gateway.kgateway.dev/v1alpha1',
+    kind: 'GatewayParameters',
     keys: ['spec'],
   },
 };

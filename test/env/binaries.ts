@@ -123,3 +123,50 @@ export function locateBinaries(log: (line: string) => void = () => {}): Binaries
     source: assets ? `KUBEBUILDER_ASSETS=${assets} (missing ones built into the cache)` : 'build cache',
   };
 }
+
+/** kgateway's charts and the Gateway API CRDs it needs, as test/env/build-kgateway.sh leaves them. */
+export interface KgatewayFixtures {
+  version: string;
+  /** install/helm/kgateway, packaged as kgateway's release packages it. */
+  chart: string;
+  /** install/helm/kgateway-crds. */
+  crdsChart: string;
+  /** pkg/kgateway/helm/envoy: the chart kgateway's deployer renders each Gateway's proxy from. */
+  proxyChart: string;
+  /** Gateway API's standard-channel CRDs at the version kgateway's go.mod requires. */
+  gatewayApiCrds: string;
+}
+
+/**
+ * Runs build-kgateway.sh (seconds when cold: a module download and three `helm package`s; a no-op
+ * when cached), under the same lock as the testbin build it calls.
+ */
+export function kgatewayFixtures(): KgatewayFixtures {
+  const script = join(dirname(buildScript), 'build-kgateway.sh');
+  const text = readFileSync(script, 'utf8');
+  const pinned = (name: string) => {
+    const v = new RegExp(`^${name}=(v[0-9.]+)$`, 'm').exec(text)?.[1];
+    if (!v) throw new Error(`cannot read ${name} from ${script}`);
+    return v;
+  };
+  const version = pinned('KGATEWAY_VERSION');
+  const cacheRoot =
+    process.env.GLOOHA_TESTBIN_CACHE || join(homedir(), '.cache', 'glooha-operator', 'testbin');
+  mkdirSync(cacheRoot, { recursive: true });
+  const out = execFileSync('flock', [join(cacheRoot, '.lock'), 'bash', script], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 1 << 20,
+  });
+  const dir = out.trim().split('\n').pop() ?? '';
+  const fixtures = {
+    version,
+    chart: join(dir, `kgateway-${version}.tgz`),
+    crdsChart: join(dir, `kgateway-crds-${version}.tgz`),
+    proxyChart: join(dir, `kgateway-proxy-${version}.tgz`),
+    gatewayApiCrds: join(dir, `gateway-api-${pinned('GATEWAY_API_VERSION')}-standard.yaml`),
+  };
+  for (const f of Object.values(fixtures).slice(1))
+    if (!existsSync(f)) throw new Error(`build-kgateway.sh left no ${f}`);
+  return fixtures;
+}

@@ -1,0 +1,54 @@
+// `glooha migrate kgateway`: reads GlooHA YAML, validates it like `glooha render`, and prints what
+// carries its HA settings over to kgateway (src/kgateway/migrate.ts): the values overlay for kgateway's
+// chart and the GatewayParameters, PodDisruptionBudgets and HPAs of its gateway proxies. Notes (what
+// does not carry over, what is left to do) go to stderr and into the values' header.
+
+import { stringifyKubeYaml } from '../api/kube-yaml.js';
+import { validateGlooHA } from '../api/validate.js';
+import { formatFinding, type Finding } from '../core/findings.js';
+import { KGATEWAY_VERSION } from '../kgateway/facts.js';
+import { migrateToKgateway, type KgatewayMigration } from '../kgateway/migrate.js';
+import { EXIT, type MigrateArgs } from './args.js';
+import { escapeControl } from './escape.js';
+import { parseGlooHAs, readOrFail, type CliIO } from './render.js';
+
+/** The chart users install kgateway from (kgateway's release notes). */
+export const KGATEWAY_CHART = 'oci://cr.kgateway.dev/kgateway-dev/charts/kgateway';
+
+export async function migrate(args: MigrateArgs, io: CliIO): Promise<number> {
+  const source = args.filename === '-' ? 'stdin' : args.filename;
+  const glooHAs = parseGlooHAs(await readOrFail(io, args.filename), source, args.namespace ?? 'default');
+  let first = true;
+  const emit = async (doc: string) => {
+    await io.stdout(first ? doc : `---\n${doc}`);
+    first = false;
+  };
+  for (const raw of glooHAs) {
+    const validated = validateGlooHA(raw);
+    if (!validated.ok) throw new Error('a GlooHA that validated once failed again'); // unreachable
+    const g = validated.value;
+    const who = `${g.metadata.namespace ?? 'default'}/${g.metadata.name}`;
+    const m = migrateToKgateway(g, { release: args.release });
+    for (const n of m.notes) io.stderr(`note: ${escapeControl(who)}: ${escapeControl(formatFinding(n))}\n`);
+    if (args.output !== 'manifests') await emit(valuesDocument(m, who, args.release));
+    if (args.output !== 'helm-values') {
+      for (const o of m.objects) await emit(stringifyKubeYaml(o));
+    }
+  }
+  return EXIT.OK;
+}
+
+function valuesDocument(m: KgatewayMigration, who: string, release: string): string {
+  const header = [
+    `# Helm values for kgateway's chart (install/helm/kgateway, ${KGATEWAY_VERSION}), carried over by glooha from GlooHA ${who}.`,
+    `# Install: helm install ${release} ${KGATEWAY_CHART} --version ${KGATEWAY_VERSION} -n ${m.namespace} -f values.yaml`,
+    `# Upgrade: helm upgrade ${release} ${KGATEWAY_CHART} --version ${KGATEWAY_VERSION} -n ${m.namespace} --reset-then-reuse-values -f values.yaml`,
+    ...notesHeader(m.notes),
+  ];
+  return `${header.join('\n')}\n${stringifyKubeYaml(m.helmValues)}`;
+}
+
+function notesHeader(notes: Finding[]): string[] {
+  if (notes.length === 0) return [];
+  return ['# Notes:', ...notes.map((n) => `#   ${formatFinding(n).replace(/\n/g, ' ')}`)];
+}

@@ -1,0 +1,59 @@
+// What glooha relies on about kgateway (github.com/kgateway-dev/kgateway/v2 v2.2.0, the version the
+// tests install from its Go module). Each fact names where it is in kgateway's code; the integration
+// test test/integration/kgateway-migration.test.ts checks the chart-side ones against the real charts.
+
+/** The kgateway release whose charts and code these facts were read from. */
+export const KGATEWAY_VERSION = 'v2.2.0';
+
+/** The Helm release name kgateway's docs install the controller chart under. */
+export const DEFAULT_RELEASE = 'kgateway';
+
+/**
+ * Selector labels of the controller's Deployment and pods (install/helm/kgateway/templates/_helpers.tpl,
+ * kgateway.selectorLabels), with the chart's default name. The controller's anti-affinity selects them.
+ */
+export function controllerSelectorLabels(release: string): Record<string, string> {
+  return {
+    kgateway: 'kgateway',
+    'app.kubernetes.io/name': 'kgateway',
+    'app.kubernetes.io/instance': release,
+  };
+}
+
+/**
+ * The env var that turns the controller's leader election off (api/settings/settings.go,
+ * DisableLeaderElection, read by envconfig with the KGW prefix); the chart passes env vars through
+ * controller.extraEnv.
+ */
+export const ENV_DISABLE_LEADER_ELECTION = 'KGW_DISABLE_LEADER_ELECTION';
+
+/**
+ * The controller's Lease: controller-runtime's manager with LeaderElectionID "kgateway" plus "-envoy"
+ * when only Envoy is enabled, which is what the kgateway chart sets (pkg/kgateway/setup/setup.go), in
+ * the pod's namespace.
+ */
+export const CONTROLLER_LEASE_NAME = 'kgateway-envoy';
+
+/**
+ * The timings of that election: controller-runtime's defaults, because setup.go sets none and kgateway
+ * has no setting for them (LeaseDuration 15s, RenewDeadline 10s, RetryPeriod 2s).
+ */
+export const CONTROLLER_LEASE_TIMINGS = { leaseDuration: '15s', renewDeadline: '10s', retryPeriod: '2s' };
+
+/**
+ * Selector labels of a Gateway's proxy Deployment and pods, as kgateway's deployer renders them with
+ * its internal chart (pkg/kgateway/helm/envoy/templates/_helpers.tpl, kgateway.gateway.selectorLabels;
+ * the deployer uses the Gateway's name as release and gateway name). The Deployment is named after
+ * the Gateway.
+ */
+export function proxySelectorLabels(gateway: string): Record<string, string> {
+  return {
+    'app.kubernetes.io/name': gateway,
+    'app.kubernetes.io/instance': gateway,
+    'gateway.networking.k8s.io/gateway-name': gateway,
+  };
+}
+
+/** GatewayParameters (api/v1alpha1/kgateway/gateway_parameters_types.go). */
+export const GATEWAY_PARAMETERS_API_VERSION = 'gateway.kgateway.dev/v1alpha1';
+export const GATEWAY_PARAMETERS_KIND = 'GatewayParameters';

@@ -1,0 +1,187 @@
+// A GlooHA's HA settings carried over to kgateway, Gloo OSS's successor: the values overlay for
+// kgateway's controller chart (install/helm/kgateway), and per gateway proxy the GatewayParameters
+// kgateway's deployer builds the proxy from, plus the PodDisruptionBudget and HPA GatewayParameters
+// cannot express. What kgateway cannot take is reported, never silently dropped. Pure: no I/O.
+//
+// The mapping (kgateway v2.2.0; src/kgateway/facts.ts says where each fact is in its code):
+//
+//   spec.gloo.replicas                       controller.replicaCount
+//   spec.gloo.leaderElection.enabled         controller.extraEnv.KGW_DISABLE_LEADER_ELECTION ("false"/"true")
+//   spec.gloo.leaderElection timings         not carried over: kgateway runs controller-runtime's 15s/10s/2s
+//   spec.gloo.podDisruptionBudget            controller.podDisruptionBudget (glooha's default when unset)
+//   spec.gloo.antiAffinity                   affinity.podAntiAffinity (the chart's top-level affinity is the controller's)
+//   (required anti-affinity)                 controller.strategy: maxSurge 0, maxUnavailable 1 (rollout-strategy.ts)
+//   spec.gloo.topologySpreadConstraints      not carried over: the chart has no such value
+//   spec.discovery                           not carried over: kgateway has no discovery Deployment
+//   spec.gatewayProxies.<key>                GatewayParameters <gateway>: spec.kube.deployment.{replicas,strategy},
+//                                            spec.kube.podTemplate.{affinity,topologySpreadConstraints};
+//                                            PodDisruptionBudget <gateway>; HPA <gateway> when autoscaled
+//
+// <gateway> is the proxy's Deployment name (the kebab-case of the key, or its deploymentName): the
+// Gateway that replaces the proxy should carry that name, which kgateway gives its proxy Deployment.
+
+import type { DefaultedGlooHA, PodDisruptionBudgetSpec } from '../api/types.js';
+import { budgetOf, intentsOf, type ComponentIntent } from '../core/components.js';
+import { installNamespaceOf } from '../core/desired.js';
+import type { Finding } from '../core/findings.js';
+import { rolloutStrategy } from '../core/rollout-strategy.js';
+import { podAntiAffinity, topologySpreadConstraints } from '../core/scheduling.js';
+import { renderObject, type KubeObject } from '../core/templates.js';
+import {
+  CONTROLLER_LEASE_TIMINGS,
+  ENV_DISABLE_LEADER_ELECTION,
+  GATEWAY_PARAMETERS_KIND,
+  controllerSelectorLabels,
+  proxySelectorLabels,
+} from './facts.js';
+
+export interface KgatewayMigration {
+  /** Where kgateway's controller and the Gateways go: the Gloo install's namespace. */
+  namespace: string;
+  /** The overlay for kgateway's controller chart. */
+  helmValues: Record<string, unknown>;
+  /** GatewayParameters, PodDisruptionBudgets and HPAs for the gateway proxies, in the order to apply them. */
+  objects: KubeObject[];
+  /** Settings that do not carry over, and what the user must still do. */
+  notes: Finding[];
+}
+
+export interface MigrateOptions {
+  /** The Helm release name of kgateway's controller chart: its pods' labels carry it. */
+  release: string;
+}
+
+export function migrateToKgateway(g: DefaultedGlooHA, options: MigrateOptions): KgatewayMigration {
+  const namespace = installNamespaceOf(g);
+  const notes: Finding[] = [];
+  const objects: KubeObject[] = [];
+  let helmValues: Record<string, unknown> = {};
+  for (const c of intentsOf(g.spec)) {
+    if (c.role === 'gloo') helmValues = controllerValues(g, c, options, notes);
+    else if (c.role === 'discovery') notes.push(noDiscovery(c));
+    else objects.push(...proxyObjects(c, namespace, notes));
+  }
+  return { namespace, helmValues, objects, notes };
+}
+
+function controllerValues(
+  g: DefaultedGlooHA,
+  c: ComponentIntent,
+  options: MigrateOptions,
+  notes: Finding[],
+): Record<string, unknown> {
+  const le = g.spec.gloo.leaderElection;
+  const budget = budgetOf(c);
+  const strategy = rolloutStrategy(c, budget).strategy;
+  const affinity = podAntiAffinity(c.antiAffinity, {
+    matchLabels: controllerSelectorLabels(options.release),
+  });
+  const timings = {
+    leaseDuration: le.leaseDuration,
+    renewDeadline: le.renewDeadline,
+    retryPeriod: le.retryPeriod,
+  };
+  if (le.enabled && JSON.stringify(timings) !== JSON.stringify(CONTROLLER_LEASE_TIMINGS)) {
+    notes.push({
+      code: 'KgatewayCannotExpress',
+      component: c.id,
+      path: 'spec.gloo.leaderElection',
+      message: `kgateway's controller has no setting for its leader-election timings: it runs controller-runtime's ${CONTROLLER_LEASE_TIMINGS.leaseDuration}/${CONTROLLER_LEASE_TIMINGS.renewDeadline}/${CONTROLLER_LEASE_TIMINGS.retryPeriod}, not ${timings.leaseDuration}/${timings.renewDeadline}/${timings.retryPeriod}`,
+    });
+  }
+  if (c.topologySpreadConstraints?.length) {
+    notes.push({
+      code: 'KgatewayCannotExpress',
+      component: c.id,
+      path: 'spec.gloo.topologySpreadConstraints',
+      message:
+        "kgateway's chart has no topologySpreadConstraints for its controller; only the anti-affinity carries over",
+    });
+  }
+  return {
+    controller: {
+      replicaCount: c.replicas,
+      // Set both ways: a "true" in the user's own values would otherwise survive the overlay.
+      extraEnv: { [ENV_DISABLE_LEADER_ELECTION]: String(!le.enabled) },
+      ...(budget ? { podDisruptionBudget: budgetValue(budget) } : {}),
+      ...(strategy ? { strategy } : {}),
+    },
+    ...(affinity ? { affinity: { podAntiAffinity: affinity } } : {}),
+  };
+}
+
+function budgetValue(b: PodDisruptionBudgetSpec): Record<string, unknown> {
+  return b.minAvailable !== undefined
+    ? { minAvailable: b.minAvailable }
+    : { maxUnavailable: b.maxUnavailable };
+}
+
+function noDiscovery(c: ComponentIntent): Finding {
+  return {
+    code: 'KgatewayCannotExpress',
+    component: c.id,
+    path: 'spec.discovery',
+    message:
+      'kgateway has no discovery Deployment (its Backends are written, not discovered): nothing to carry over',
+  };
+}
+
+function proxyObjects(c: ComponentIntent, namespace: string, notes: Finding[]): KubeObject[] {
+  const gateway = c.deploymentName;
+  const selector = { matchLabels: proxySelectorLabels(gateway) };
+  const budget = budgetOf(c);
+  const strategy = rolloutStrategy(c, budget).strategy;
+  const affinity = podAntiAffinity(c.antiAffinity, selector);
+  const spread = topologySpreadConstraints(c.topologySpreadConstraints, selector);
+  // With an HPA, replicas stay unset: the deployer then leaves them to the HPA (GatewayParameters'
+  // own advice: "If you are using an HPA, make sure to not explicitly define this").
+  const deployment = {
+    ...(c.replicas !== undefined ? { replicas: c.replicas } : {}),
+    ...(strategy ? { strategy } : {}),
+  };
+  const podTemplate = {
+    ...(affinity ? { affinity: { podAntiAffinity: affinity } } : {}),
+    ...(spread ? { topologySpreadConstraints: spread } : {}),
+  };
+  const metadata = { name: gateway, namespace };
+  const objects = [
+    renderObject('gateway-parameters', {
+      metadata,
+      deployment: { set: Object.keys(deployment).length > 0, value: deployment },
+      podTemplate: { set: Object.keys(podTemplate).length > 0, value: podTemplate },
+    }),
+  ];
+  if (budget) {
+    objects.push(
+      renderObject('pod-disruption-budget', {
+        metadata,
+        selector,
+        minAvailable: { set: budget.minAvailable !== undefined, value: budget.minAvailable ?? null },
+        maxUnavailable: { set: budget.minAvailable === undefined, value: budget.maxUnavailable ?? null },
+      }),
+    );
+  }
+  if (c.autoscaling) {
+    objects.push(
+      renderObject('horizontal-pod-autoscaler', {
+        metadata,
+        targetName: gateway,
+        minReplicas: c.autoscaling.minReplicas,
+        maxReplicas: c.autoscaling.maxReplicas,
+      }),
+    );
+  }
+  notes.push({
+    code: 'KgatewayGatewayReference',
+    component: c.id,
+    message: `the Gateway that replaces this proxy must be ${namespace}/${gateway} and name its parameters: spec.infrastructure.parametersRef {group: gateway.kgateway.dev, kind: ${GATEWAY_PARAMETERS_KIND}, name: ${gateway}} (kgateway looks them up in the Gateway's namespace, and names the proxy Deployment after the Gateway${selectedBy(budget !== undefined, c.autoscaling !== undefined)})`,
+  });
+  return objects;
+}
+
+/** ", which the PodDisruptionBudget and the HPA select", or as much of it as applies. */
+function selectedBy(pdb: boolean, hpa: boolean): string {
+  const objects = [...(pdb ? ['the PodDisruptionBudget'] : []), ...(hpa ? ['the HPA'] : [])];
+  if (objects.length === 0) return '';
+  return `, which ${objects.join(' and ')} select${objects.length === 1 ? 's' : ''}`;
+}
