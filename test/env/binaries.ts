@@ -63,24 +63,29 @@ function isExecutable(path: string): boolean {
 }
 
 /**
- * Runs the build script (a no-op when cached) and returns the directory it printed. Under an
+ * Runs a build script of test/env (a no-op when cached) and returns the directory it printed. Under an
  * exclusive flock on the cache: test runs started side by side on a cold machine (a unit test that
  * needs helm, a sync:chart, an integration run) would otherwise each build the whole control plane,
- * and race on the final rename. The lock lives outside the script so it does not change the cache key.
+ * and race on the final rename. The lock lives outside the scripts so it does not change their cache keys.
  */
-export function buildOrFindCachedBinaries(log: (line: string) => void = () => {}): string {
-  const started = Date.now();
+function runCachedBuild(script: string): string {
   const cacheRoot =
     process.env.GLOOHA_TESTBIN_CACHE || join(homedir(), '.cache', 'glooha-operator', 'testbin');
   mkdirSync(cacheRoot, { recursive: true });
-  const out = execFileSync('flock', [join(cacheRoot, '.lock'), 'bash', buildScript], {
+  const out = execFileSync('flock', [join(cacheRoot, '.lock'), 'bash', script], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 1 << 20,
   });
   const dir = out.trim().split('\n').pop() ?? '';
   if (!dir || !existsSync(dir))
-    throw new Error(`build-testbin.sh printed no binary directory (got ${JSON.stringify(out)})`);
+    throw new Error(`${script} printed no output directory (got ${JSON.stringify(out)})`);
+  return dir;
+}
+
+export function buildOrFindCachedBinaries(log: (line: string) => void = () => {}): string {
+  const started = Date.now();
+  const dir = runCachedBuild(buildScript);
   log(`test binaries ready in ${((Date.now() - started) / 1000).toFixed(1)}s: ${dir}`);
   return dir;
 }
@@ -150,15 +155,7 @@ export function kgatewayFixtures(): KgatewayFixtures {
     return v;
   };
   const version = pinned('KGATEWAY_VERSION');
-  const cacheRoot =
-    process.env.GLOOHA_TESTBIN_CACHE || join(homedir(), '.cache', 'glooha-operator', 'testbin');
-  mkdirSync(cacheRoot, { recursive: true });
-  const out = execFileSync('flock', [join(cacheRoot, '.lock'), 'bash', script], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-    maxBuffer: 1 << 20,
-  });
-  const dir = out.trim().split('\n').pop() ?? '';
+  const dir = runCachedBuild(script);
   const fixtures = {
     version,
     chart: join(dir, `kgateway-${version}.tgz`),
