@@ -13,6 +13,7 @@ import {
   CoordinationV1Api,
   CoreV1Api,
   CustomObjectsApi,
+  FlowcontrolApiserverV1Api,
   KubernetesObjectApi,
   PatchStrategy,
   PolicyV1Api,
@@ -24,6 +25,7 @@ import {
 } from '@kubernetes/client-node';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { request as httpsRequest, type RequestOptions } from 'node:https';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -117,6 +119,29 @@ async function restrictedNamespace(prefix: string): Promise<string> {
 }
 
 /** SelfSubjectAccessReview as the given identity. */
+/** The APF FlowSchema and priority level UIDs the API server reports for a GET as `kc` (any status). */
+async function flowOf(
+  kc: KubeConfig,
+  path: string,
+): Promise<{ flowSchema?: string; priorityLevel?: string }> {
+  const server = new URL(kc.getCurrentCluster()?.server ?? '');
+  const opts: RequestOptions = { hostname: server.hostname, port: server.port, path, method: 'GET' };
+  await kc.applyToHTTPSOptions(opts);
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(opts, (res) => {
+      res.resume();
+      res.on('end', () =>
+        resolve({
+          flowSchema: res.headers['x-kubernetes-pf-flowschema-uid'] as string | undefined,
+          priorityLevel: res.headers['x-kubernetes-pf-prioritylevel-uid'] as string | undefined,
+        }),
+      );
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 async function allowed(kc: KubeConfig, c: Check, namespace?: string): Promise<boolean> {
   const review = await kc.makeApiClient(AuthorizationV1Api).createSelfSubjectAccessReview({
     body: {
@@ -272,6 +297,23 @@ describe('the chart, installed (cluster mode)', () => {
       (p) => p.status?.observedGeneration === p.metadata?.generation && p.status?.expectedPods === 2,
     );
     expect(pdb.status?.disruptionsAllowed).toBe(1);
+  });
+
+  it("classifies the ServiceAccount's Lease requests, and only those, into the leader-election priority level", async () => {
+    const schema = await admin()
+      .makeApiClient(FlowcontrolApiserverV1Api)
+      .readFlowSchema({ name: `${release}-glooha-operator-leader-election` });
+    const level = await admin()
+      .makeApiClient(FlowcontrolApiserverV1Api)
+      .readPriorityLevelConfiguration({ name: 'leader-election' });
+    // The API server names the schema and level that admitted each request in response headers.
+    const lease = await flowOf(sa, `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/glooha-operator`);
+    expect(lease).toEqual({ flowSchema: schema.metadata?.uid, priorityLevel: level.metadata?.uid });
+    const other = await flowOf(sa, `/apis/glooha.io/v1alpha1/namespaces/${glooNs}/gloohas`);
+    expect(other.flowSchema).toBeDefined();
+    expect(other.flowSchema).not.toBe(schema.metadata?.uid);
+    const leaseElsewhere = await flowOf(sa, `/apis/coordination.k8s.io/v1/namespaces/${glooNs}/leases/gloo`);
+    expect(leaseElsewhere.flowSchema).not.toBe(schema.metadata?.uid);
   });
 
   it('re-applying the same manifests changes nothing (no field the server keeps rewriting)', async () => {

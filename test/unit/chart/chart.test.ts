@@ -68,6 +68,7 @@ describe('chart defaults (cluster mode)', () => {
       'ClusterRole/glooha-operator',
       'ClusterRoleBinding/glooha-operator',
       'Deployment/glooha-operator',
+      'FlowSchema/glooha-operator-leader-election',
       'PodDisruptionBudget/glooha-operator',
       'Service/glooha-operator-metrics',
       'ServiceAccount/glooha-operator',
@@ -76,7 +77,9 @@ describe('chart defaults (cluster mode)', () => {
       'ValidatingAdmissionPolicyBinding/glooha-operator-fencing',
       'ValidatingAdmissionPolicyBinding/glooha-operator-replicas-floor',
     ]);
-    for (const o of objects.filter((o) => !/^(Cluster|ValidatingAdmissionPolicy)/.test(o.kind ?? ''))) {
+    for (const o of objects.filter(
+      (o) => !/^(Cluster|ValidatingAdmissionPolicy|FlowSchema)/.test(o.kind ?? ''),
+    )) {
       expect(o.metadata?.namespace, `${o.kind} namespace`).toBe('glooha-system');
     }
   });
@@ -308,9 +311,10 @@ describe('options', () => {
     const objects = await render({
       values: { serviceAccount: { create: false, name: 'mine' }, rbac: { create: false } },
     });
-    // The replicas-floor policy is not RBAC: the API server evaluates it, for every writer.
+    // The replicas-floor policy and the FlowSchema are not RBAC: the API server evaluates them.
     expect(objects.map((o) => o.kind).sort()).toEqual([
       'Deployment',
+      'FlowSchema',
       'PodDisruptionBudget',
       'Service',
       'ValidatingAdmissionPolicy',
@@ -319,6 +323,7 @@ describe('options', () => {
       'ValidatingAdmissionPolicyBinding',
     ]);
     expect(find<V1Deployment>(objects, 'Deployment').spec?.template.spec?.serviceAccountName).toBe('mine');
+    expect(JSON.stringify(find(objects, 'FlowSchema'))).toContain('"serviceAccount":{"name":"mine"');
     expect(await renderError({ values: { serviceAccount: { create: false } } })).toContain(
       'serviceAccount.name is required',
     );
@@ -336,6 +341,43 @@ describe('options', () => {
     expect(binding.spec.validationActions).toEqual(['Deny']);
     const off = await render({ values: { replicasFloorPolicy: { enabled: false } } });
     expect(off.filter((o) => o.metadata?.name?.endsWith('-replicas-floor'))).toEqual([]);
+  });
+
+  it("puts the operator's Lease requests, and only those, at the leader-election priority level; off with the value or without leader election", async () => {
+    const objects = await render({ release: 'ops', namespace: 'ops-system' });
+    const schema = find<KubernetesObject & { spec: Record<string, unknown> }>(
+      objects,
+      'FlowSchema',
+      'ops-glooha-operator-leader-election',
+    );
+    expect(schema.apiVersion).toBe('flowcontrol.apiserver.k8s.io/v1');
+    expect(schema.spec).toEqual({
+      priorityLevelConfiguration: { name: 'leader-election' },
+      matchingPrecedence: 250,
+      distinguisherMethod: { type: 'ByUser' },
+      rules: [
+        {
+          subjects: [
+            {
+              kind: 'ServiceAccount',
+              serviceAccount: { name: 'ops-glooha-operator', namespace: 'ops-system' },
+            },
+          ],
+          resourceRules: [
+            {
+              verbs: ['get', 'list', 'watch', 'create', 'update', 'patch'],
+              apiGroups: ['coordination.k8s.io'],
+              resources: ['leases'],
+              namespaces: ['ops-system'],
+            },
+          ],
+        },
+      ],
+    });
+    const kinds = async (values: Record<string, unknown>) =>
+      (await render({ values })).filter((o) => o.kind === 'FlowSchema').map((o) => o.metadata?.name);
+    expect(await kinds({ leaderElection: { flowSchema: { enabled: false } } })).toEqual([]);
+    expect(await kinds({ replicaCount: 1, leaderElection: { enabled: false } })).toEqual([]);
   });
 
   it("fences server-side by default: a policy on the Lease for the operator's ServiceAccount only; off with the value or without leader election", async () => {
