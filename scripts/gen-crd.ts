@@ -1,4 +1,4 @@
-// Writes crds/glooha.io_gloohas.yaml from src/api (schema + rule table). With --check it writes
+// Writes crds/glooha.io_gloohas.yaml and crds/glooha.io_kgatewayhas.yaml from src/api (schemas + rule table). With --check it writes
 // nothing and exits 1 when the file on disk differs, so CI catches a rule changed without regenerating.
 //
 //   npm run gen:crd            regenerate
@@ -6,24 +6,29 @@
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { renderCrdYaml } from '../src/api/crd-yaml.js';
+import { CRD_FILES, renderCrdYaml } from '../src/api/crd-yaml.js';
+import type { HAKind } from '../src/api/crd.js';
 
-const file = join(import.meta.dirname, '..', 'crds', 'glooha.io_gloohas.yaml');
-const wanted = renderCrdYaml();
-
-if (process.argv.includes('--check')) {
-  let current = '';
-  try {
-    current = readFileSync(file, 'utf8');
-  } catch {
-    // a missing file is stale too
+let stale = false;
+for (const [kind, name] of Object.entries(CRD_FILES) as [HAKind, string][]) {
+  const file = join(import.meta.dirname, '..', 'crds', name);
+  const wanted = renderCrdYaml(kind);
+  if (process.argv.includes('--check')) {
+    let current = '';
+    try {
+      current = readFileSync(file, 'utf8');
+    } catch {
+      // a missing file is stale too
+    }
+    if (current !== wanted) {
+      process.stderr.write(`${file} is stale: run npm run gen:crd and commit the result\n`);
+      stale = true;
+    } else {
+      process.stderr.write(`${file} is up to date\n`);
+    }
+  } else {
+    writeFileSync(file, wanted);
+    process.stderr.write(`wrote ${file}\n`);
   }
-  if (current !== wanted) {
-    process.stderr.write(`${file} is stale: run npm run gen:crd and commit the result\n`);
-    process.exit(1);
-  }
-  process.stderr.write(`${file} is up to date\n`);
-} else {
-  writeFileSync(file, wanted);
-  process.stderr.write(`wrote ${file}\n`);
 }
+if (stale) process.exit(1);

@@ -11,6 +11,14 @@ export const SINGULAR = 'glooha';
 export const SHORT_NAMES = ['gha'] as const;
 export const CRD_NAME = `${PLURAL}.${GROUP}`;
 
+/** The second kind: the HA settings of one kgateway install (Gloo OSS's successor). */
+export const KGATEWAY_KIND = 'KgatewayHA';
+export const KGATEWAY_LIST_KIND = 'KgatewayHAList';
+export const KGATEWAY_PLURAL = 'kgatewayhas';
+export const KGATEWAY_SINGULAR = 'kgatewayha';
+export const KGATEWAY_SHORT_NAMES = ['kha'] as const;
+export const KGATEWAY_CRD_NAME = `${KGATEWAY_PLURAL}.${GROUP}`;
+
 /** The field manager glooha uses for server-side apply; also the `managed-by` label value. */
 export const MANAGER = 'glooha-operator';
 
@@ -19,6 +27,11 @@ export const LABEL_MANAGED_BY = 'app.kubernetes.io/managed-by';
 export const LABEL_OWNER_NAME = 'glooha.io/owner-name';
 export const LABEL_OWNER_NAMESPACE = 'glooha.io/owner-namespace';
 export const LABEL_COMPONENT = 'glooha.io/component';
+/**
+ * On objects a KgatewayHA owns: its kind. Objects of a GlooHA carry none (they predate the second
+ * kind), so a GlooHA and a KgatewayHA of the same name in one namespace never share objects.
+ */
+export const LABEL_OWNER_KIND = 'glooha.io/owner-kind';
 
 /**
  * Annotations on each Gloo Deployment whose replica count glooha keeps (driftPolicy enforce): the
@@ -30,6 +43,8 @@ export const LABEL_COMPONENT = 'glooha.io/component';
 export const ANNOTATION_MIN_REPLICAS = 'glooha.io/min-replicas';
 export const ANNOTATION_OWNER = 'glooha.io/owner';
 export const ANNOTATION_HELM_VALUES = 'glooha.io/helm-values';
+/** On a Deployment whose floor a KgatewayHA keeps: its kind (absent: a GlooHA's). */
+export const ANNOTATION_OWNER_KIND = 'glooha.io/owner-kind';
 
 /**
  * Set it to any new value (a timestamp, by convention) to have the operator reconcile the GlooHA at

@@ -15,6 +15,8 @@ import type { CelRule } from './openapi.js';
 
 export type DefName =
   | 'GlooHA'
+  | 'KgatewayHA'
+  | 'KgatewayController'
   | 'Gloo'
   | 'LeaderElection'
   | 'PodDisruptionBudget'
@@ -160,6 +162,52 @@ export const RULES: readonly Rule[] = [
   {
     id: 'gloo-pdb-min-available-below-replicas',
     on: 'Gloo',
+    rule: `!has(self.replicas) || !has(self.podDisruptionBudget) || !has(self.podDisruptionBudget.minAvailable) || ${celMinBelow('self.podDisruptionBudget.minAvailable', 'self.replicas')}`,
+    fieldPath: '.podDisruptionBudget.minAvailable',
+    message:
+      'podDisruptionBudget.minAvailable must be below replicas (a percentage is rounded up): a PDB that needs every replica available blocks every node drain; lower it or use maxUnavailable: 1',
+    check: (self) => {
+      const pdb = obj(self.podDisruptionBudget);
+      return (
+        !has(self, 'replicas') || !has(pdb, 'minAvailable') || minBelow(pdb.minAvailable, int(self.replicas))
+      );
+    },
+  },
+
+  // ---- kgateway (the KgatewayHA kind) ---------------------------------------------------------
+  {
+    id: 'kgateway-name-length',
+    on: 'KgatewayHA',
+    rule: 'size(self.metadata.name) <= 63',
+    fieldPath: '.metadata.name',
+    message:
+      'metadata.name must be at most 63 characters: glooha writes it as a label value (glooha.io/owner-name) on the objects it owns; choose a shorter name',
+    check: (self) => String(obj(self.metadata).name ?? '').length <= 63,
+  },
+  {
+    id: 'kgateway-controller-replicas-min',
+    on: 'KgatewayController',
+    rule: '!has(self.replicas) || self.replicas >= 1',
+    fieldPath: '.replicas',
+    message:
+      "replicas must be at least 1: glooha never scales kgateway's controller to zero (use 2 or more for high availability)",
+    check: (self) => !has(self, 'replicas') || int(self.replicas) >= 1,
+  },
+  {
+    id: 'kgateway-controller-replicas-need-leader-election',
+    on: 'KgatewayController',
+    rule: '!has(self.replicas) || self.replicas <= 1 || !has(self.leaderElection) || !has(self.leaderElection.enabled) || self.leaderElection.enabled',
+    fieldPath: '.leaderElection.enabled',
+    message:
+      "leaderElection.enabled must be true when replicas is more than 1: kgateway's deployer and status writers run only on the leader, and without leader election every replica runs them and they fight; enable leader election or set replicas: 1",
+    check: (self) => {
+      const le = obj(self.leaderElection);
+      return !has(self, 'replicas') || int(self.replicas) <= 1 || !has(le, 'enabled') || le.enabled === true;
+    },
+  },
+  {
+    id: 'kgateway-controller-pdb-min-available-below-replicas',
+    on: 'KgatewayController',
     rule: `!has(self.replicas) || !has(self.podDisruptionBudget) || !has(self.podDisruptionBudget.minAvailable) || ${celMinBelow('self.podDisruptionBudget.minAvailable', 'self.replicas')}`,
     fieldPath: '.podDisruptionBudget.minAvailable',
     message:

@@ -38,7 +38,7 @@ export const MAX_GATEWAY_PROXIES = 16;
 export const DRIFT_POLICIES = ['enforce', 'warn', 'ignore'] as const;
 export const MAX_TOPOLOGY_SPREAD_CONSTRAINTS = 8;
 
-const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
+export const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
 const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
 /**
  * A Kubernetes qualified name (label key, topologyKey): an optional DNS-subdomain prefix and '/', then
@@ -138,7 +138,7 @@ const leaderElection = def(
   ),
 );
 
-const podDisruptionBudget = def(
+export const podDisruptionBudget = def(
   'PodDisruptionBudget',
   object(
     {
@@ -160,14 +160,14 @@ const podDisruptionBudget = def(
   ),
 );
 
-const antiAffinity = string({
+export const antiAffinity = string({
   description:
     "Pod anti-affinity across nodes (kubernetes.io/hostname) among the component's own pods: none, preferred (scheduler spreads when it can) or required (never two on one node; pods stay Pending when nodes run out). Default preferred.",
   enum: ['none', 'preferred', 'required'],
   default: DEFAULTS.antiAffinity,
 });
 
-const topologySpreadConstraints = array(
+export const topologySpreadConstraints = array(
   def(
     'TopologySpreadConstraint',
     object(
@@ -293,27 +293,31 @@ const gatewayProxies = def(
   }),
 );
 
+export const driftPolicySchema = string({
+  description:
+    'What to do when someone changes a managed field: enforce (revert it), warn (report it in the Drifted condition only) or ignore. Default enforce.',
+  enum: [...DRIFT_POLICIES],
+  default: DEFAULTS.driftPolicy,
+});
+
+export const suspendSchema = boolean({
+  description:
+    'While true the operator writes nothing to the install (no applies, prunes or events) and only reports in status what it would change, drift included. Set it back to false (or remove it) to resume. Default false.',
+});
+
 export const specSchema: Schema = object(
   {
     target,
     gloo,
     discovery,
     gatewayProxies,
-    driftPolicy: string({
-      description:
-        'What to do when someone changes a managed field: enforce (revert it), warn (report it in the Drifted condition only) or ignore. Default enforce.',
-      enum: [...DRIFT_POLICIES],
-      default: DEFAULTS.driftPolicy,
-    }),
-    suspend: boolean({
-      description:
-        'While true the operator writes nothing to the install (no applies, prunes or events) and only reports in status what it would change, drift included. Set it back to false (or remove it) to resume. Default false.',
-    }),
+    driftPolicy: driftPolicySchema,
+    suspend: suspendSchema,
   },
   { description: 'High-availability settings for one Gloo install.', default: {} },
 );
 
-const time = (description: string) => string({ description, format: 'date-time' });
+export const time = (description: string) => string({ description, format: 'date-time' });
 
 /** The status of a GlooHA no operator has reconciled yet (the CRD's default; see statusSchema). */
 export const UNRECONCILED_STATUS = {
@@ -330,7 +334,7 @@ export const UNRECONCILED_STATUS = {
   ],
 } as const;
 
-const condition = object(
+export const condition = object(
   {
     type: string({
       description: 'Ready, Reconciling, Stalled, Drifted or Degraded (see docs/health.md).',
@@ -379,7 +383,7 @@ const pdbStatus = object(
   },
 );
 
-const componentStatus = (description: string) =>
+export const componentStatus = (description: string) =>
   object(
     {
       deploymentName: string({ description: "The component's Deployment, in the install's namespace." }),
@@ -408,6 +412,54 @@ const componentStatus = (description: string) =>
     { description },
   );
 
+/** The conditions list of either kind's status. */
+export const conditionsSchema = array(condition, {
+  description: 'Ready (summary), Reconciling, Stalled, Drifted, Degraded.',
+  'x-kubernetes-list-type': 'map',
+  'x-kubernetes-list-map-keys': ['type'],
+  maxItems: 16,
+});
+
+/** A product's current leader, from its Lease: `what` names the Lease and its holder. */
+export const leaderStatusSchema = (what: { lease: string; holder: string; product: string }) =>
+  object(
+    {
+      holder: string({
+        description: `holderIdentity of the ${what.lease} Lease (${what.holder}); empty when nobody holds it.`,
+      }),
+      fresh: boolean({
+        description: 'Whether the Lease was renewed within leaseDuration, as the operator observed it.',
+      }),
+      acquireTime: time('acquireTime of the Lease.'),
+      leaseDurationSeconds: integer({ description: "The Lease's spec.leaseDurationSeconds." }),
+      leaseTransitions: integer({
+        description: "The Lease's spec.leaseTransitions: leader changes so far.",
+      }),
+      lastTransitionTime: time('When the operator last saw the holder change.'),
+    },
+    { description: `${what.product}'s current leader, from the ${what.lease} Lease.` },
+  );
+
+/** HA findings of either kind's status. */
+export const warningsSchema = (components: string) =>
+  array(
+    object(
+      {
+        code: string({ description: 'CamelCase identifier, e.g. SingleReplica.' }),
+        message: string({ description: 'The weakness and how to fix it.' }),
+        component: string({ description: `${components}, when it is about one.` }),
+        path: string({ description: 'The spec field it is about, when there is one.' }),
+      },
+      { required: ['code', 'message'] },
+    ),
+    { description: 'HA findings that are not errors (single replica, no PDB, ...).', maxItems: 64 },
+  );
+
+export const lastHandledReconcileAtSchema = string({
+  description:
+    'The value of the glooha.io/reconcile-requested-at annotation the operator last handled: set the annotation to a new value (e.g. `date +%s`) and wait for this field to show it.',
+});
+
 export const statusSchema: Schema = object(
   {
     observedGeneration: integer({
@@ -416,12 +468,7 @@ export const statusSchema: Schema = object(
         'The metadata.generation this status describes; 0 until glooha-operator first reconciles the GlooHA (operator not running, or not watching this namespace).',
       default: 0,
     }),
-    conditions: array(condition, {
-      description: 'Ready (summary), Reconciling, Stalled, Drifted, Degraded.',
-      'x-kubernetes-list-type': 'map',
-      'x-kubernetes-list-map-keys': ['type'],
-      maxItems: 16,
-    }),
+    conditions: conditionsSchema,
     components: object(
       {
         gloo: componentStatus('The gloo control plane, as last observed.'),
@@ -432,44 +479,12 @@ export const statusSchema: Schema = object(
       },
       { description: 'Replicas, autoscaler and disruption budget of each managed component.' },
     ),
-    leader: object(
-      {
-        holder: string({
-          description: "holderIdentity of the gloo Lease (a gloo pod's name); empty when nobody holds it.",
-        }),
-        fresh: boolean({
-          description: 'Whether the Lease was renewed within leaseDuration, as the operator observed it.',
-        }),
-        acquireTime: time('acquireTime of the Lease.'),
-        leaseDurationSeconds: integer({ description: "The Lease's spec.leaseDurationSeconds." }),
-        leaseTransitions: integer({
-          description: "The Lease's spec.leaseTransitions: leader changes so far.",
-        }),
-        lastTransitionTime: time('When the operator last saw the holder change.'),
-      },
-      { description: "Gloo's current leader, from the gloo Lease." },
-    ),
-    warnings: array(
-      object(
-        {
-          code: string({ description: 'CamelCase identifier, e.g. SingleReplica.' }),
-          message: string({ description: 'The weakness and how to fix it.' }),
-          component: string({
-            description: 'gloo, discovery or gatewayProxies.<key>, when it is about one.',
-          }),
-          path: string({ description: 'The spec field it is about, when there is one.' }),
-        },
-        { required: ['code', 'message'] },
-      ),
-      { description: 'HA findings that are not errors (single replica, no PDB, ...).', maxItems: 64 },
-    ),
+    leader: leaderStatusSchema({ lease: 'gloo', holder: "a gloo pod's name", product: 'Gloo' }),
+    warnings: warningsSchema('gloo, discovery or gatewayProxies.<key>'),
     helmValuesConfigMap: string({
       description: "ConfigMap holding the equivalent Helm values for Gloo's chart (key values.yaml).",
     }),
-    lastHandledReconcileAt: string({
-      description:
-        'The value of the glooha.io/reconcile-requested-at annotation the operator last handled: set the annotation to a new value (e.g. `date +%s`) and wait for this field to show it.',
-    }),
+    lastHandledReconcileAt: lastHandledReconcileAtSchema,
   },
   // The API server applies defaults on every read, so a GlooHA no operator has written (operator
   // down, namespace not watched) reads observedGeneration 0 < generation — in progress for kstatus

@@ -173,6 +173,8 @@ export interface GlooHAStatus {
     gloo?: ComponentStatus;
     discovery?: ComponentStatus;
     gatewayProxies?: Record<string, ComponentStatus>;
+    /** kgateway's controller (a KgatewayHA's only component). */
+    controller?: ComponentStatus;
   };
   leader?: LeaderStatus;
   warnings?: WarningStatus[];
@@ -193,3 +195,54 @@ export interface GlooHA {
 export interface DefaultedGlooHA extends GlooHA {
   spec: DefaultedSpec;
 }
+
+// ---- KgatewayHA: one kgateway install (kgateway-schema.ts is the authority) ------------------------
+
+export interface KgatewayTargetSpec {
+  /** Namespace of the kgateway install; defaults to the KgatewayHA's own namespace. */
+  namespace?: string;
+  /** The Helm release of kgateway's chart, when one namespace holds several. */
+  helmRelease?: string;
+}
+
+export interface KgatewayControllerSpec {
+  replicas?: number;
+  leaderElection?: { enabled?: boolean };
+  podDisruptionBudget?: PodDisruptionBudgetSpec;
+  antiAffinity?: AntiAffinity;
+  topologySpreadConstraints?: TopologySpreadConstraintSpec[];
+}
+
+export interface KgatewayHASpec {
+  target?: KgatewayTargetSpec;
+  controller?: KgatewayControllerSpec;
+  driftPolicy?: DriftPolicy;
+  suspend?: boolean;
+}
+
+export interface DefaultedKgatewaySpec extends KgatewayHASpec {
+  controller: KgatewayControllerSpec & {
+    replicas: number;
+    leaderElection: { enabled: boolean };
+    antiAffinity: AntiAffinity;
+  };
+  driftPolicy: DriftPolicy;
+}
+
+/** The same shape as a GlooHA's: the components a KgatewayHA reports are `controller`. */
+export type KgatewayHAStatus = GlooHAStatus;
+
+export interface KgatewayHA {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  spec?: KgatewayHASpec;
+  status?: KgatewayHAStatus;
+}
+
+export interface DefaultedKgatewayHA extends KgatewayHA {
+  spec: DefaultedKgatewaySpec;
+}
+
+/** Either kind: what the reconciler's plan, status and actions handle alike. */
+export type HAObject = GlooHA | KgatewayHA;

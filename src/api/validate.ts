@@ -3,12 +3,20 @@
 // the core as defence in depth, so an object that slipped past admission (an older CRD, a dry run)
 // still never reaches the cluster as objects.
 
-import { API_VERSION, KIND } from './constants.js';
+import { API_VERSION, KGATEWAY_KIND, KIND } from './constants.js';
+import { kgatewayHASchema, kgatewaySpecSchema } from './kgateway-schema.js';
 import { DEF, type Schema } from './openapi.js';
 import { RULES, type Rule } from './rules.js';
 import { glooHASchema, specSchema } from './schema.js';
 import { applyDefaults, joinPath, setOwn, validateStructure, type FieldError } from './structural.js';
-import type { DefaultedGlooHA, DefaultedSpec, GlooHASpec } from './types.js';
+import type {
+  DefaultedGlooHA,
+  DefaultedKgatewayHA,
+  DefaultedKgatewaySpec,
+  DefaultedSpec,
+  GlooHASpec,
+  KgatewayHASpec,
+} from './types.js';
 
 export type { FieldError } from './structural.js';
 
@@ -19,10 +27,24 @@ export function defaultSpec(spec: GlooHASpec | undefined): DefaultedSpec {
   return applyDefaults(spec ?? {}, specSchema) as DefaultedSpec;
 }
 
+/** A KgatewayHA spec with schema defaults filled in (no validation). */
+export function defaultKgatewaySpec(spec: KgatewayHASpec | undefined): DefaultedKgatewaySpec {
+  return applyDefaults(spec ?? {}, kgatewaySpecSchema) as DefaultedKgatewaySpec;
+}
+
 /** Validates a whole GlooHA object (apiVersion, kind, metadata.name, spec); status is ignored. */
 export function validateGlooHA(input: unknown): ValidationResult<DefaultedGlooHA> {
+  return validateObject<DefaultedGlooHA>(input, KIND, glooHASchema);
+}
+
+/** Validates a whole KgatewayHA object, the same way. */
+export function validateKgatewayHA(input: unknown): ValidationResult<DefaultedKgatewayHA> {
+  return validateObject<DefaultedKgatewayHA>(input, KGATEWAY_KIND, kgatewayHASchema);
+}
+
+function validateObject<T>(input: unknown, kind: string, schema: Schema): ValidationResult<T> {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    return { ok: false, errors: [{ path: '', message: 'must be a GlooHA object (a YAML mapping)' }] };
+    return { ok: false, errors: [{ path: '', message: `must be a ${kind} object (a YAML mapping)` }] };
   }
   const raw = input as Record<string, unknown>;
   const errors: FieldError[] = [];
@@ -32,22 +54,22 @@ export function validateGlooHA(input: unknown): ValidationResult<DefaultedGlooHA
       message: `must be ${API_VERSION}, not ${JSON.stringify(raw.apiVersion)}`,
     });
   }
-  if (raw.kind !== KIND)
-    errors.push({ path: 'kind', message: `must be ${KIND}, not ${JSON.stringify(raw.kind)}` });
-  errors.push(...metadataErrors(raw.metadata));
+  if (raw.kind !== kind)
+    errors.push({ path: 'kind', message: `must be ${kind}, not ${JSON.stringify(raw.kind)}` });
+  errors.push(...metadataErrors(raw.metadata, kind));
   const withoutStatus: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) if (key !== 'status') setOwn(withoutStatus, key, value);
-  const defaulted = applyDefaults(withoutStatus, glooHASchema) as Record<string, unknown>;
-  const structural = validateStructure(defaulted, glooHASchema).map((e) => withHint(e, defaulted));
+  const defaulted = applyDefaults(withoutStatus, schema) as Record<string, unknown>;
+  const structural = validateStructure(defaulted, schema).map((e) => withHint(e, defaulted));
   // In the API server's order: with strict field validation (kubectl's default) an unknown field
   // fails the request while decoding, before anything is validated; a blocking schema error (wrong
   // type, enum, required, too long, too many) means the CEL rules are not evaluated at all.
   const unknown = structural.filter((e) => e.kind === 'unknown');
   if (unknown.length > 0) return { ok: false, errors: unknown.map(withoutKind) };
   errors.push(...structural.map(withoutKind));
-  if (!structural.some((e) => e.kind === 'blocking')) errors.push(...runRules(defaulted, glooHASchema));
+  if (!structural.some((e) => e.kind === 'blocking')) errors.push(...runRules(defaulted, schema));
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, value: defaulted as unknown as DefaultedGlooHA };
+  return { ok: true, value: defaulted as unknown as T };
 }
 
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -58,14 +80,14 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
  * of at most 63 characters). `glooha render` writes both into YAML it prints, so anything else could
  * also smuggle text into the output (a namespace holding a newline and `---`).
  */
-function metadataErrors(metadata: unknown): FieldError[] {
+function metadataErrors(metadata: unknown, kind: string): FieldError[] {
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
-    return [{ path: 'metadata.name', message: 'is required: name the GlooHA (at most 63 characters)' }];
+    return [{ path: 'metadata.name', message: `is required: name the ${kind} (at most 63 characters)` }];
   }
   const { name, namespace } = metadata as Record<string, unknown>;
   const errors: FieldError[] = [];
   if (typeof name !== 'string' || name === '') {
-    errors.push({ path: 'metadata.name', message: 'is required: name the GlooHA (at most 63 characters)' });
+    errors.push({ path: 'metadata.name', message: `is required: name the ${kind} (at most 63 characters)` });
   } else if (name.length > 253 || !DNS_SUBDOMAIN.test(name)) {
     errors.push({
       path: 'metadata.name',

@@ -17,21 +17,36 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CRD_NAME, GROUP, MANAGER, PLURAL, VERSION } from '../../src/api/constants.js';
-import { PRINTER_COLUMNS } from '../../src/api/crd.js';
+import {
+  CRD_NAME,
+  GROUP,
+  KGATEWAY_CRD_NAME,
+  KGATEWAY_KIND,
+  KGATEWAY_PLURAL,
+  MANAGER,
+  PLURAL,
+  VERSION,
+} from '../../src/api/constants.js';
+import { KGATEWAY_PRINTER_COLUMNS, PRINTER_COLUMNS } from '../../src/api/crd.js';
 import { RULES } from '../../src/api/rules.js';
-import type { GlooHA } from '../../src/api/types.js';
-import { defaultSpec } from '../../src/api/validate.js';
+import type { GlooHA, KgatewayHASpec } from '../../src/api/types.js';
+import { defaultKgatewaySpec, defaultSpec } from '../../src/api/validate.js';
 import { desired } from '../../src/core/desired.js';
 import { chartInstall, chartLabels } from '../../src/core/observed.js';
 import { buildCrd } from '../../src/api/crd.js';
 import { raw, send } from '../support/api-request.js';
 import { kubectl, kubectlOk } from '../support/kubectl.js';
 import { adminKubeConfig, createNamespace, installCrds, kubeConfigFor } from '../support/cluster.js';
-import { RULE_CASES, glooHAObject } from '../unit/api/rule-cases.js';
+import { RULE_CASES, glooHAObject, haObject, type RuleCases } from '../unit/api/rule-cases.js';
 
 const repoRoot = join(import.meta.dirname, '..', '..');
 const coords = { group: GROUP, version: VERSION, plural: PLURAL };
+const coordsOf = (kind: RuleCases['kind']) => ({
+  ...coords,
+  plural: kind === KGATEWAY_KIND ? KGATEWAY_PLURAL : PLURAL,
+});
+const defaultsOf = (kind: RuleCases['kind'], spec: unknown) =>
+  kind === KGATEWAY_KIND ? defaultKgatewaySpec(spec as KgatewayHASpec) : defaultSpec(spec as GlooHA['spec']);
 
 interface StatusCause {
   reason?: string;
@@ -49,9 +64,14 @@ function causesOf(err: unknown): StatusCause[] {
   return body.details?.causes ?? [];
 }
 
-async function rejection(api: CustomObjectsApi, namespace: string, body: object): Promise<StatusCause[]> {
+async function rejection(
+  api: CustomObjectsApi,
+  namespace: string,
+  body: object,
+  resource = coords,
+): Promise<StatusCause[]> {
   try {
-    await api.createNamespacedCustomObject({ ...coords, namespace, body, dryRun: 'All' });
+    await api.createNamespacedCustomObject({ ...resource, namespace, body, dryRun: 'All' });
   } catch (err) {
     return causesOf(err);
   }
@@ -89,12 +109,42 @@ describe('the GlooHA CRD', () => {
     ]);
   });
 
+  it('installs the KgatewayHA CRD beside it: its rules, short name kha, printer columns', async () => {
+    // Re-stringified: the API server's JSON escapes < and > (\u003c).
+    const stored = JSON.stringify(
+      JSON.parse(
+        await raw('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${KGATEWAY_CRD_NAME}`),
+      ),
+    );
+    for (const rule of RULES.filter((r) => r.id.startsWith('kgateway-')))
+      expect(stored, rule.id).toContain(JSON.stringify(rule.rule));
+    expect(stored).toContain('"shortNames":["kha"]');
+    const table = await getTable(`/apis/${GROUP}/${VERSION}/namespaces/${ns}/${KGATEWAY_PLURAL}`);
+    expect(table.columnDefinitions.filter((c) => c.priority === 0).map((c) => c.name)).toEqual([
+      'Name',
+      ...KGATEWAY_PRINTER_COLUMNS.filter((c) => !c.priority).map((c) => c.name),
+    ]);
+    // A KgatewayHA no operator has written reads Ready Unknown, as a GlooHA does.
+    const created = (await api.createNamespacedCustomObject({
+      ...coordsOf(KGATEWAY_KIND),
+      namespace: ns,
+      body: haObject(KGATEWAY_KIND, {}, 'fresh'),
+    })) as { spec: unknown; status: { conditions: { reason: string; message: string }[] } };
+    expect(created.spec).toEqual(defaultKgatewaySpec({}));
+    expect(created.status.conditions[0]?.message).toContain('this KgatewayHA');
+  });
+
   describe('rejects every bad case with the rule message at the rule path (same cases as the unit tests)', () => {
     for (const [id, cases] of Object.entries(RULE_CASES)) {
       const rule = RULES.find((r) => r.id === id);
       for (const bad of cases.bad) {
         it(`${id}: ${bad.name}`, async () => {
-          const causes = await rejection(api, ns, glooHAObject(bad.spec, bad.metadataName ?? 'bad'));
+          const causes = await rejection(
+            api,
+            ns,
+            haObject(cases.kind, bad.spec, bad.metadataName ?? 'bad'),
+            coordsOf(cases.kind),
+          );
           expect(causes).toHaveLength(1);
           expect(causes[0]?.field).toBe(bad.path);
           expect(causes[0]?.message).toContain(rule?.message);
@@ -110,11 +160,11 @@ describe('the GlooHA CRD', () => {
         it(`${id}: ${good.name}`, async () => {
           const name = good.metadataName ?? `good-${++n}`;
           const created = (await api.createNamespacedCustomObject({
-            ...coords,
+            ...coordsOf(cases.kind),
             namespace: ns,
-            body: glooHAObject(good.spec, name),
+            body: haObject(cases.kind, good.spec, name),
           })) as GlooHA;
-          expect(created.spec).toEqual(defaultSpec(good.spec as GlooHA['spec']));
+          expect(created.spec).toEqual(defaultsOf(cases.kind, good.spec));
         });
       }
     }

@@ -6,7 +6,7 @@
 // Each bad case is otherwise valid: it breaks exactly that one rule, so both sides must report exactly
 // one error. Each good case is a fully valid GlooHA.
 
-import { API_VERSION, KIND } from '../../../src/api/constants.js';
+import { API_VERSION, KGATEWAY_KIND, KIND } from '../../../src/api/constants.js';
 import type { GlooHASpec } from '../../../src/api/types.js';
 
 export interface BadCase {
@@ -24,8 +24,20 @@ export interface GoodCase {
 }
 
 export interface RuleCases {
+  /** The kind the cases are objects of (default GlooHA). */
+  kind?: typeof KIND | typeof KGATEWAY_KIND;
   bad: BadCase[];
   good: GoodCase[];
+}
+
+/** An object of `kind` with this spec. */
+export function haObject(
+  kind: RuleCases['kind'] = KIND,
+  spec: unknown,
+  name = 'ha',
+  namespace?: string,
+): Record<string, unknown> {
+  return { ...glooHAObject(spec, name, namespace), kind };
 }
 
 export function glooHAObject(spec: unknown, name = 'ha', namespace?: string): Record<string, unknown> {
@@ -43,7 +55,59 @@ const proxy = (p: Record<string, unknown>, name = 'gatewayProxy') => ({ gatewayP
 const GP = 'spec.gatewayProxies[gatewayProxy]';
 const zone = 'topology.kubernetes.io/zone';
 
+const controller = (c: Record<string, unknown>) => ({ controller: c });
+
 export const RULE_CASES: Record<string, RuleCases> = {
+  'kgateway-name-length': {
+    kind: KGATEWAY_KIND,
+    bad: [{ name: '64 characters', spec: {}, metadataName: 'a'.repeat(64), path: 'metadata.name' }],
+    good: [{ name: '63 characters', spec: {}, metadataName: 'a'.repeat(63) }],
+  },
+  'kgateway-controller-replicas-min': {
+    kind: KGATEWAY_KIND,
+    bad: [{ name: 'zero', spec: controller({ replicas: 0 }), path: 'spec.controller.replicas' }],
+    good: [{ name: 'one', spec: controller({ replicas: 1 }) }],
+  },
+  'kgateway-controller-replicas-need-leader-election': {
+    kind: KGATEWAY_KIND,
+    bad: [
+      {
+        name: 'three replicas without leader election',
+        spec: controller({ replicas: 3, leaderElection: { enabled: false } }),
+        path: 'spec.controller.leaderElection.enabled',
+      },
+      {
+        name: 'default replicas (2) without leader election',
+        spec: controller({ leaderElection: { enabled: false } }),
+        path: 'spec.controller.leaderElection.enabled',
+      },
+    ],
+    good: [
+      {
+        name: 'one replica without leader election',
+        spec: controller({ replicas: 1, leaderElection: { enabled: false } }),
+      },
+      { name: 'three replicas with it (the default)', spec: controller({ replicas: 3 }) },
+    ],
+  },
+  'kgateway-controller-pdb-min-available-below-replicas': {
+    kind: KGATEWAY_KIND,
+    bad: [
+      {
+        name: 'minAvailable equal to replicas',
+        spec: controller({ replicas: 2, podDisruptionBudget: { minAvailable: 2 } }),
+        path: 'spec.controller.podDisruptionBudget.minAvailable',
+      },
+      {
+        name: '67% of 3, rounded up to 3',
+        spec: controller({ replicas: 3, podDisruptionBudget: { minAvailable: '67%' } }),
+        path: 'spec.controller.podDisruptionBudget.minAvailable',
+      },
+    ],
+    good: [
+      { name: 'one below', spec: controller({ replicas: 3, podDisruptionBudget: { minAvailable: 2 } }) },
+    ],
+  },
   'name-length': {
     bad: [{ name: '64 characters', spec: {}, metadataName: 'a'.repeat(64), path: 'metadata.name' }],
     good: [{ name: '63 characters', spec: {}, metadataName: 'a'.repeat(63) }],

@@ -2,8 +2,12 @@
 // cases through the API server), plus the table's own invariants.
 import { describe, expect, it } from 'vitest';
 import { RULES, celRulesFor } from '../../../src/api/rules.js';
-import { validateGlooHA } from '../../../src/api/validate.js';
-import { RULE_CASES, glooHAObject } from './rule-cases.js';
+import { KGATEWAY_KIND } from '../../../src/api/constants.js';
+import { validateGlooHA, validateKgatewayHA } from '../../../src/api/validate.js';
+import { RULE_CASES, haObject, type RuleCases } from './rule-cases.js';
+
+const validatorOf = (kind: RuleCases['kind']) =>
+  kind === KGATEWAY_KIND ? validateKgatewayHA : validateGlooHA;
 
 describe('rule table', () => {
   it('has unique ids and a conformance case (bad and good) for every rule', () => {
@@ -51,7 +55,7 @@ describe('conformance cases through the TypeScript validator', () => {
     describe(id, () => {
       for (const bad of cases.bad) {
         it(`rejects: ${bad.name}`, () => {
-          const result = validateGlooHA(glooHAObject(bad.spec, bad.metadataName));
+          const result = validatorOf(cases.kind)(haObject(cases.kind, bad.spec, bad.metadataName));
           expect(result.ok).toBe(false);
           if (result.ok) return;
           expect(result.errors).toEqual([{ path: bad.path, message: rule?.message, ruleId: id }]);
@@ -59,7 +63,7 @@ describe('conformance cases through the TypeScript validator', () => {
       }
       for (const good of cases.good) {
         it(`accepts: ${good.name}`, () => {
-          const result = validateGlooHA(glooHAObject(good.spec, good.metadataName));
+          const result = validatorOf(cases.kind)(haObject(cases.kind, good.spec, good.metadataName));
           expect(result.ok ? [] : result.errors).toEqual([]);
         });
       }

@@ -256,11 +256,19 @@ describe('the generated CRD', () => {
     expect(readFileSync(join(repoRoot, 'crds', 'glooha.io_gloohas.yaml'), 'utf8')).toBe(renderCrdYaml());
   });
 
-  it('carries every rule of the table, verbatim', () => {
+  it('carries every rule of the table, verbatim, in the CRD of its kind', () => {
+    const kgateway = JSON.stringify(buildCrd('KgatewayHA'));
     for (const rule of RULES) {
-      expect(text, rule.id).toContain(JSON.stringify(rule.rule));
-      expect(text, rule.id).toContain(JSON.stringify(rule.message));
+      const crdText = rule.id.startsWith('kgateway-') ? kgateway : text;
+      expect(crdText, rule.id).toContain(JSON.stringify(rule.rule));
+      expect(crdText, rule.id).toContain(JSON.stringify(rule.message));
     }
+  });
+
+  it('is, for KgatewayHA, what crds/ holds too', () => {
+    expect(readFileSync(join(repoRoot, 'crds', 'glooha.io_kgatewayhas.yaml'), 'utf8')).toBe(
+      renderCrdYaml('KgatewayHA'),
+    );
   });
 
   it('documents every default in the field description', () => {
