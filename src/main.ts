@@ -6,13 +6,15 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { setupGlooHAController } from './controller/glooha-controller.js';
+import { GROUP, KGATEWAY_CRD_NAME, KGATEWAY_PLURAL, VERSION } from './api/constants.js';
+import { setupGlooHAController, setupKgatewayHAController } from './controller/glooha-controller.js';
 import {
   parseDurationMs,
   resolveLeaderElectionConfig,
   LEADER_ELECTION_FLAGS,
   LeaderElectionConfigError,
 } from './leader/config.js';
+import { errorStatus } from './kube/client.js';
 import { loadKubeConfig } from './kube/config.js';
 import { createLogger, isLogLevel, type Logger } from './log.js';
 import { Manager } from './manager/manager.js';
@@ -190,6 +192,21 @@ export interface RunHooks {
   onShutdown?: (shutdown: (reason: string) => Promise<void>) => void;
 }
 
+/** Whether the API server serves KgatewayHAs (API discovery of glooha.io/v1alpha1). */
+async function servesKgatewayHA(manager: Manager): Promise<boolean> {
+  try {
+    const list = await manager.client.request<{ resources?: { name: string }[] }>(
+      'GET',
+      `/apis/${GROUP}/${VERSION}`,
+    );
+    return (list.resources ?? []).some((r) => r.name === KGATEWAY_PLURAL);
+  } catch (err) {
+    // No glooha.io CRD at all: the GlooHA informer reports that, as it always has.
+    if (errorStatus(err) === 404) return false;
+    throw err;
+  }
+}
+
 /**
  * Starts the manager and resolves once its caches synced and it joined the leader election. Rejects
  * (after stopping what had started) when start-up fails.
@@ -217,11 +234,27 @@ export async function run(
     leaderElection: config.leaderElection,
     metricsBindAddress: config.metricsBindAddress,
   });
-  setupGlooHAController(manager, {
+  const controllerOptions = {
     concurrency: config.concurrency,
     resyncPeriodMs: config.resyncPeriodMs,
     metrics,
-  });
+  };
+  setupGlooHAController(manager, controllerOptions);
+  // KgatewayHA is newer than the chart's CRD an upgraded Helm release may still have (Helm never
+  // upgrades CRDs): without it the operator manages GlooHAs as before and says how to add it, rather
+  // than wait for ever for a cache that cannot sync.
+  try {
+    if (await servesKgatewayHA(manager)) setupKgatewayHAController(manager, controllerOptions);
+    else
+      log.warn(
+        `the ${KGATEWAY_CRD_NAME} CRD is not installed: KgatewayHAs are not managed; apply crds/ of this release (kubectl apply --server-side -f charts/glooha-operator/crds/) and restart the operator`,
+      );
+  } catch (err) {
+    log.error('start-up failed', {
+      reason: `API discovery of ${GROUP}/${VERSION}: ${(err as Error).message}`,
+    });
+    throw err;
+  }
   manager.onFatal(hooks.onFatal ?? (() => {}));
   const shutdown = (reason: string) => manager.stop(reason, SHUTDOWN_BUDGET_MS);
   hooks.onShutdown?.(shutdown);

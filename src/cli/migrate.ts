@@ -32,6 +32,7 @@ export async function migrate(args: MigrateArgs, io: CliIO): Promise<number> {
     for (const n of m.notes) io.stderr(`note: ${escapeControl(who)}: ${escapeControl(formatFinding(n))}\n`);
     if (args.output !== 'manifests') await emit(valuesDocument(m, who, args.release));
     if (args.output !== 'helm-values') {
+      await emit(stringifyKubeYaml(m.kgatewayHA));
       for (const o of m.objects) await emit(stringifyKubeYaml(o));
     }
   }

@@ -9,15 +9,20 @@ import type {
   V2HorizontalPodAutoscaler,
 } from '@kubernetes/client-node';
 import {
+  GLOO_LEASE_NAME,
   GROUP,
+  KGATEWAY_KIND,
+  KGATEWAY_PLURAL,
   LABEL_MANAGED_BY,
+  LABEL_OWNER_KIND,
   LABEL_OWNER_NAME,
   LABEL_OWNER_NAMESPACE,
   MANAGER,
   PLURAL,
   VERSION,
 } from '../api/constants.js';
-import type { GlooHA } from '../api/types.js';
+import type { HAObject } from '../api/types.js';
+import { CONTROLLER_LABEL_SELECTOR, CONTROLLER_LEASE_NAME } from '../kgateway/facts.js';
 import { installNamespaceOf } from '../core/desired.js';
 import type { Manager } from '../manager/manager.js';
 import type { OperatorMetrics } from '../metrics/index.js';
@@ -32,9 +37,50 @@ import { GlooLeaderTracker } from './gloo-leader.js';
 import { DEPLOYMENTS, GLOO_HPAS, GLOO_PDBS, LEASES, OWNED_KINDS } from './kinds.js';
 import { ReconcilerMemory } from './memory.js';
 import type { Snapshot } from './plan-types.js';
-import { CONTROLLER_NAME, reconcile } from './reconciler.js';
+import { GLOO, KGATEWAY, type Product } from './plan.js';
+import { CONTROLLER_NAME, KGATEWAY_CONTROLLER_NAME, reconcile } from './reconciler.js';
 
-type GlooHAObject = GlooHA & KubernetesObject;
+type GlooHAObject = HAObject & KubernetesObject;
+
+/**
+ * What tells the two controllers apart: the kind they reconcile, the labels of the product's own
+ * Deployments, HPAs and PDBs, its leader's Lease, and the owner-kind label of what they own (the
+ * GlooHA controller's objects carry none; it must not select the KgatewayHA's).
+ */
+interface Profile {
+  name: string;
+  plural: string;
+  /** Selects the product's Deployments, HPAs and PDBs. */
+  productSelector: string;
+  leaseName: string;
+  ownedSelector: string;
+  product: Product;
+  /** Per-object metrics series (the GlooHA gauges; none for KgatewayHA yet). */
+  gauges: boolean;
+}
+
+const managed = `${LABEL_MANAGED_BY}=${MANAGER}`;
+
+const GLOO_PROFILE: Profile = {
+  name: CONTROLLER_NAME,
+  plural: PLURAL,
+  // Gloo's chart labels everything it creates app=gloo: watch that, not every Deployment.
+  productSelector: 'app=gloo',
+  leaseName: GLOO_LEASE_NAME,
+  ownedSelector: `${managed},!${LABEL_OWNER_KIND}`,
+  product: GLOO,
+  gauges: true,
+};
+
+const KGATEWAY_PROFILE: Profile = {
+  name: KGATEWAY_CONTROLLER_NAME,
+  plural: KGATEWAY_PLURAL,
+  productSelector: CONTROLLER_LABEL_SELECTOR,
+  leaseName: CONTROLLER_LEASE_NAME,
+  ownedSelector: `${managed},${LABEL_OWNER_KIND}=${KGATEWAY_KIND}`,
+  product: KGATEWAY,
+  gauges: false,
+};
 
 const OWNER_INDEX = 'owner';
 
@@ -72,35 +118,45 @@ export interface GlooHAController {
 }
 
 export function setupGlooHAController(mgr: Manager, opts: GlooHAControllerOptions): GlooHAController {
+  return setupController(mgr, opts, GLOO_PROFILE);
+}
+
+/**
+ * The KgatewayHA controller: the same reconciler, plan and actions, against kgateway's controller
+ * Deployment and its Lease kgateway-envoy (src/kgateway/).
+ */
+export function setupKgatewayHAController(mgr: Manager, opts: GlooHAControllerOptions): GlooHAController {
+  return setupController(mgr, opts, KGATEWAY_PROFILE);
+}
+
+function setupController(mgr: Manager, opts: GlooHAControllerOptions, profile: Profile): GlooHAController {
   const clock = opts.clock ?? realClock;
   // Cache transforms: managedFields are read only from Gloo's Deployments and HPAs (drift author,
   // handover) and from owned objects (drift author: other writers only), so the rest drop them.
   const gloohas = mgr.informer<GlooHAObject>({
     group: GROUP,
     version: VERSION,
-    plural: PLURAL,
+    plural: profile.plural,
     transform: stripManagedFields,
   });
   gloohas.addIndex('installNamespace', (g) => [installNamespaceOf(g)]);
-  // Gloo's chart labels everything it creates app=gloo: watch that, not every Deployment.
   const deployments = mgr.informer<V1Deployment & KubernetesObject>({
     ...DEPLOYMENTS,
-    labelSelector: 'app=gloo',
+    labelSelector: profile.productSelector,
   });
   const glooHpas = mgr.informer<V2HorizontalPodAutoscaler & KubernetesObject>({
     ...GLOO_HPAS,
-    labelSelector: 'app=gloo',
+    labelSelector: profile.productSelector,
   });
   const glooPdbs = mgr.informer<V1PodDisruptionBudget & KubernetesObject>({
     ...GLOO_PDBS,
-    labelSelector: 'app=gloo',
+    labelSelector: profile.productSelector,
     transform: stripManagedFields,
   });
-  const managed = `${LABEL_MANAGED_BY}=${MANAGER}`;
   const owned = new Map(
     OWNED_KINDS.map((k) => [
       k.kind,
-      mgr.informer({ ...k, labelSelector: managed, transform: stripManagedFieldsOf(MANAGER) }),
+      mgr.informer({ ...k, labelSelector: profile.ownedSelector, transform: stripManagedFieldsOf(MANAGER) }),
     ]),
   );
   // Each reconcile reads only its own GlooHA's objects: without the index every snapshot walked every
@@ -108,14 +164,14 @@ export function setupGlooHAController(mgr: Manager, opts: GlooHAControllerOption
   for (const inf of owned.values()) inf.addIndex(OWNER_INDEX, (o) => [ownerKey(o) ?? '']);
   const leases = mgr.informer<V1Lease & KubernetesObject>({
     ...LEASES,
-    fieldSelector: 'metadata.name=gloo',
+    fieldSelector: `metadata.name=${profile.leaseName}`,
     transform: stripManagedFields,
   });
 
   const keysForNamespace = (namespace: string | undefined): string[] =>
     namespace ? gloohas.store.byIndex('installNamespace', namespace).map((g) => objectKey(g)) : [];
   const enqueueNamespace = (namespace: string) => {
-    for (const key of keysForNamespace(namespace)) mgr.enqueue(CONTROLLER_NAME, key);
+    for (const key of keysForNamespace(namespace)) mgr.enqueue(profile.name, key);
   };
 
   // Gloo's Lease: tracked on every replica (a new leader knows who leads Gloo at once). Renewals are
@@ -160,27 +216,30 @@ export function setupGlooHAController(mgr: Manager, opts: GlooHAControllerOption
 
   // Per-GlooHA series, read from the cache when scraped: status-only updates (which enqueue nothing)
   // count at once, and a standby reports the same as the leader.
-  opts.metrics?.glooha.observe(() =>
-    gloohas.store.list().map((g) => {
-      const ready = g.status?.conditions?.find((c) => c.type === 'Ready')?.status;
-      const lease = tracker.lease(installNamespaceOf(g));
-      return {
-        namespace: g.metadata.namespace ?? '',
-        name: g.metadata.name,
-        ready: ready === 'True' ? 'true' : ready === 'False' ? 'false' : 'unknown',
-        ...(lease ? { glooLeaderLease: lease } : {}),
-      };
-    }),
-  );
-  opts.metrics?.reconcile.register(CONTROLLER_NAME, opts.concurrency);
+  if (profile.gauges)
+    opts.metrics?.glooha.observe(() =>
+      gloohas.store.list().map((g) => {
+        const ready = g.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+        const lease = tracker.lease(installNamespaceOf(g));
+        return {
+          namespace: g.metadata.namespace ?? '',
+          name: g.metadata.name,
+          ready: ready === 'True' ? 'true' : ready === 'False' ? 'false' : 'unknown',
+          ...(lease ? { glooLeaderLease: lease } : {}),
+        };
+      }),
+    );
+  opts.metrics?.reconcile.register(profile.name, opts.concurrency);
   const toInstall = { mapToKeys: (o: KubernetesObject) => keysForNamespace(o.metadata?.namespace) };
   const toOwner = { mapToKeys: (o: KubernetesObject) => ownerKey(o) };
   mgr.add({
-    name: CONTROLLER_NAME,
+    name: profile.name,
     concurrency: opts.concurrency,
     resyncPeriodMs: opts.resyncPeriodMs,
     reconcile: (key, ctx) =>
       reconcile(key, ctx, {
+        controllerName: profile.name,
+        product: profile.product,
         snapshot,
         writer,
         events,

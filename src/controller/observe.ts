@@ -6,7 +6,12 @@ import type {
   V1PodDisruptionBudget,
   V2HorizontalPodAutoscaler,
 } from '@kubernetes/client-node';
-import { LABEL_OWNER_NAME, LABEL_OWNER_NAMESPACE } from '../api/constants.js';
+import {
+  KGATEWAY_KIND,
+  LABEL_OWNER_KIND,
+  LABEL_OWNER_NAME,
+  LABEL_OWNER_NAMESPACE,
+} from '../api/constants.js';
 import type { IntOrPercent, LabelSelector, TargetSpec } from '../api/types.js';
 import { selects } from '../core/selectors.js';
 import type { ObservedDeployment, ObservedHPA, ObservedInstall, ObservedPDB } from '../core/observed.js';
@@ -14,7 +19,11 @@ import type { Owner } from '../core/ownership.js';
 
 export function isOwnedBy(obj: KubernetesObject, owner: Owner): boolean {
   const labels = obj.metadata?.labels ?? {};
-  return labels[LABEL_OWNER_NAME] === owner.name && labels[LABEL_OWNER_NAMESPACE] === owner.namespace;
+  const kind = labels[LABEL_OWNER_KIND];
+  const sameKind = owner.kind === KGATEWAY_KIND ? kind === KGATEWAY_KIND : kind === undefined;
+  return (
+    sameKind && labels[LABEL_OWNER_NAME] === owner.name && labels[LABEL_OWNER_NAMESPACE] === owner.namespace
+  );
 }
 
 export function observedDeployment(d: V1Deployment): ObservedDeployment {

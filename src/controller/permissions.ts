@@ -17,6 +17,9 @@ export const RECONCILER_PERMISSIONS: readonly Permission[] = [
   { group: 'glooha.io', resource: 'gloohas', verbs: ['get', 'list', 'watch', 'patch'] },
   { group: 'glooha.io', resource: 'gloohas/status', verbs: ['get', 'update', 'patch'] },
   { group: 'glooha.io', resource: 'gloohas/finalizers', verbs: ['update'] },
+  { group: 'glooha.io', resource: 'kgatewayhas', verbs: ['get', 'list', 'watch', 'patch'] },
+  { group: 'glooha.io', resource: 'kgatewayhas/status', verbs: ['get', 'update', 'patch'] },
+  { group: 'glooha.io', resource: 'kgatewayhas/finalizers', verbs: ['update'] },
   { group: 'apps', resource: 'deployments', verbs: ['get', 'list', 'watch', 'patch'] },
   // create/delete: src/core/desired.ts creates (and prunes) an HPA for an autoscaled proxy that has none.
   {

@@ -6,7 +6,7 @@ import type {
   V1PodDisruptionBudget,
   V2HorizontalPodAutoscaler,
 } from '@kubernetes/client-node';
-import type { GlooHA, GlooHAStatus, LeaderStatus } from '../api/types.js';
+import type { GlooHAStatus, HAObject, LeaderStatus } from '../api/types.js';
 import type { OwnershipRelease } from './handover.js';
 import type { DriftReport, Stall } from './status.js';
 
@@ -18,11 +18,11 @@ export const APPLIED_ANNOTATION = 'glooha.io/applied';
 export interface Snapshot {
   /** namespace/name of the GlooHA. */
   key: string;
-  /** undefined: it is gone (deleted and finalized). */
-  glooHA: GlooHA | undefined;
-  /** Every other GlooHA whose install is in the same namespace (for the rival check). */
-  sameNamespace: GlooHA[];
-  /** Gloo's Deployments, HPAs and PDBs (app=gloo) in the install's namespace. */
+  /** The GlooHA (or, for the kgateway controller, the KgatewayHA); undefined: it is gone. */
+  glooHA: HAObject | undefined;
+  /** Every other object of its kind whose install is in the same namespace (for the rival check). */
+  sameNamespace: HAObject[];
+  /** The product's Deployments, HPAs and PDBs (Gloo's: app=gloo; kgateway's: kgateway=kgateway) in the install's namespace. */
   deployments: V1Deployment[];
   glooHpas: V2HorizontalPodAutoscaler[];
   glooPdbs: V1PodDisruptionBudget[];

@@ -17,8 +17,11 @@
 // Failures met while carrying a plan out (403, 400/422) become a Stalled plan through stalledPlan().
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { RECONCILE_REQUEST_ANNOTATION } from '../api/constants.js';
-import type { GlooHA, GlooHAStatus } from '../api/types.js';
-import { desired, installNamespaceOf, type Desired } from '../core/desired.js';
+import { KGATEWAY_KIND } from '../api/constants.js';
+import type { GlooHA, GlooHAStatus, HAObject, KgatewayHA } from '../api/types.js';
+import { desired, installNamespaceOf, type Desired, type DesiredResult } from '../core/desired.js';
+import { desiredKgateway } from '../kgateway/desired.js';
+import { observeKgateway } from '../kgateway/observe.js';
 import type { Owner } from '../core/ownership.js';
 import type { KubeObject } from '../core/templates.js';
 import { isOlderResourceVersion } from '../kube/resource-version.js';
@@ -43,24 +46,102 @@ import { computeStatus, type DriftReport, type Stall, type StatusInput } from '.
 /** Requeue while waiting for a missing install (no event announces it in another namespace). */
 export const TARGET_REQUEUE_MS = 60_000;
 
-export function ownerOf(g: GlooHA): Owner {
-  return { name: g.metadata.name, namespace: g.metadata.namespace ?? 'default', uid: g.metadata.uid };
+export function ownerOf(g: HAObject): Owner {
+  return {
+    name: g.metadata.name,
+    namespace: g.metadata.namespace ?? 'default',
+    uid: g.metadata.uid,
+    ...(g.kind === KGATEWAY_KIND ? { kind: KGATEWAY_KIND } : {}),
+  };
 }
 
-function finalizersOf(g: GlooHA): string[] {
+/**
+ * What differs between the products one plan serves: how the install is read from the snapshot and
+ * turned into the desired state, or why there is nothing to manage yet.
+ */
+export interface Product {
+  desired(
+    g: HAObject,
+    s: Snapshot,
+    owned: (kind: string) => KubernetesObject[],
+  ): DesiredResult | { ok: false; stall: Stall; requeueAfterMs?: number };
+}
+
+/**
+ * Gloo: a GlooHA against the Deployments Gloo's chart labels app=gloo. `computeDesired` is the pure
+ * core's desired(); a parameter only so tests can feed the guards.
+ */
+export const glooProduct = (computeDesired: typeof desired = desired): Product => ({
+  desired(g, s, ownedOf) {
+    const ns = installNamespaceOf(g);
+    const target = (g as GlooHA).spec?.target;
+    const hpas = [...s.glooHpas, ...ownedOf('HorizontalPodAutoscaler')];
+    const pdbs = [...s.glooPdbs, ...ownedOf('PodDisruptionBudget')];
+    const observed = observeInstall(
+      { namespace: ns, deployments: s.deployments.filter((d) => inTarget(d, target)), hpas, pdbs },
+      ownerOf(g),
+      target,
+    );
+    if (!observed.gloo) {
+      return {
+        ok: false,
+        stall: {
+          reason: 'TargetNotFound',
+          message: `no Gloo install found in namespace ${ns}: no Deployment labelled app=gloo,gloo=gloo${target?.selector || target?.helmRelease ? ' matching spec.target' : ''}. Install Gloo there or fix spec.target; the operator waits for it`,
+        },
+        requeueAfterMs: TARGET_REQUEUE_MS,
+      };
+    }
+    return computeDesired(g as GlooHA, observed);
+  },
+});
+
+export const GLOO = glooProduct();
+
+/** kgateway: a KgatewayHA against the controller Deployment kgateway's chart labels kgateway=kgateway. */
+export const KGATEWAY: Product = {
+  desired(g, s, ownedOf) {
+    const ns = installNamespaceOf(g);
+    const k = g as KgatewayHA;
+    const observed = observeKgateway(
+      {
+        namespace: ns,
+        deployments: s.deployments,
+        hpas: [...s.glooHpas, ...ownedOf('HorizontalPodAutoscaler')],
+        pdbs: [...s.glooPdbs, ...ownedOf('PodDisruptionBudget')],
+      },
+      ownerOf(g),
+      k.spec?.target,
+    );
+    if (!observed.controller) {
+      const release = k.spec?.target?.helmRelease;
+      return {
+        ok: false,
+        stall: {
+          reason: 'TargetNotFound',
+          message: `no kgateway install found in namespace ${ns}: no Deployment labelled kgateway=kgateway${release ? `,app.kubernetes.io/instance=${release}` : ''}. Install kgateway's chart there or fix spec.target; the operator waits for it`,
+        },
+        requeueAfterMs: TARGET_REQUEUE_MS,
+      };
+    }
+    return desiredKgateway(k, observed);
+  },
+};
+
+function finalizersOf(g: HAObject): string[] {
   return (g.metadata.finalizers as string[] | undefined) ?? [];
 }
 
 /** The status to write: undefined when the GlooHA already has exactly this one. */
-function changed(g: GlooHA, status: GlooHAStatus): GlooHAStatus | undefined {
+function changed(g: HAObject, status: GlooHAStatus): GlooHAStatus | undefined {
   return canonicalJson(status) === canonicalJson(g.status ?? {}) ? undefined : status;
 }
 
-function suspended(g: GlooHA): boolean {
+function suspended(g: HAObject): boolean {
   return g.spec?.suspend === true;
 }
 
-function reconcileRequestOf(g: GlooHA): { reconcileRequest?: string } {
+function reconcileRequestOf(g: HAObject): { reconcileRequest?: string } {
   const value = g.metadata.annotations?.[RECONCILE_REQUEST_ANNOTATION];
   return value === undefined ? {} : { reconcileRequest: value };
 }
@@ -87,51 +168,34 @@ export function stalledPlan(s: Snapshot, stall: Stall, requeueAfterMs?: number):
   return plan;
 }
 
-/** `computeDesired` is the pure core's desired(); a parameter only so tests can feed the guards. */
-export function plan(s: Snapshot, computeDesired: typeof desired = desired): Plan {
+/** `product` says how the install is read and what is desired of it: Gloo's (GLOO) or kgateway's (KGATEWAY). */
+export function plan(s: Snapshot, product: Product = GLOO): Plan {
   const g = s.glooHA;
   if (!g) return { ...emptyPlan(), forget: true };
   if (g.metadata.deletionTimestamp) return finalizePlan(s, g);
-  const p = livePlan(s, g, computeDesired);
+  const p = livePlan(s, g, product);
   // Our finalizer goes on in this same reconcile, before any other write (execute() sends it first):
   // a reconcile of its own went to the back of the queue, behind every other key, at a cold start.
   if (!finalizersOf(g).includes(FINALIZER)) p.finalizers = [...finalizersOf(g), FINALIZER];
   return p;
 }
 
-/** The plan for a live GlooHA (not being deleted). */
-function livePlan(s: Snapshot, g: GlooHA, computeDesired: typeof desired): Plan {
+/** The plan for a live GlooHA or KgatewayHA (not being deleted). */
+function livePlan(s: Snapshot, g: HAObject, product: Product): Plan {
   const ns = installNamespaceOf(g);
   const rival = olderRival(g, s.sameNamespace);
   if (rival) {
     return stalledPlan(s, {
-      reason: 'ConflictingGlooHA',
-      message: `the install in namespace ${ns} is already managed by GlooHA ${rival.metadata.namespace}/${rival.metadata.name} (created earlier); delete one of the two, or give them different spec.target selectors`,
+      reason: g.kind === KGATEWAY_KIND ? 'ConflictingKgatewayHA' : 'ConflictingGlooHA',
+      message: `the install in namespace ${ns} is already managed by ${g.kind} ${rival.metadata.namespace}/${rival.metadata.name} (created earlier); delete one of the two, or give them different spec.target${g.kind === KGATEWAY_KIND ? '.helmRelease values' : ' selectors'}`,
     });
   }
 
   const owner = ownerOf(g);
-  const target = g.spec?.target;
   const ownedOf = (kind: string) =>
     (s.owned.get(kind) ?? []).filter((o) => o.metadata?.namespace === ns && isOwnedBy(o, owner));
-  const hpas = [...s.glooHpas, ...ownedOf('HorizontalPodAutoscaler')];
-  const pdbs = [...s.glooPdbs, ...ownedOf('PodDisruptionBudget')];
-  const observed = observeInstall(
-    { namespace: ns, deployments: s.deployments.filter((d) => inTarget(d, target)), hpas, pdbs },
-    owner,
-    target,
-  );
-  if (!observed.gloo) {
-    return stalledPlan(
-      s,
-      {
-        reason: 'TargetNotFound',
-        message: `no Gloo install found in namespace ${ns}: no Deployment labelled app=gloo,gloo=gloo${target?.selector || target?.helmRelease ? ' matching spec.target' : ''}. Install Gloo there or fix spec.target; the operator waits for it`,
-      },
-      TARGET_REQUEUE_MS,
-    );
-  }
-  const result = computeDesired(g, observed);
+  const result = product.desired(g, s, ownedOf);
+  if (!result.ok && 'stall' in result) return stalledPlan(s, result.stall, result.requeueAfterMs);
   if (!result.ok) {
     return stalledPlan(s, {
       reason: 'InvalidSpec',
@@ -215,7 +279,7 @@ export function decideApply(
   };
 }
 
-function applyPlan(s: Snapshot, g: GlooHA, d: Desired, ns: string): Plan {
+function applyPlan(s: Snapshot, g: HAObject, d: Desired, ns: string): Plan {
   const out = emptyPlan();
   const drift: DriftReport[] = [];
   const consider = (body: KubeObject, live: KubernetesObject | undefined, stage: number) => {
@@ -246,7 +310,7 @@ function applyPlan(s: Snapshot, g: GlooHA, d: Desired, ns: string): Plan {
   // the apply takes the field again, and its watch event brings the reconcile that releases it.
   const applying = new Set(out.applies.map((a) => a.what));
   for (const dep of s.deployments) {
-    if (dep.metadata?.namespace !== ns || !inTarget(dep, g.spec?.target)) continue;
+    if (dep.metadata?.namespace !== ns || !inTarget(dep, (g as GlooHA).spec?.target)) continue;
     const release = releaseReplicasOf(dep as KubernetesObject);
     if (release && !applying.has(release.what)) out.releaseReplicas.push(release);
   }
@@ -280,7 +344,7 @@ function applyPlan(s: Snapshot, g: GlooHA, d: Desired, ns: string): Plan {
 /** What computeStatus needs from the snapshot once the desired state is known. */
 function observedStatusInput(
   s: Snapshot,
-  g: GlooHA,
+  g: HAObject,
   d: Desired,
   ns: string,
 ): Omit<StatusInput, 'applied' | 'drift'> {
@@ -305,7 +369,7 @@ function observedStatusInput(
  * spec.suspend: the plan applyPlan would carry out, reported instead of carried out. Drift it would
  * correct is reported as drift; creates, updates and prunes are listed as pending in Reconciling.
  */
-function suspendedPlan(s: Snapshot, g: GlooHA, d: Desired, would: Plan, decided: DriftReport[]): Plan {
+function suspendedPlan(s: Snapshot, g: HAObject, d: Desired, would: Plan, decided: DriftReport[]): Plan {
   const drift: DriftReport[] = [
     ...decided.filter((r) => !r.corrected),
     ...would.applies.flatMap((a) => (a.drift ? [{ message: a.drift, corrected: false }] : [])),
@@ -326,7 +390,7 @@ function suspendedPlan(s: Snapshot, g: GlooHA, d: Desired, would: Plan, decided:
  * another namespace (no cross-namespace ownerReferences) are deleted here. Gloo's Deployments and
  * HPAs keep their values (see handover.ts). Then the finalizer goes.
  */
-function finalizePlan(s: Snapshot, g: GlooHA): Plan {
+function finalizePlan(s: Snapshot, g: HAObject): Plan {
   const out = emptyPlan();
   if (!finalizersOf(g).includes(FINALIZER)) return out;
   const owner = ownerOf(g);

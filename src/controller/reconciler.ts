@@ -16,12 +16,18 @@ import { runStatus } from './actions/status.js';
 import type { ObjectWriter } from './actions/writer.js';
 import { FORBIDDEN_REQUEUE_MS, invalidRequeueMs, terminalFailure } from './failures.js';
 import type { ReconcilerMemory } from './memory.js';
-import { plan, stalledPlan } from './plan.js';
+import { GLOO, plan, stalledPlan, type Product } from './plan.js';
 import { APPLIED_ANNOTATION, type Plan, type Snapshot } from './plan-types.js';
 
 export const CONTROLLER_NAME = 'glooha';
+/** The KgatewayHA controller's name (src/kgateway/controller.ts). */
+export const KGATEWAY_CONTROLLER_NAME = 'kgatewayha';
 
 export interface ReconcilerDeps {
+  /** The controller's name in metrics and logs (CONTROLLER_NAME, or KGATEWAY_CONTROLLER_NAME). */
+  controllerName?: string;
+  /** What the controller manages (default Gloo). */
+  product?: Product;
   snapshot(key: string): Snapshot;
   writer: ObjectWriter;
   events: EventRecorder;
@@ -102,12 +108,13 @@ export async function reconcile(
   deps: ReconcilerDeps,
 ): Promise<WorkResult | void> {
   const started = performance.now();
+  const name = deps.controllerName ?? CONTROLLER_NAME;
   const log = deps.log.child({ key });
   const observe = (result: 'success' | 'error' | 'requeue' | 'requeue_after') =>
-    deps.metrics?.reconcile.observe(CONTROLLER_NAME, result, (performance.now() - started) / 1000);
+    deps.metrics?.reconcile.observe(name, result, (performance.now() - started) / 1000);
   const s = deps.snapshot(key);
   try {
-    const result = await execute(plan(s), s, ctx.signal, { ...deps, log });
+    const result = await execute(plan(s, deps.product ?? GLOO), s, ctx.signal, { ...deps, log });
     deps.memory.clearTerminalFailures(key);
     observe(result?.requeueAfterMs ? 'requeue_after' : 'success');
     return result;
@@ -130,11 +137,11 @@ export async function reconcile(
     }
     observe('error');
     if (!terminal) {
-      if (isBug(err)) deps.metrics?.reconcile.panicked(CONTROLLER_NAME);
+      if (isBug(err)) deps.metrics?.reconcile.panicked(name);
       log.error('reconcile failed; retrying with backoff', { err });
       throw err;
     }
-    deps.metrics?.reconcile.terminalError(CONTROLLER_NAME);
+    deps.metrics?.reconcile.terminalError(name);
     const requeueAfterMs =
       terminal.kind === 'forbidden'
         ? FORBIDDEN_REQUEUE_MS

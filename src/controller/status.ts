@@ -16,6 +16,7 @@ import type { ComponentStatus, GlooHAStatus, LeaderStatus } from '../api/types.j
 import type { ComponentPlan, Desired } from '../core/desired.js';
 import type { Finding } from '../core/findings.js';
 import { setCondition, type Condition, type ConditionInput } from './conditions.js';
+import { names } from '../core/ownership.js';
 import { rolloutStall } from './rollout-status.js';
 
 export interface Stall {
@@ -174,6 +175,7 @@ export function computeStatus(input: StatusInput): GlooHAStatus {
     if (!plan.found) continue;
     const cs = componentStatus(plan, input);
     if (plan.id === 'gloo') components.gloo = cs;
+    else if (plan.id === 'controller') components.controller = cs;
     else if (plan.id === 'discovery') components.discovery = cs;
     else (components.gatewayProxies ??= {})[plan.id.replace(/^gatewayProxies\./, '')] = cs;
     if (!componentReady(plan, input)) {
@@ -192,7 +194,7 @@ export function computeStatus(input: StatusInput): GlooHAStatus {
     ...(w.component ? { component: w.component } : {}),
     ...(w.path ? { path: w.path } : {}),
   }));
-  status.helmValuesConfigMap = `${d.owner.name}-helm-values`;
+  status.helmValuesConfigMap = names.helmValuesConfigMap(d.owner);
 
   // What only a person can fix makes the GlooHA Stalled, with its reason: a Deployment that gave up
   // rolling out (see rollout-status.ts), or a problem the core found (a Deployment the spec names is
@@ -281,17 +283,17 @@ export function computeStatus(input: StatusInput): GlooHAStatus {
     });
   }
 
-  const le = d.glooHA.spec.gloo.leaderElection;
-  const expectsLeader =
-    le.enabled && components.gloo !== undefined && (components.gloo.readyReplicas ?? 0) > 0;
+  const le = d.leaderElection;
+  const elected = le.component === 'controller' ? components.controller : components.gloo;
+  const expectsLeader = le.enabled && elected !== undefined && (elected.readyReplicas ?? 0) > 0;
   if (expectsLeader && input.leader && !input.leader.fresh) {
     set({
       type: 'Degraded',
       status: 'True',
-      reason: 'GlooLeaderLost',
+      reason: le.component === 'controller' ? 'KgatewayLeaderLost' : 'GlooLeaderLost',
       message: input.leader.holder
-        ? `the gloo Lease held by ${input.leader.holder} was not renewed within its leaseDuration (${input.leader.leaseDurationSeconds}s): no gloo replica is writing statuses`
-        : 'the gloo Lease has no holder: no gloo replica is writing statuses',
+        ? `the ${le.lease} Lease held by ${input.leader.holder} was not renewed within its leaseDuration (${input.leader.leaseDurationSeconds}s): ${le.leaderless}`
+        : `the ${le.lease} Lease has no holder: ${le.leaderless}`,
     });
   } else if (unavailable.length > 0) {
     set({

@@ -11,10 +11,10 @@ import type {
 } from '../api/types.js';
 import { proxyDeploymentName } from './observed.js';
 
-export type ComponentRole = 'gloo' | 'discovery' | 'gatewayProxy';
+export type ComponentRole = 'gloo' | 'discovery' | 'gatewayProxy' | 'controller';
 
 export interface ComponentIntent {
-  /** 'gloo', 'discovery' or 'gatewayProxies.<key>': status key and finding component. */
+  /** 'gloo', 'discovery', 'gatewayProxies.<key>' or (kgateway) 'controller': status key and finding component. */
   id: string;
   role: ComponentRole;
   /** The gatewayProxies key (Helm values name) for proxies. */

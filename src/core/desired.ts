@@ -10,6 +10,8 @@
 
 import {
   ANNOTATION_HELM_VALUES,
+  ANNOTATION_OWNER_KIND,
+  KGATEWAY_KIND,
   ANNOTATION_MIN_REPLICAS,
   ANNOTATION_OWNER,
   ENV_DISABLE_LEADER_ELECTION,
@@ -31,7 +33,13 @@ import { describeComponent, type Finding } from './findings.js';
 import { helmValues, type HelmValues } from './helm-values.js';
 import { helmValuesYaml } from './helm-values-yaml.js';
 import { LEASE_RULES, leaderElectionEnv, type EnvVar } from './leader-election.js';
-import type { ObservedContainer, ObservedDeployment, ObservedInstall } from './observed.js';
+import type {
+  ObservedContainer,
+  ObservedDeployment,
+  ObservedHPA,
+  ObservedInstall,
+  ObservedPDB,
+} from './observed.js';
 import { names, ownedMetadata, patchMetadata, type Owner } from './ownership.js';
 import { rolloutStrategy } from './rollout-strategy.js';
 import { podAntiAffinity, topologySpreadConstraints } from './scheduling.js';
@@ -70,15 +78,18 @@ export interface Desired {
   /** Owned objects outside the GlooHA's namespace have no ownerReference: clean them up on deletion. */
   needsFinalizer: boolean;
   driftPolicy: DriftPolicy;
-  /** The validated, defaulted GlooHA the result was computed from. */
-  glooHA: DefaultedGlooHA;
+  /** The product's leader election, for status: whether it is on, and which Lease shows the leader. */
+  leaderElection: { enabled: boolean; component: string; lease: string; leaderless: string };
 }
 
 export type DesiredResult = { ok: true; desired: Desired } | { ok: false; errors: FieldError[] };
 
 /** The namespace of the install a GlooHA targets. */
-export function installNamespaceOf(glooHA: GlooHA): string {
-  return glooHA.spec?.target?.namespace ?? glooHA.metadata.namespace ?? 'default';
+export function installNamespaceOf(obj: {
+  metadata: { namespace?: string };
+  spec?: { target?: { namespace?: string } };
+}): string {
+  return obj.spec?.target?.namespace ?? obj.metadata.namespace ?? 'default';
 }
 
 export function desired(glooHA: GlooHA, observed: ObservedInstall): DesiredResult {
@@ -93,7 +104,20 @@ export function desired(glooHA: GlooHA, observed: ObservedInstall): DesiredResul
     uid: g.metadata.uid,
   };
   const ns = installNamespaceOf(g);
-  const ctx: Context = { owner, ns, observed, spec, owned: [], patches: [], warnings: [], problems: [] };
+  const ctx: Context = {
+    owner,
+    ns,
+    observed,
+    spec,
+    hpas: observed.hpas,
+    pdbs: observed.pdbs,
+    driftPolicy: spec.driftPolicy,
+    containerEnv: (_ctx, c, dep) => (c.role === 'gloo' ? glooEnv(ctx, c, dep) : undefined),
+    owned: [],
+    patches: [],
+    warnings: [],
+    problems: [],
+  };
   for (const note of legacy.notes) ctx.warnings.push({ code: 'DeprecatedValue', ...note });
 
   const values = helmValues(g, observed);
@@ -115,20 +139,48 @@ export function desired(glooHA: GlooHA, observed: ObservedInstall): DesiredResul
       problems: ctx.problems,
       needsFinalizer: ctx.owned.some((o) => o.metadata.namespace !== owner.namespace),
       driftPolicy: spec.driftPolicy,
-      glooHA: g,
+      leaderElection: {
+        enabled: spec.gloo.leaderElection.enabled,
+        component: 'gloo',
+        lease: 'gloo',
+        leaderless: 'no gloo replica is writing statuses',
+      },
     },
   };
 }
 
-interface Context {
+/**
+ * What planning one component needs, whichever product it belongs to (Gloo here, kgateway in
+ * src/kgateway/desired.ts), and where its results go.
+ */
+export interface ComponentContext {
   owner: Owner;
   ns: string;
-  observed: ObservedInstall;
-  spec: DefaultedSpec;
+  /** HPAs and PDBs in the install's namespace. */
+  hpas: ObservedHPA[];
+  pdbs: ObservedPDB[];
+  driftPolicy: DriftPolicy;
+  /** The container env glooha keeps on a component's Deployment (leader election), if any. */
+  containerEnv?: (
+    ctx: ComponentContext,
+    c: ComponentIntent,
+    dep: ObservedDeployment,
+  ) => ContainerEnv | undefined;
   owned: KubeObject[];
   patches: KubeObject[];
   warnings: Finding[];
   problems: Finding[];
+}
+
+/** One container's env entries for a Deployment patch. */
+export interface ContainerEnv {
+  container: string;
+  env: (EnvVar | { name: string })[];
+}
+
+interface Context extends ComponentContext {
+  observed: ObservedInstall;
+  spec: DefaultedSpec;
 }
 
 const KIND_ORDER = ['ConfigMap', 'Role', 'RoleBinding', 'PodDisruptionBudget', 'HorizontalPodAutoscaler'];
@@ -144,6 +196,20 @@ function observedDeployment(observed: ObservedInstall, c: ComponentIntent): Obse
 }
 
 function planComponent(ctx: Context, c: ComponentIntent): ComponentPlan {
+  const dep = observedDeployment(ctx.observed, c);
+  if (!dep) ctx.problems.push(notFound(ctx, c));
+  return planComponentOn(ctx, c, dep);
+}
+
+/**
+ * The plan for one component whose Deployment is `dep` (undefined: not found, and the caller has said
+ * so): replicas or HPA bounds, its PDB, the Deployment patch, and its HA findings.
+ */
+export function planComponentOn(
+  ctx: ComponentContext,
+  c: ComponentIntent,
+  dep: ObservedDeployment | undefined,
+): ComponentPlan {
   const plan: ComponentPlan = {
     id: c.id,
     deploymentName: c.deploymentName,
@@ -151,11 +217,7 @@ function planComponent(ctx: Context, c: ComponentIntent): ComponentPlan {
     desiredReplicas: floorReplicas(c),
     managesReplicas: false,
   };
-  const dep = observedDeployment(ctx.observed, c);
-  if (!dep) {
-    ctx.problems.push(notFound(ctx, c));
-    return plan;
-  }
+  if (!dep) return plan;
   plan.found = true;
   plan.deploymentName = dep.name;
   plan.managesReplicas = planReplicas(ctx, c, dep, plan);
@@ -186,12 +248,12 @@ function notFound(ctx: Context, c: ComponentIntent): Finding {
 
 /** HPAs: adopt the bounds on an existing one, create one when there is none; returns whether glooha sets replicas. */
 function planReplicas(
-  ctx: Context,
+  ctx: ComponentContext,
   c: ComponentIntent,
   dep: ObservedDeployment,
   plan: ComponentPlan,
 ): boolean {
-  const hpas = ctx.observed.hpas.filter((h) => h.targetName === dep.name && !h.ours);
+  const hpas = ctx.hpas.filter((h) => h.targetName === dep.name && !h.ours);
   if (c.autoscaling) {
     const { minReplicas, maxReplicas } = c.autoscaling;
     if (hpas.length > 1) {
@@ -247,13 +309,13 @@ function sameBudget(a: PodDisruptionBudgetSpec, b: PodDisruptionBudgetSpec): boo
 
 /** glooha's PDB, unless another PDB already covers the pods (two PDBs make the eviction API refuse). */
 function planBudget(
-  ctx: Context,
+  ctx: ComponentContext,
   c: ComponentIntent,
   dep: ObservedDeployment,
 ): ComponentPlan['podDisruptionBudget'] {
   const budget = budgetOf(c);
   const podLabels = podLabelsOf(dep);
-  const foreign = ctx.observed.pdbs.filter((p) => !p.ours && selects(p.selector, podLabels));
+  const foreign = ctx.pdbs.filter((p) => !p.ours && selects(p.selector, podLabels));
   if (foreign.length > 1) {
     ctx.problems.push({
       code: 'MultiplePodDisruptionBudgets',
@@ -303,7 +365,7 @@ function componentLabel(c: ComponentIntent): string {
 }
 
 function deploymentPatch(
-  ctx: Context,
+  ctx: ComponentContext,
   c: ComponentIntent,
   dep: ObservedDeployment,
   plan: ComponentPlan,
@@ -315,10 +377,8 @@ function deploymentPatch(
     ? undefined
     : topologySpreadConstraints(c.topologySpreadConstraints, dep.selector);
   if (spread) podSpec.topologySpreadConstraints = spread;
-  if (c.role === 'gloo') {
-    const env = glooEnv(ctx, c, dep);
-    if (env) podSpec.containers = [{ name: GLOO_CONTAINER, env }];
-  }
+  const env = ctx.containerEnv?.(ctx, c, dep);
+  if (env) podSpec.containers = [{ name: env.container, env: env.env }];
   const setReplicas = plan.managesReplicas && c.replicas !== undefined;
   const setPodSpec = Object.keys(podSpec).length > 0;
   const rollout = rolloutStrategy(c, plan.podDisruptionBudget);
@@ -341,14 +401,16 @@ function deploymentPatch(
  * warn or ignore the user has said others may change the Deployment, and admission must not refuse
  * what the operator itself would let stand.
  */
-function replicasFloor(ctx: Context, plan: ComponentPlan): Record<string, string> | undefined {
-  if (ctx.spec.driftPolicy !== 'enforce') return undefined;
+function replicasFloor(ctx: ComponentContext, plan: ComponentPlan): Record<string, string> | undefined {
+  if (ctx.driftPolicy !== 'enforce') return undefined;
   const floor = plan.autoscaling?.minReplicas ?? (plan.managesReplicas ? plan.desiredReplicas : undefined);
   if (floor === undefined) return undefined;
   return {
     [ANNOTATION_MIN_REPLICAS]: String(floor),
     [ANNOTATION_OWNER]: `${ctx.owner.namespace}/${ctx.owner.name}`,
     [ANNOTATION_HELM_VALUES]: names.helmValuesConfigMap(ctx.owner),
+    // The replicas-floor policy's message names the kind (GlooHA when absent).
+    ...(ctx.owner.kind === KGATEWAY_KIND ? { [ANNOTATION_OWNER_KIND]: KGATEWAY_KIND } : {}),
   };
 }
 
@@ -357,7 +419,11 @@ function replicasFloor(ctx: Context, plan: ComponentPlan): Record<string, string
  * and then refuse its pods, and the component would wait for ever. Admission rejects the chart's
  * selector keys; an install with other selectors is caught here, and the constraints are not applied.
  */
-function selectorKeysInMatchLabelKeys(ctx: Context, c: ComponentIntent, dep: ObservedDeployment): boolean {
+function selectorKeysInMatchLabelKeys(
+  ctx: ComponentContext,
+  c: ComponentIntent,
+  dep: ObservedDeployment,
+): boolean {
   const selectorKeys = new Set([
     ...Object.keys(dep.selector.matchLabels ?? {}),
     ...(dep.selector.matchExpressions ?? []).map((e) => e.key),
@@ -376,7 +442,7 @@ function selectorKeysInMatchLabelKeys(ctx: Context, c: ComponentIntent, dep: Obs
   return true;
 }
 
-function glooEnv(ctx: Context, c: ComponentIntent, dep: ObservedDeployment) {
+function glooEnv(ctx: Context, c: ComponentIntent, dep: ObservedDeployment): ContainerEnv | undefined {
   const container = dep.containers.find((k) => k.name === GLOO_CONTAINER);
   if (!container) {
     ctx.problems.push({
@@ -399,7 +465,7 @@ function glooEnv(ctx: Context, c: ComponentIntent, dep: ObservedDeployment) {
       message: `the gloo container sets ${ENV_DISABLE_LEADER_ELECTION}=true (gloo.disableLeaderElection in the Helm values), so every gloo replica acts as leader; remove gloo.disableLeaderElection from the Helm values (see ${names.helmValuesConfigMap(ctx.owner)})`,
     });
   }
-  return anchoredEnv(leaderElectionEnv(le), container);
+  return { container: GLOO_CONTAINER, env: anchoredEnv(leaderElectionEnv(le), container) };
 }
 
 /**
@@ -420,7 +486,7 @@ function anchoredEnv(env: EnvVar[], container: ObservedContainer): (EnvVar | { n
 /** The env entry Gloo's chart renders right after customEnv (install/helm/gloo 1-gloo-deployment.yaml). */
 export const CHART_ENV_AFTER_CUSTOM_ENV = 'POD_NAMESPACE';
 
-function haFindings(ctx: Context, c: ComponentIntent, plan: ComponentPlan): void {
+function haFindings(ctx: ComponentContext, c: ComponentIntent, plan: ComponentPlan): void {
   if (c.role === 'discovery') return;
   const who = describeComponent(c.id);
   const floor = floorReplicas(c);
@@ -457,7 +523,7 @@ function haFindings(ctx: Context, c: ComponentIntent, plan: ComponentPlan): void
 
 /** Checks the PDB that will be in force (glooha's or an existing one) against the replica floor. */
 function budgetFindings(
-  ctx: Context,
+  ctx: ComponentContext,
   c: ComponentIntent,
   pdb: NonNullable<ComponentPlan['podDisruptionBudget']>,
   floor: number,

@@ -8,9 +8,11 @@
 
 import {
   API_VERSION,
+  KGATEWAY_KIND,
   KIND,
   LABEL_COMPONENT,
   LABEL_MANAGED_BY,
+  LABEL_OWNER_KIND,
   LABEL_OWNER_NAME,
   LABEL_OWNER_NAMESPACE,
   MANAGER,
@@ -21,13 +23,22 @@ export interface Owner {
   name: string;
   namespace: string;
   uid?: string;
+  /** KgatewayHA for a KgatewayHA; absent (or GlooHA) for a GlooHA. */
+  kind?: typeof KIND | typeof KGATEWAY_KIND;
+}
+
+/** The owner-kind label of a KgatewayHA's objects; none for a GlooHA's. */
+function kindLabel(owner: Owner): Record<string, string> {
+  return owner.kind === KGATEWAY_KIND ? { [LABEL_OWNER_KIND]: KGATEWAY_KIND } : {};
 }
 
 export const names = {
   pdb: (deploymentName: string) => `${deploymentName}-glooha`,
   hpa: (deploymentName: string) => `${deploymentName}-glooha`,
   leaderElectionRole: (owner: Owner) => `glooha-${owner.name}-leader-election`,
-  helmValuesConfigMap: (owner: Owner) => `${owner.name}-helm-values`,
+  // A GlooHA and a KgatewayHA of one name may share a namespace (during a migration): their values differ.
+  helmValuesConfigMap: (owner: Owner) =>
+    owner.kind === KGATEWAY_KIND ? `${owner.name}-kgateway-helm-values` : `${owner.name}-helm-values`,
 };
 
 /** Labels that mark an object as owned by this GlooHA (the reconciler prunes by them). */
@@ -36,6 +47,7 @@ export function ownerLabels(owner: Owner, component: string): Record<string, str
     [LABEL_MANAGED_BY]: MANAGER,
     [LABEL_OWNER_NAME]: owner.name,
     [LABEL_OWNER_NAMESPACE]: owner.namespace,
+    ...kindLabel(owner),
     [LABEL_COMPONENT]: component,
   };
 }
@@ -46,6 +58,7 @@ export function ownedSelector(owner: Owner): Record<string, string> {
     [LABEL_MANAGED_BY]: MANAGER,
     [LABEL_OWNER_NAME]: owner.name,
     [LABEL_OWNER_NAMESPACE]: owner.namespace,
+    ...kindLabel(owner),
   };
 }
 
@@ -60,7 +73,7 @@ export function ownedMetadata(
     metadata.ownerReferences = [
       {
         apiVersion: API_VERSION,
-        kind: KIND,
+        kind: owner.kind ?? KIND,
         name: owner.name,
         uid: owner.uid,
         controller: true,

@@ -57,3 +57,15 @@ export function proxySelectorLabels(gateway: string): Record<string, string> {
 /** GatewayParameters (api/v1alpha1/kgateway/gateway_parameters_types.go). */
 export const GATEWAY_PARAMETERS_API_VERSION = 'gateway.kgateway.dev/v1alpha1';
 export const GATEWAY_PARAMETERS_KIND = 'GatewayParameters';
+
+/** The controller's container in kgateway's chart (install/helm/kgateway/templates/deployment.yaml). */
+export const CONTROLLER_CONTAINER = 'controller';
+
+/**
+ * The env entry the chart renders right after controller.extraEnv (deployment.yaml): glooha's env goes
+ * before it, where `helm upgrade` with the exported values renders it, so the two agree on the order.
+ */
+export const CHART_ENV_AFTER_EXTRA_ENV = 'KGW_ENABLE_AGENTGATEWAY';
+
+/** Label selector of the controller's Deployments, HPAs and PDBs (kgateway.selectorLabels). */
+export const CONTROLLER_LABEL_SELECTOR = 'kgateway=kgateway';

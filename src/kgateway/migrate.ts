@@ -20,7 +20,8 @@
 // <gateway> is the proxy's Deployment name (the kebab-case of the key, or its deploymentName): the
 // Gateway that replaces the proxy should carry that name, which kgateway gives its proxy Deployment.
 
-import type { DefaultedGlooHA, PodDisruptionBudgetSpec } from '../api/types.js';
+import { API_VERSION, KGATEWAY_KIND } from '../api/constants.js';
+import type { DefaultedGlooHA, KgatewayHA, PodDisruptionBudgetSpec } from '../api/types.js';
 import { budgetOf, intentsOf, type ComponentIntent } from '../core/components.js';
 import { installNamespaceOf } from '../core/desired.js';
 import type { Finding } from '../core/findings.js';
@@ -29,6 +30,7 @@ import { podAntiAffinity, topologySpreadConstraints } from '../core/scheduling.j
 import { renderObject, type KubeObject } from '../core/templates.js';
 import {
   CONTROLLER_LEASE_TIMINGS,
+  DEFAULT_RELEASE,
   ENV_DISABLE_LEADER_ELECTION,
   GATEWAY_PARAMETERS_KIND,
   controllerSelectorLabels,
@@ -38,6 +40,8 @@ import {
 export interface KgatewayMigration {
   /** Where kgateway's controller and the Gateways go: the Gloo install's namespace. */
   namespace: string;
+  /** The KgatewayHA that keeps the controller's settings once kgateway is installed. */
+  kgatewayHA: KgatewayHA;
   /** The overlay for kgateway's controller chart. */
   helmValues: Record<string, unknown>;
   /** GatewayParameters, PodDisruptionBudgets and HPAs for the gateway proxies, in the order to apply them. */
@@ -61,7 +65,38 @@ export function migrateToKgateway(g: DefaultedGlooHA, options: MigrateOptions): 
     else if (c.role === 'discovery') notes.push(noDiscovery(c));
     else objects.push(...proxyObjects(c, namespace, notes));
   }
-  return { namespace, helmValues, objects, notes };
+  return { namespace, kgatewayHA: kgatewayHAOf(g, namespace, options), helmValues, objects, notes };
+}
+
+/** The GlooHA's controller settings as a KgatewayHA of the same name, for the operator to keep. */
+function kgatewayHAOf(g: DefaultedGlooHA, namespace: string, options: MigrateOptions): KgatewayHA {
+  const gloo = g.spec.gloo;
+  return {
+    apiVersion: API_VERSION,
+    kind: KGATEWAY_KIND,
+    metadata: { name: g.metadata.name, namespace: g.metadata.namespace ?? namespace },
+    spec: {
+      ...(namespace !== g.metadata.namespace || options.release !== DEFAULT_RELEASE
+        ? {
+            target: {
+              ...(namespace !== g.metadata.namespace ? { namespace } : {}),
+              ...(options.release !== DEFAULT_RELEASE ? { helmRelease: options.release } : {}),
+            },
+          }
+        : {}),
+      controller: {
+        replicas: gloo.replicas,
+        leaderElection: { enabled: gloo.leaderElection.enabled },
+        ...(gloo.podDisruptionBudget ? { podDisruptionBudget: gloo.podDisruptionBudget } : {}),
+        antiAffinity: gloo.antiAffinity,
+        ...(gloo.topologySpreadConstraints
+          ? { topologySpreadConstraints: gloo.topologySpreadConstraints }
+          : {}),
+      },
+      driftPolicy: g.spec.driftPolicy,
+      ...(g.spec.suspend ? { suspend: true } : {}),
+    },
+  };
 }
 
 function controllerValues(
@@ -71,11 +106,6 @@ function controllerValues(
   notes: Finding[],
 ): Record<string, unknown> {
   const le = g.spec.gloo.leaderElection;
-  const budget = budgetOf(c);
-  const strategy = rolloutStrategy(c, budget).strategy;
-  const affinity = podAntiAffinity(c.antiAffinity, {
-    matchLabels: controllerSelectorLabels(options.release),
-  });
   const timings = {
     leaseDuration: le.leaseDuration,
     renewDeadline: le.renewDeadline,
@@ -95,14 +125,29 @@ function controllerValues(
       component: c.id,
       path: 'spec.gloo.topologySpreadConstraints',
       message:
-        "kgateway's chart has no topologySpreadConstraints for its controller; only the anti-affinity carries over",
+        "kgateway's chart has no topologySpreadConstraints for its controller: they are in the KgatewayHA, which the operator applies, and not in the values",
     });
   }
+  return kgatewayControllerValues(c, le.enabled, options.release);
+}
+
+/**
+ * kgateway's chart values for its controller (install/helm/kgateway): what `glooha migrate kgateway`
+ * prints and what the operator exports for a KgatewayHA, so both render what the operator applies.
+ */
+export function kgatewayControllerValues(
+  c: ComponentIntent,
+  leaderElection: boolean,
+  release: string,
+): Record<string, unknown> {
+  const budget = budgetOf(c);
+  const strategy = rolloutStrategy(c, budget).strategy;
+  const affinity = podAntiAffinity(c.antiAffinity, { matchLabels: controllerSelectorLabels(release) });
   return {
     controller: {
       replicaCount: c.replicas,
       // Set both ways: a "true" in the user's own values would otherwise survive the overlay.
-      extraEnv: { [ENV_DISABLE_LEADER_ELECTION]: String(!le.enabled) },
+      extraEnv: { [ENV_DISABLE_LEADER_ELECTION]: String(!leaderElection) },
       ...(budget ? { podDisruptionBudget: budgetValue(budget) } : {}),
       ...(strategy ? { strategy } : {}),
     },

@@ -13,11 +13,11 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { main } from '../../src/cli/main.js';
-import { kgatewayFixtures, type KgatewayFixtures } from '../env/binaries.js';
-import { adminKubeConfig, createNamespace } from '../support/cluster.js';
+import type { KgatewayFixtures } from '../env/binaries.js';
+import { adminKubeConfig, createNamespace, installCrds } from '../support/cluster.js';
 import { HELM_MAJORS, helm, valuesFiles } from '../support/gloo-chart.js';
-import { kubectl, kubectlOk } from '../support/kubectl.js';
-import { eventually } from '../support/wait.js';
+import { REFUSED_ON_1_37, installKgatewayCrds } from '../support/kgateway.js';
+import { kubectlOk } from '../support/kubectl.js';
 
 const admin = adminKubeConfig();
 const apps = admin.makeApiClient(AppsV1Api);
@@ -26,14 +26,6 @@ const autoscaling = admin.makeApiClient(AutoscalingV2Api);
 const custom = admin.makeApiClient(CustomObjectsApi);
 const repoRoot = join(import.meta.dirname, '..', '..');
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-
-/** The CRDs of kgateway-crds v2.2.0 that Kubernetes 1.37 refuses (CEL cost). */
-const REFUSED_ON_1_37 = [
-  'backendconfigpolicies.gateway.kgateway.dev',
-  'gatewayextensions.gateway.kgateway.dev',
-  'httplistenerpolicies.gateway.kgateway.dev',
-  'listenerpolicies.gateway.kgateway.dev',
-];
 
 async function migrate(namespace: string, output: 'manifests' | 'helm-values'): Promise<string> {
   // The production example, moved into the test's namespace.
@@ -55,37 +47,14 @@ async function migrate(namespace: string, output: 'manifests' | 'helm-values'): 
   return stdout;
 }
 
-async function crdEstablished(name: string): Promise<boolean> {
-  const r = await kubectl([
-    'get',
-    'crd',
-    name,
-    '-o',
-    'jsonpath={.status.conditions[?(@.type=="Established")].status}',
-  ]);
-  return r.code === 0 && r.stdout === 'True';
-}
-
 describe('glooha migrate kgateway, applied to a kgateway install', () => {
   let fx: KgatewayFixtures;
 
   beforeAll(async () => {
-    fx = kgatewayFixtures();
-    await kubectlOk(['apply', '--server-side', '-f', fx.gatewayApiCrds]);
-    const crds = await helm(4, ['template', 'kgateway-crds', fx.crdsChart]);
-    expect(crds.ok, crds.stderr).toBe(true);
-    const applied = await kubectl(['apply', '--server-side', '-f', '-'], crds.stdout);
-    const refused = [
-      ...applied.stderr.matchAll(
-        /CustomResourceDefinition\.apiextensions\.k8s\.io "([^"]+)" is invalid: .*estimated rule cost exceeds budget/g,
-      ),
-    ].map((m) => m[1]);
-    expect(refused.sort()).toEqual(REFUSED_ON_1_37);
-    await eventually(
-      'the GatewayParameters CRD to be established',
-      () => crdEstablished('gatewayparameters.gateway.kgateway.dev'),
-      (ok) => ok,
-    );
+    await installCrds(); // glooha's own: the manifests hold a KgatewayHA
+    const installed = await installKgatewayCrds();
+    fx = installed.fx;
+    expect(installed.refused).toEqual(REFUSED_ON_1_37);
   }, 600_000);
 
   it.each(HELM_MAJORS)(
@@ -117,6 +86,7 @@ describe('glooha migrate kgateway, applied to a kgateway install', () => {
     const text = await migrate(ns, 'manifests');
     await kubectlOk(['apply', '--server-side', '--field-manager', 'migration', '-f', '-'], text);
     const objects = parseAllDocuments(text).map((d) => d.toJS() as Obj);
+    expect(objects[0]?.kind).toBe('KgatewayHA');
     const gps = objects.filter((o) => o.kind === 'GatewayParameters');
     expect(gps.map((o) => o.metadata.name)).toEqual(['gateway-proxy', 'public-gw']);
     for (const gp of gps) {

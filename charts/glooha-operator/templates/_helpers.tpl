@@ -65,16 +65,17 @@ mode, each watched namespace's Role in namespaced mode). Keep in step with READM
 test/unit/chart/expected-rbac.ts, which the tests compare against.
 */}}
 {{- define "glooha-operator.reconcilerRules" -}}
-# The GlooHA custom resources it reconciles (patch: its finalizer, a merge patch of metadata.finalizers),
-# their status, and gloohas/finalizers for blockOwnerDeletion on the ownerReferences of what it owns.
+# The GlooHA and KgatewayHA custom resources it reconciles (patch: its finalizer, a merge patch of
+# metadata.finalizers), their status, and their finalizers subresource for blockOwnerDeletion on the
+# ownerReferences of what it owns.
 - apiGroups: ["glooha.io"]
-  resources: ["gloohas"]
+  resources: ["gloohas", "kgatewayhas"]
   verbs: ["get", "list", "watch", "patch"]
 - apiGroups: ["glooha.io"]
-  resources: ["gloohas/status"]
+  resources: ["gloohas/status", "kgatewayhas/status"]
   verbs: ["get", "update", "patch"]
 - apiGroups: ["glooha.io"]
-  resources: ["gloohas/finalizers"]
+  resources: ["gloohas/finalizers", "kgatewayhas/finalizers"]
   verbs: ["update"]
 # Gloo's Deployments: server-side apply of replicas/env/affinity only (never created or deleted).
 - apiGroups: ["apps"]

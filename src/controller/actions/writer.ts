@@ -2,8 +2,8 @@
 // fake it, and kubeWriter() sends them through the operator's one transport (fenced there), each with
 // the reconcile's AbortSignal — its leader term's — so a term that ends cuts its writes off.
 import { PatchStrategy, type CoreV1Event, type KubernetesObject } from '@kubernetes/client-node';
-import { GROUP, MANAGER, PLURAL, VERSION } from '../../api/constants.js';
-import type { GlooHA, GlooHAStatus } from '../../api/types.js';
+import { GROUP, KGATEWAY_KIND, KGATEWAY_PLURAL, MANAGER, PLURAL, VERSION } from '../../api/constants.js';
+import type { GlooHA, GlooHAStatus, HAObject } from '../../api/types.js';
 import { errorStatus, type KubeClient } from '../../kube/client.js';
 import { resourcePath } from '../../kube/paths.js';
 import { kindInfo } from '../kinds.js';
@@ -24,17 +24,20 @@ export interface ObjectWriter {
    * returns the resourceVersion the write produced. A GlooHA already gone (404: our cache still showed
    * it) needs no finalizer change: not an error (undefined).
    */
-  setFinalizers(g: GlooHA, finalizers: string[], signal: AbortSignal): Promise<string | undefined>;
+  setFinalizers(g: HAObject, finalizers: string[], signal: AbortSignal): Promise<string | undefined>;
   /**
    * Replaces the status subresource, based on the GlooHA's resourceVersion (409 if it moved since), and
    * returns the resourceVersion the write produced. A GlooHA already gone (404) has nobody to report
    * to: not an error (undefined).
    */
-  writeStatus(g: GlooHA, status: GlooHAStatus, signal: AbortSignal): Promise<string | undefined>;
+  writeStatus(g: HAObject, status: GlooHAStatus, signal: AbortSignal): Promise<string | undefined>;
   createEvent(event: CoreV1Event, signal: AbortSignal): Promise<void>;
 }
 
 const GLOOHAS = { group: GROUP, version: VERSION, plural: PLURAL };
+const KGATEWAYHAS = { group: GROUP, version: VERSION, plural: KGATEWAY_PLURAL };
+/** The resource of a GlooHA or a KgatewayHA. */
+const resourceOf = (g: { kind: string }) => (g.kind === KGATEWAY_KIND ? KGATEWAYHAS : GLOOHAS);
 
 export function kubeWriter(client: KubeClient): ObjectWriter {
   return {
@@ -71,7 +74,7 @@ export function kubeWriter(client: KubeClient): ObjectWriter {
     async setFinalizers(g, finalizers, signal) {
       // The resourceVersion makes this fail with 409 rather than drop a finalizer someone added since.
       const updated = await orUndefinedIfNotFound(
-        client.request<GlooHA>('PATCH', resourcePath(GLOOHAS, g.metadata.namespace, g.metadata.name), {
+        client.request<GlooHA>('PATCH', resourcePath(resourceOf(g), g.metadata.namespace, g.metadata.name), {
           body: { metadata: { finalizers, resourceVersion: g.metadata.resourceVersion } },
           contentType: PatchStrategy.MergePatch,
           signal,
@@ -87,7 +90,7 @@ export function kubeWriter(client: KubeClient): ObjectWriter {
       const updated = await orUndefinedIfNotFound(
         client.request<GlooHA>(
           'PATCH',
-          resourcePath(GLOOHAS, g.metadata.namespace, g.metadata.name, 'status'),
+          resourcePath(resourceOf(g), g.metadata.namespace, g.metadata.name, 'status'),
           {
             body: [
               { op: 'replace', path: '/metadata/resourceVersion', value: g.metadata.resourceVersion },

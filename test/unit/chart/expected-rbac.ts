@@ -49,6 +49,8 @@ export const mustNotAllow: Check[] = [
   { group: 'glooha.io', resource: 'gloohas', verb: 'create' },
   { group: 'glooha.io', resource: 'gloohas', verb: 'delete' },
   { group: 'glooha.io', resource: 'gloohas', verb: 'update' },
+  { group: 'glooha.io', resource: 'kgatewayhas', verb: 'create' },
+  { group: 'glooha.io', resource: 'kgatewayhas', verb: 'delete' },
   { group: 'coordination.k8s.io', resource: 'leases', verb: 'delete' },
   { group: 'rbac.authorization.k8s.io', resource: 'roles', verb: 'escalate' },
   { group: 'rbac.authorization.k8s.io', resource: 'roles', verb: 'bind' },

@@ -59,17 +59,19 @@ describe('generated files are up to date (npm run check:chart)', () => {
     expect(syncChart({ check: true, helm: helm() }).stale).toEqual([]);
   });
 
-  it('deploy/install.yaml = a restricted Namespace, the CRD, then the default chart in glooha-system', async () => {
+  it('deploy/install.yaml = a restricted Namespace, the two CRDs, then the default chart in glooha-system', async () => {
     const objects = parseManifests(readFileSync(installManifestPath, 'utf8'));
     const ns = objects[0] as V1Namespace;
     expect(ns.kind).toBe('Namespace');
     expect(ns.metadata?.name).toBe('glooha-system');
     expect(ns.metadata?.labels?.['pod-security.kubernetes.io/enforce']).toBe('restricted');
-    expect(objects[1]?.kind).toBe('CustomResourceDefinition');
-    expect(objects[1]?.metadata?.name).toBe('gloohas.glooha.io');
+    expect(objects.slice(1, 3).map((o) => `${o.kind}/${o.metadata?.name}`)).toEqual([
+      'CustomResourceDefinition/gloohas.glooha.io',
+      'CustomResourceDefinition/kgatewayhas.glooha.io',
+    ]);
     const key = (o: KubernetesObject) => `${o.kind}/${o.metadata?.namespace ?? ''}/${o.metadata?.name}`;
     const chart = await render({ release: 'glooha-operator', namespace: 'glooha-system' });
-    expect(objects.slice(2).map(key)).toEqual(chart.map(key));
+    expect(objects.slice(3).map(key)).toEqual(chart.map(key));
   });
 });
 

@@ -4,7 +4,13 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { MANAGER, RECONCILE_REQUEST_ANNOTATION } from '../../../src/api/constants.js';
 import { HANDOVER_MANAGER } from '../../../src/controller/drift.js';
 import { terminalFailure } from '../../../src/controller/failures.js';
-import { decideApply, plan, stalledPlan, TARGET_REQUEUE_MS } from '../../../src/controller/plan.js';
+import {
+  decideApply,
+  glooProduct,
+  plan,
+  stalledPlan,
+  TARGET_REQUEUE_MS,
+} from '../../../src/controller/plan.js';
 import { APPLIED_ANNOTATION, FINALIZER, type Snapshot } from '../../../src/controller/plan-types.js';
 import { desired } from '../../../src/core/desired.js';
 import type { GlooHA } from '../../../src/api/types.js';
@@ -203,7 +209,7 @@ describe('plan: stalls (nothing written but status and a Warning event)', () => 
       (other.spec as { replicas?: number }).replicas = 7;
       return { ok: true as const, desired: { ...r.desired, patches: [...r.desired.patches, other] } };
     };
-    const p = plan(snapshotOf(g), twice);
+    const p = plan(snapshotOf(g), glooProduct(twice));
     expect(p.stall?.reason).toBe('ConflictingDesiredObjects');
     expect(p.applies).toEqual([]);
     expect(condition(p.status!, 'Stalled')?.status).toBe('True');
@@ -216,7 +222,7 @@ describe('plan: stalls (nothing written but status and a Warning event)', () => 
         desired: { ...r.desired, patches: [...r.desired.patches, structuredClone(r.desired.patches[0]!)] },
       };
     };
-    expect(plan(snapshotOf(g), same).stall).toBeUndefined();
+    expect(plan(snapshotOf(g), glooProduct(same)).stall).toBeUndefined();
   });
 
   it('terminal write failures become a Stalled plan with the server message (403, 422)', () => {

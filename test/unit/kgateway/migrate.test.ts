@@ -13,7 +13,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { main } from '../../../src/cli/main.js';
 import { selects } from '../../../src/core/selectors.js';
-import { validateGlooHA } from '../../../src/api/validate.js';
+import { validateGlooHA, validateKgatewayHA } from '../../../src/api/validate.js';
 import { migrateToKgateway } from '../../../src/kgateway/migrate.js';
 import { kgatewayFixtures, type KgatewayFixtures } from '../../env/binaries.js';
 import { helm, parseManifests } from '../chart/helm.js';
@@ -114,6 +114,12 @@ describe('migrateToKgateway', () => {
       },
     });
     expect(m.objects).toEqual([]);
+    // The KgatewayHA keeps what the chart cannot (the topology spread), and is valid as printed.
+    expect(m.kgatewayHA.spec?.controller).toMatchObject({ replicas: 3, antiAffinity: 'required' });
+    expect(m.kgatewayHA.spec?.controller?.topologySpreadConstraints).toHaveLength(1);
+    expect(m.kgatewayHA.spec?.target).toEqual({ helmRelease: 'kgw' });
+    const valid = validateKgatewayHA(m.kgatewayHA);
+    expect(valid.ok ? [] : valid.errors).toEqual([]);
     expect(m.notes.map((n) => `${n.code} ${n.path}`)).toEqual([
       'KgatewayCannotExpress spec.gloo.leaderElection',
       'KgatewayCannotExpress spec.gloo.topologySpreadConstraints',
@@ -155,6 +161,9 @@ describe('migrateToKgateway', () => {
       'GatewayParameters/gloo-system/single',
     ]);
     const [gp, , autoscaled, , hpa, single] = m.objects as Obj[];
+    expect(migrateToKgateway(glooHA({}), { release: 'kgw' }).kgatewayHA.spec?.target).toEqual({
+      helmRelease: 'kgw',
+    });
     expect(gp?.spec).toEqual({ kube: { deployment: { replicas: 2 } } });
     expect(autoscaled?.spec.kube.deployment).toEqual({
       strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } },
@@ -178,6 +187,7 @@ describe('glooha migrate kgateway', () => {
     expect(manifests.code).toBe(0);
     const kinds = parseAllDocuments(manifests.stdout).map((d) => (d.toJS() as Obj).kind);
     expect(kinds).toEqual([
+      'KgatewayHA',
       'GatewayParameters',
       'PodDisruptionBudget',
       'GatewayParameters',
@@ -193,7 +203,7 @@ describe('glooha migrate kgateway', () => {
     expect(values.stdout).toContain('#   [KgatewayCannotExpress] discovery:');
     expect(parse(values.stdout)).toMatchObject({ controller: { replicaCount: 3 } });
     const all = await glooha(['migrate', 'kgateway', '-f', 'examples/glooha.yaml', '-o', 'all']);
-    expect(parseAllDocuments(all.stdout)).toHaveLength(6);
+    expect(parseAllDocuments(all.stdout)).toHaveLength(7);
   });
 
   it('writes YAML that YAML 1.1 readers (kubectl, Helm) read back as strings, and completes its target', async () => {
@@ -204,7 +214,7 @@ describe('glooha migrate kgateway', () => {
     });
     expect(r.code).toBe(0);
     const names = parseAllDocuments(r.stdout, { version: '1.1' }).map((d) => (d.toJS() as Obj).metadata.name);
-    expect(names).toEqual(['on', 'on']);
+    expect(names).toEqual(['g', 'on', 'on']);
     const completion = await glooha(['completion', 'bash']);
     expect(completion.stdout).toMatch(/ {4}migrate\)[\s\S]*?compgen -W "kgateway"/);
   });

@@ -1,0 +1,302 @@
+// The KgatewayHA controller against a real API server and kgateway's real chart (v2.2.0, from its Go
+// module, installed with Helm 4), the operator running as the chart's ServiceAccount with only the
+// chart's RBAC. kgateway's controller pods run on kwok's simulated nodes (Running and Ready; no
+// kgateway process), so kgateway's leader election is simulated the way controller-runtime's runs it:
+// the Lease kgateway-envoy in the install's namespace, renewed every 2 s by its holder.
+//
+// The migration is the path under test: `glooha migrate kgateway` turns the production example GlooHA
+// into kgateway chart values and manifests holding a KgatewayHA; Helm installs kgateway with the values
+// next to a (simulated) Gloo install whose GlooHA stays in place, kubectl applies the manifests, and
+// both the GlooHA and the KgatewayHA become Ready in the same namespace.
+import {
+  AppsV1Api,
+  CoordinationV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  PatchStrategy,
+  PolicyV1Api,
+  setHeaderOptions,
+  type V1Deployment,
+} from '@kubernetes/client-node';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { GROUP, KGATEWAY_PLURAL, LABEL_OWNER_KIND, VERSION } from '../../src/api/constants.js';
+import type { GlooHA, KgatewayHA } from '../../src/api/types.js';
+import { main } from '../../src/cli/main.js';
+import { formatMicroTime } from '../../src/leader/lease-client.js';
+import type { KgatewayFixtures } from '../env/binaries.js';
+import { auditWrites, describeAudit } from '../support/audit.js';
+import { adminKubeConfig, createNamespace, installCrds } from '../support/cluster.js';
+import { helm, valuesFiles } from '../support/gloo-chart.js';
+import { createGlooInstall } from '../support/gloo-install.js';
+import { createGlooHA, getGlooHA } from '../support/glooha.js';
+import { installKgatewayCrds } from '../support/kgateway.js';
+import { kubectlOk } from '../support/kubectl.js';
+import {
+  installOperatorRbac,
+  installReplicasFloorPolicy,
+  metricValue,
+  startOperatorInProcess,
+  type InProcessOperator,
+  type OperatorIdentity,
+} from '../support/operator.js';
+import { eventually } from '../support/wait.js';
+
+const admin = adminKubeConfig();
+const apps = admin.makeApiClient(AppsV1Api);
+const policy = admin.makeApiClient(PolicyV1Api);
+const custom = admin.makeApiClient(CustomObjectsApi);
+const leases = admin.makeApiClient(CoordinationV1Api);
+const repoRoot = join(import.meta.dirname, '..', '..');
+const HOLDER = 'kgateway-6d9f7c-abcde_5f1c2a7e-0d3b-4b4e-9c1d-2f3a4b5c6d7e';
+
+let id: OperatorIdentity;
+let operator: InProcessOperator;
+let fx: KgatewayFixtures;
+let ns: string;
+let values: string;
+let removeFloorPolicy: (() => Promise<void>) | undefined;
+
+async function migrate(output: 'manifests' | 'helm-values'): Promise<string> {
+  const example = readFileSync(join(repoRoot, 'examples/glooha.yaml'), 'utf8').replace(
+    'namespace: gloo-system',
+    `namespace: ${ns}`,
+  );
+  let stdout = '';
+  const code = await main(['migrate', 'kgateway', '-f', 'glooha.yaml', '-o', output], {
+    readFile: () => example,
+    readStdin: async () => '',
+    stdout: (t) => {
+      stdout += t;
+    },
+    stderr: () => {},
+  });
+  expect(code).toBe(0);
+  return stdout;
+}
+
+async function getKgatewayHA(name = 'gloo'): Promise<KgatewayHA> {
+  return (await custom.getNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace: ns,
+    plural: KGATEWAY_PLURAL,
+    name,
+  })) as KgatewayHA;
+}
+
+const condition = (g: KgatewayHA | GlooHA, type: string) =>
+  g.status?.conditions?.find((c) => c.type === type);
+const ready = (g: KgatewayHA | GlooHA) =>
+  condition(g, 'Ready')?.status === 'True' &&
+  condition(g, 'Ready')?.observedGeneration === g.metadata.generation;
+
+const controller = () => apps.readNamespacedDeployment({ name: 'kgateway', namespace: ns });
+const envOf = (d: V1Deployment) =>
+  d.spec?.template.spec?.containers.find((c) => c.name === 'controller')?.env;
+
+/** kgateway's leader, as controller-runtime keeps its Lease: renewed every retryPeriod (2 s). */
+function renewLease(): { stop: () => Promise<void> } {
+  let stopped = false;
+  const loop = (async () => {
+    const now = () => formatMicroTime(new Date());
+    await leases.createNamespacedLease({
+      namespace: ns,
+      body: {
+        metadata: { name: 'kgateway-envoy', namespace: ns },
+        spec: {
+          holderIdentity: HOLDER,
+          leaseDurationSeconds: 15,
+          acquireTime: now() as never,
+          renewTime: now() as never,
+          leaseTransitions: 0,
+        },
+      },
+    });
+    while (!stopped) {
+      await new Promise((r) => setTimeout(r, 2000));
+      const lease = await leases.readNamespacedLease({ name: 'kgateway-envoy', namespace: ns });
+      lease.spec = { ...lease.spec, renewTime: now() as never };
+      await leases.replaceNamespacedLease({ name: 'kgateway-envoy', namespace: ns, body: lease });
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await loop;
+    },
+  };
+}
+
+beforeAll(async () => {
+  const opNs = await createNamespace('kgw-operator');
+  id = await installOperatorRbac(opNs);
+  fx = (await installKgatewayCrds()).fx;
+  ns = await createNamespace('kgw-ha');
+  removeFloorPolicy = await installReplicasFloorPolicy();
+  operator = await startOperatorInProcess(id);
+}, 600_000);
+
+afterAll(async () => {
+  await operator?.shutdown('test done');
+  await removeFloorPolicy?.();
+});
+
+describe('a KgatewayHA from `glooha migrate kgateway`, beside the GlooHA it came from', () => {
+  let lease: { stop: () => Promise<void> };
+
+  it('Helm installs kgateway with the values, kubectl applies the manifests: KgatewayHA and GlooHA both Ready', async () => {
+    // The Gloo install being migrated, and its GlooHA, in the same namespace.
+    await createGlooInstall(admin, {
+      namespace: ns,
+      discovery: true,
+      proxies: ['gateway-proxy', 'public-gw'],
+    });
+    const example = parse(readFileSync(join(repoRoot, 'examples/glooha.yaml'), 'utf8')) as GlooHA;
+    await createGlooHA(ns, 'gloo', example.spec ?? {});
+
+    values = await migrate('helm-values');
+    const files = valuesFiles(values);
+    try {
+      const r = await helm(4, ['install', 'kgateway', fx.chart, '-n', ns, ...files.args]);
+      expect(r.ok, r.stderr).toBe(true);
+    } finally {
+      files.cleanup();
+    }
+    await kubectlOk(['apply', '--server-side', '-f', '-'], await migrate('manifests'));
+    lease = renewLease();
+
+    const k = await eventually('KgatewayHA Ready', () => getKgatewayHA(), ready, { timeoutMs: 90_000 });
+    expect(k.status?.components?.controller).toMatchObject({
+      deploymentName: 'kgateway',
+      desiredReplicas: 3,
+      readyReplicas: 3,
+      // The chart's PDB (controller.podDisruptionBudget in the values) stands in for glooha's own.
+      podDisruptionBudget: { name: 'kgateway', owned: false, maxUnavailable: 1 },
+    });
+    await eventually('GlooHA Ready', () => getGlooHA(ns, 'gloo'), ready, { timeoutMs: 90_000 });
+
+    const dep = await controller();
+    expect(dep.spec?.replicas).toBe(3);
+    expect(envOf(dep)).toContainEqual({ name: 'KGW_DISABLE_LEADER_ELECTION', value: 'false' });
+    // What kgateway's chart cannot express, the operator applies: the topology spread.
+    expect(dep.spec?.template.spec?.topologySpreadConstraints?.[0]).toMatchObject({
+      topologyKey: 'topology.kubernetes.io/zone',
+      labelSelector: dep.spec?.selector,
+    });
+    // The Helm values the operator exports for the KgatewayHA are the ones the migration printed.
+    const cm = await admin
+      .makeApiClient(CoreV1Api)
+      .readNamespacedConfigMap({ name: 'gloo-kgateway-helm-values', namespace: ns });
+    expect(cm.metadata?.labels?.[LABEL_OWNER_KIND]).toBe('KgatewayHA');
+    expect(parse(cm.data?.['values.yaml'] ?? '')).toEqual(parse(values));
+  });
+
+  it("reports kgateway's leader from its Lease, and its 2 s renewals cost no reconcile and no write", async () => {
+    const k = await eventually(
+      'the leader in status',
+      () => getKgatewayHA(),
+      (g) => g.status?.leader?.holder === HOLDER && g.status.leader.fresh === true,
+    );
+    expect(k.status?.leader?.leaseDurationSeconds).toBe(15);
+    const reconciles = () =>
+      metricValue(operator.metricsUrl, 'controller_runtime_reconcile_total', { controller: 'kgatewayha' });
+    const before = await reconciles();
+    const since = new Date();
+    await new Promise((r) => setTimeout(r, 7000)); // three renewals
+    expect(await reconciles()).toBe(before);
+    const writes = auditWrites({ username: id.username, since }).filter(
+      (e) => !(e.objectRef?.resource === 'leases' && e.objectRef.namespace === id.namespace),
+    );
+    expect(writes.map(describeAudit)).toEqual([]);
+  });
+
+  it('restores a drifted replica count and reports it', async () => {
+    await apps.patchNamespacedDeploymentScale(
+      { name: 'kgateway', namespace: ns, body: { spec: { replicas: 1 } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    await eventually('replicas restored', controller, (d) => d.spec?.replicas === 3);
+    const k = await eventually(
+      'Drifted reported',
+      () => getKgatewayHA(),
+      (g) => condition(g, 'Drifted')?.reason === 'DriftCorrected',
+    );
+    expect(condition(k, 'Drifted')?.message).toContain('replicas');
+  });
+
+  it("a plain Helm upgrade (the chart's replicaCount 1) is refused by the replicas floor, naming the KgatewayHA", async () => {
+    const plain = await helm(4, ['upgrade', 'kgateway', fx.chart, '-n', ns, '--reset-values']);
+    expect(plain.ok).toBe(false);
+    expect(plain.stderr).toMatch(/spec\.replicas 1 is below 3, the floor that KgatewayHA [^ ]+\/gloo keeps/);
+    expect(plain.stderr).toContain('Change the replica count in the KgatewayHA');
+    expect(plain.stderr).toContain(`kubectl -n ${ns} get configmap gloo-kgateway-helm-values`);
+    expect((await controller()).spec?.replicas).toBe(3);
+  });
+
+  it('deleting the KgatewayHA keeps the replicas, leaves the GlooHA alone, and Helm can still upgrade', async () => {
+    await custom.deleteNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace: ns,
+      plural: KGATEWAY_PLURAL,
+      name: 'gloo',
+    });
+    await eventually(
+      'the KgatewayHA to be gone',
+      () =>
+        getKgatewayHA().then(
+          () => false,
+          () => true,
+        ),
+      (gone) => gone,
+    );
+    expect((await controller()).spec?.replicas).toBe(3);
+    expect(ready(await getGlooHA(ns, 'gloo'))).toBe(true);
+    // Helm 4 (server-side apply) upgrades with the same values: no conflict with fields the operator
+    // held, and the replica count stays.
+    const files = valuesFiles(values);
+    try {
+      const r = await helm(4, [
+        'upgrade',
+        'kgateway',
+        fx.chart,
+        '-n',
+        ns,
+        '--reset-then-reuse-values',
+        ...files.args,
+      ]);
+      expect(r.ok, r.stderr).toBe(true);
+    } finally {
+      files.cleanup();
+    }
+    expect((await controller()).spec?.replicas).toBe(3);
+    // glooha's own PDB never existed (the chart's stood in), and nothing of the KgatewayHA is left.
+    const pdbs = await policy.listNamespacedPodDisruptionBudget({ namespace: ns });
+    expect(pdbs.items.filter((p) => p.metadata?.labels?.[LABEL_OWNER_KIND])).toEqual([]);
+    await lease.stop();
+  });
+});
+
+describe('an operator whose API server does not serve KgatewayHA (a Helm upgrade keeps old CRDs)', () => {
+  it('manages GlooHAs as before and logs how to add the CRD', async () => {
+    await operator.shutdown('next test');
+    await kubectlOk(['delete', 'crd', 'kgatewayhas.glooha.io', '--wait']);
+    let second: InProcessOperator | undefined;
+    try {
+      second = await startOperatorInProcess(id);
+      expect(second.logs.join('\n')).toContain(
+        'the kgatewayhas.glooha.io CRD is not installed: KgatewayHAs are not managed',
+      );
+      const glooNs = await createNamespace('kgw-no-crd');
+      await createGlooInstall(admin, { namespace: glooNs });
+      await createGlooHA(glooNs, 'gloo', { gloo: { replicas: 2 } });
+      await eventually('GlooHA Ready', () => getGlooHA(glooNs, 'gloo'), ready, { timeoutMs: 90_000 });
+    } finally {
+      await second?.shutdown('test done');
+      await installCrds();
+    }
+  });
+});

@@ -1,0 +1,47 @@
+// kgateway in the test control plane, installed the way users install it: Gateway API's CRDs and
+// kgateway's CRDs with `kubectl apply --server-side`, from the charts test/env/build-kgateway.sh
+// packages from kgateway's Go module.
+import { kgatewayFixtures, type KgatewayFixtures } from '../env/binaries.js';
+import { helm } from './gloo-chart.js';
+import { kubectl, kubectlOk } from './kubectl.js';
+import { eventually } from './wait.js';
+
+/** The CRDs of kgateway-crds v2.2.0 that Kubernetes 1.37 refuses (CEL cost; fixed in kgateway v2.4.3). */
+export const REFUSED_ON_1_37 = [
+  'backendconfigpolicies.gateway.kgateway.dev',
+  'gatewayextensions.gateway.kgateway.dev',
+  'httplistenerpolicies.gateway.kgateway.dev',
+  'listenerpolicies.gateway.kgateway.dev',
+];
+
+/**
+ * Applies Gateway API's standard CRDs and kgateway's CRDs (idempotent), waits for GatewayParameters
+ * to be served, and returns the fixtures and the names of the CRDs the API server refused.
+ */
+export async function installKgatewayCrds(): Promise<{ fx: KgatewayFixtures; refused: string[] }> {
+  const fx = kgatewayFixtures();
+  await kubectlOk(['apply', '--server-side', '-f', fx.gatewayApiCrds]);
+  const crds = await helm(4, ['template', 'kgateway-crds', fx.crdsChart]);
+  if (!crds.ok) throw new Error(`helm template kgateway-crds failed: ${crds.stderr}`);
+  const applied = await kubectl(['apply', '--server-side', '-f', '-'], crds.stdout);
+  const refused = [
+    ...applied.stderr.matchAll(
+      /CustomResourceDefinition\.apiextensions\.k8s\.io "([^"]+)" is invalid: .*estimated rule cost exceeds budget/g,
+    ),
+  ].map((m) => m[1] as string);
+  await eventually(
+    'the GatewayParameters CRD to be established',
+    async () =>
+      (
+        await kubectl([
+          'get',
+          'crd',
+          'gatewayparameters.gateway.kgateway.dev',
+          '-o',
+          'jsonpath={.status.conditions[?(@.type=="Established")].status}',
+        ])
+      ).stdout,
+    (s) => s === 'True',
+  );
+  return { fx, refused: refused.sort() };
+}
