@@ -125,100 +125,86 @@ const durationMessage = (field: string, env: string, example: string) =>
 const timingRule =
   "client-go requires leaseDuration > renewDeadline > 1.2 × retryPeriod; Gloo's defaults are 15s, 10s and 2s";
 
+/** Either kind's name: it becomes a label value on what glooha owns. */
+function nameLengthRule(id: string, on: DefName): Rule {
+  return {
+    id,
+    on,
+    rule: 'size(self.metadata.name) <= 63',
+    fieldPath: '.metadata.name',
+    message:
+      'metadata.name must be at most 63 characters: glooha writes it as a label value (glooha.io/owner-name) on the objects it owns; choose a shorter name',
+    check: (self) => String(obj(self.metadata).name ?? '').length <= 63,
+  };
+}
+
+/**
+ * The rules of a product's control plane (Gloo's gloo, kgateway's controller): at least one replica,
+ * leader election for more than one, and a PDB that leaves a drain something to evict.
+ */
+function controlPlaneRules(p: { prefix: string; on: DefName; what: string; leaderless: string }): Rule[] {
+  return [
+    {
+      id: `${p.prefix}-replicas-min`,
+      on: p.on,
+      rule: '!has(self.replicas) || self.replicas >= 1',
+      fieldPath: '.replicas',
+      message: `replicas must be at least 1: glooha never scales ${p.what} to zero (use 2 or more for high availability)`,
+      check: (self) => !has(self, 'replicas') || int(self.replicas) >= 1,
+    },
+    {
+      id: `${p.prefix}-replicas-need-leader-election`,
+      on: p.on,
+      rule: '!has(self.replicas) || self.replicas <= 1 || !has(self.leaderElection) || !has(self.leaderElection.enabled) || self.leaderElection.enabled',
+      fieldPath: '.leaderElection.enabled',
+      message: `leaderElection.enabled must be true when replicas is more than 1: ${p.leaderless}; enable leader election or set replicas: 1`,
+      check: (self) => {
+        const le = obj(self.leaderElection);
+        return (
+          !has(self, 'replicas') || int(self.replicas) <= 1 || !has(le, 'enabled') || le.enabled === true
+        );
+      },
+    },
+    {
+      id: `${p.prefix}-pdb-min-available-below-replicas`,
+      on: p.on,
+      rule: `!has(self.replicas) || !has(self.podDisruptionBudget) || !has(self.podDisruptionBudget.minAvailable) || ${celMinBelow('self.podDisruptionBudget.minAvailable', 'self.replicas')}`,
+      fieldPath: '.podDisruptionBudget.minAvailable',
+      message:
+        'podDisruptionBudget.minAvailable must be below replicas (a percentage is rounded up): a PDB that needs every replica available blocks every node drain; lower it or use maxUnavailable: 1',
+      check: (self) => {
+        const pdb = obj(self.podDisruptionBudget);
+        return (
+          !has(self, 'replicas') ||
+          !has(pdb, 'minAvailable') ||
+          minBelow(pdb.minAvailable, int(self.replicas))
+        );
+      },
+    },
+  ];
+}
+
 export const RULES: readonly Rule[] = [
   // ---- the object --------------------------------------------------------------------------
-  {
-    id: 'name-length',
-    on: 'GlooHA',
-    rule: 'size(self.metadata.name) <= 63',
-    fieldPath: '.metadata.name',
-    message:
-      'metadata.name must be at most 63 characters: glooha writes it as a label value (glooha.io/owner-name) on the objects it owns; choose a shorter name',
-    check: (self) => String(obj(self.metadata).name ?? '').length <= 63,
-  },
+  nameLengthRule('name-length', 'GlooHA'),
 
   // ---- gloo -----------------------------------------------------------------------------------
-  {
-    id: 'gloo-replicas-min',
+  ...controlPlaneRules({
+    prefix: 'gloo',
     on: 'Gloo',
-    rule: '!has(self.replicas) || self.replicas >= 1',
-    fieldPath: '.replicas',
-    message:
-      'replicas must be at least 1: glooha never scales the gloo control plane to zero (use 2 or more for high availability)',
-    check: (self) => !has(self, 'replicas') || int(self.replicas) >= 1,
-  },
-  {
-    id: 'gloo-replicas-need-leader-election',
-    on: 'Gloo',
-    rule: '!has(self.replicas) || self.replicas <= 1 || !has(self.leaderElection) || !has(self.leaderElection.enabled) || self.leaderElection.enabled',
-    fieldPath: '.leaderElection.enabled',
-    message:
-      'leaderElection.enabled must be true when replicas is more than 1: without a leader every gloo replica writes statuses and they overwrite each other; enable leader election or set replicas: 1',
-    check: (self) => {
-      const le = obj(self.leaderElection);
-      return !has(self, 'replicas') || int(self.replicas) <= 1 || !has(le, 'enabled') || le.enabled === true;
-    },
-  },
-  {
-    id: 'gloo-pdb-min-available-below-replicas',
-    on: 'Gloo',
-    rule: `!has(self.replicas) || !has(self.podDisruptionBudget) || !has(self.podDisruptionBudget.minAvailable) || ${celMinBelow('self.podDisruptionBudget.minAvailable', 'self.replicas')}`,
-    fieldPath: '.podDisruptionBudget.minAvailable',
-    message:
-      'podDisruptionBudget.minAvailable must be below replicas (a percentage is rounded up): a PDB that needs every replica available blocks every node drain; lower it or use maxUnavailable: 1',
-    check: (self) => {
-      const pdb = obj(self.podDisruptionBudget);
-      return (
-        !has(self, 'replicas') || !has(pdb, 'minAvailable') || minBelow(pdb.minAvailable, int(self.replicas))
-      );
-    },
-  },
+    what: 'the gloo control plane',
+    leaderless: 'without a leader every gloo replica writes statuses and they overwrite each other',
+  }),
 
   // ---- kgateway (the KgatewayHA kind) ---------------------------------------------------------
-  {
-    id: 'kgateway-name-length',
-    on: 'KgatewayHA',
-    rule: 'size(self.metadata.name) <= 63',
-    fieldPath: '.metadata.name',
-    message:
-      'metadata.name must be at most 63 characters: glooha writes it as a label value (glooha.io/owner-name) on the objects it owns; choose a shorter name',
-    check: (self) => String(obj(self.metadata).name ?? '').length <= 63,
-  },
-  {
-    id: 'kgateway-controller-replicas-min',
+  nameLengthRule('kgateway-name-length', 'KgatewayHA'),
+  ...controlPlaneRules({
+    prefix: 'kgateway-controller',
     on: 'KgatewayController',
-    rule: '!has(self.replicas) || self.replicas >= 1',
-    fieldPath: '.replicas',
-    message:
-      "replicas must be at least 1: glooha never scales kgateway's controller to zero (use 2 or more for high availability)",
-    check: (self) => !has(self, 'replicas') || int(self.replicas) >= 1,
-  },
-  {
-    id: 'kgateway-controller-replicas-need-leader-election',
-    on: 'KgatewayController',
-    rule: '!has(self.replicas) || self.replicas <= 1 || !has(self.leaderElection) || !has(self.leaderElection.enabled) || self.leaderElection.enabled',
-    fieldPath: '.leaderElection.enabled',
-    message:
-      "leaderElection.enabled must be true when replicas is more than 1: kgateway's deployer and status writers run only on the leader, and without leader election every replica runs them and they fight; enable leader election or set replicas: 1",
-    check: (self) => {
-      const le = obj(self.leaderElection);
-      return !has(self, 'replicas') || int(self.replicas) <= 1 || !has(le, 'enabled') || le.enabled === true;
-    },
-  },
-  {
-    id: 'kgateway-controller-pdb-min-available-below-replicas',
-    on: 'KgatewayController',
-    rule: `!has(self.replicas) || !has(self.podDisruptionBudget) || !has(self.podDisruptionBudget.minAvailable) || ${celMinBelow('self.podDisruptionBudget.minAvailable', 'self.replicas')}`,
-    fieldPath: '.podDisruptionBudget.minAvailable',
-    message:
-      'podDisruptionBudget.minAvailable must be below replicas (a percentage is rounded up): a PDB that needs every replica available blocks every node drain; lower it or use maxUnavailable: 1',
-    check: (self) => {
-      const pdb = obj(self.podDisruptionBudget);
-      return (
-        !has(self, 'replicas') || !has(pdb, 'minAvailable') || minBelow(pdb.minAvailable, int(self.replicas))
-      );
-    },
-  },
+    what: "kgateway's controller",
+    leaderless:
+      "kgateway's deployer and status writers run only on the leader, and without leader election every replica runs them and they fight",
+  }),
 
   // ---- leader election -------------------------------------------------------------------------
   {

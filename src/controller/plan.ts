@@ -22,7 +22,7 @@ import type { GlooHA, GlooHAStatus, HAObject, KgatewayHA } from '../api/types.js
 import { desired, installNamespaceOf, type Desired, type DesiredResult } from '../core/desired.js';
 import { desiredKgateway } from '../kgateway/desired.js';
 import { observeKgateway } from '../kgateway/observe.js';
-import type { Owner } from '../core/ownership.js';
+import { ownerOf } from '../core/ownership.js';
 import type { KubeObject } from '../core/templates.js';
 import { isOlderResourceVersion } from '../kube/resource-version.js';
 import { canonicalJson, isSubset, stableHash } from './compare.js';
@@ -46,14 +46,7 @@ import { computeStatus, type DriftReport, type Stall, type StatusInput } from '.
 /** Requeue while waiting for a missing install (no event announces it in another namespace). */
 export const TARGET_REQUEUE_MS = 60_000;
 
-export function ownerOf(g: HAObject): Owner {
-  return {
-    name: g.metadata.name,
-    namespace: g.metadata.namespace ?? 'default',
-    uid: g.metadata.uid,
-    ...(g.kind === KGATEWAY_KIND ? { kind: KGATEWAY_KIND } : {}),
-  };
-}
+export { ownerOf };
 
 /**
  * What differs between the products one plan serves: how the install is read from the snapshot and

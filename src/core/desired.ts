@@ -40,7 +40,7 @@ import type {
   ObservedInstall,
   ObservedPDB,
 } from './observed.js';
-import { names, ownedMetadata, patchMetadata, type Owner } from './ownership.js';
+import { names, ownedMetadata, ownerOf, patchMetadata, type Owner } from './ownership.js';
 import { rolloutStrategy } from './rollout-strategy.js';
 import { podAntiAffinity, topologySpreadConstraints } from './scheduling.js';
 import { copySelector, podLabelsOf, selects } from './selectors.js';
@@ -98,11 +98,7 @@ export function desired(glooHA: GlooHA, observed: ObservedInstall): DesiredResul
   if (!validated.ok) return { ok: false, errors: validated.errors };
   const g = validated.value;
   const spec = g.spec;
-  const owner: Owner = {
-    name: g.metadata.name,
-    namespace: g.metadata.namespace ?? 'default',
-    uid: g.metadata.uid,
-  };
+  const owner = ownerOf(g);
   const ns = installNamespaceOf(g);
   const ctx: Context = {
     owner,

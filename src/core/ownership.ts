@@ -27,6 +27,19 @@ export interface Owner {
   kind?: typeof KIND | typeof KGATEWAY_KIND;
 }
 
+/** The owner a GlooHA or KgatewayHA is to the objects it owns. */
+export function ownerOf(obj: {
+  kind?: string;
+  metadata: { name: string; namespace?: string; uid?: string };
+}): Owner {
+  return {
+    name: obj.metadata.name,
+    namespace: obj.metadata.namespace ?? 'default',
+    uid: obj.metadata.uid,
+    ...(obj.kind === KGATEWAY_KIND ? { kind: KGATEWAY_KIND } : {}),
+  };
+}
+
 /** The owner-kind label of a KgatewayHA's objects; none for a GlooHA's. */
 function kindLabel(owner: Owner): Record<string, string> {
   return owner.kind === KGATEWAY_KIND ? { [LABEL_OWNER_KIND]: KGATEWAY_KIND } : {};

@@ -5,7 +5,6 @@
 // component today, kgateway's controller; the planning of a component is desired.ts's own
 // (planComponentOn), so both products get the same PDB, HPA, rollout and finding rules. No I/O.
 
-import { KGATEWAY_KIND } from '../api/constants.js';
 import { validateKgatewayHA } from '../api/validate.js';
 import type { DefaultedKgatewayHA, DefaultedKgatewaySpec, KgatewayHA } from '../api/types.js';
 import type { ComponentIntent } from '../core/components.js';
@@ -18,7 +17,7 @@ import {
 } from '../core/desired.js';
 import { stringifyKubeYaml } from '../api/kube-yaml.js';
 import type { ObservedContainer, ObservedDeployment, ObservedHPA, ObservedPDB } from '../core/observed.js';
-import { names, ownedMetadata, type Owner } from '../core/ownership.js';
+import { names, ownedMetadata, ownerOf, type Owner } from '../core/ownership.js';
 import { renderObject, type KubeObject } from '../core/templates.js';
 import {
   CHART_ENV_AFTER_EXTRA_ENV,
@@ -57,12 +56,7 @@ export function desiredKgateway(k: KgatewayHA, observed: ObservedKgateway): Desi
   if (!validated.ok) return { ok: false, errors: validated.errors };
   const g = validated.value;
   const spec = g.spec;
-  const owner: Owner = {
-    name: g.metadata.name,
-    namespace: g.metadata.namespace ?? 'default',
-    uid: g.metadata.uid,
-    kind: KGATEWAY_KIND,
-  };
+  const owner = ownerOf(g);
   const ns = installNamespaceOf(g);
   const ctx: ComponentContext = {
     owner,
