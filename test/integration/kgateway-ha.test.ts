@@ -253,7 +253,13 @@ describe('a KgatewayHA from `glooha migrate kgateway`, beside the GlooHA it came
         ),
       (gone) => gone,
     );
-    expect((await controller()).spec?.replicas).toBe(3);
+    const handedOver = await controller();
+    expect(handedOver.spec?.replicas).toBe(3);
+    // Nothing of the operator's is left on it: no annotation (the replicas floor included), no field manager.
+    expect(
+      Object.keys(handedOver.metadata?.annotations ?? {}).filter((k) => k.startsWith('glooha.io/')),
+    ).toEqual([]);
+    expect(handedOver.metadata?.managedFields?.map((m) => m.manager)).not.toContain('glooha-operator');
     expect(ready(await getGlooHA(ns, 'gloo'))).toBe(true);
     // Helm 4 (server-side apply) upgrades with the same values: no conflict with fields the operator
     // held, and the replica count stays.
