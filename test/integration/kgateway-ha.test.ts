@@ -288,6 +288,10 @@ describe('a KgatewayHA from `glooha migrate kgateway`, beside the GlooHA it came
 
 describe('an operator whose API server does not serve KgatewayHA (a Helm upgrade keeps old CRDs)', () => {
   it('manages GlooHAs as before and logs how to add the CRD', async () => {
+    // Every KgatewayHA goes first, finalized by the running operator: a CRD's deletion waits for its
+    // objects, and with the operator stopped their finalizer would never be removed (other test files
+    // of this lane leave KgatewayHAs the operator has reconciled).
+    await kubectlOk(['delete', 'kgatewayhas', '--all', '--all-namespaces', '--wait', '--timeout=60s']);
     await operator.shutdown('next test');
     await kubectlOk(['delete', 'crd', 'kgatewayhas.glooha.io', '--wait']);
     let second: InProcessOperator | undefined;
