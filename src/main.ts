@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { GROUP, KGATEWAY_CRD_NAME, KGATEWAY_PLURAL, VERSION } from './api/constants.js';
 import { setupGlooHAController, setupKgatewayHAController } from './controller/glooha-controller.js';
+import { GATEWAYS, GATEWAY_PARAMETERS } from './controller/kinds.js';
 import {
   parseDurationMs,
   resolveLeaderElectionConfig,
@@ -192,16 +193,13 @@ export interface RunHooks {
   onShutdown?: (shutdown: (reason: string) => Promise<void>) => void;
 }
 
-/** Whether the API server serves KgatewayHAs (API discovery of glooha.io/v1alpha1). */
-async function servesKgatewayHA(manager: Manager): Promise<boolean> {
+/** Whether the API server serves `plural` in the group version at `path` (API discovery). */
+async function serves(manager: Manager, path: string, plural: string): Promise<boolean> {
   try {
-    const list = await manager.client.request<{ resources?: { name: string }[] }>(
-      'GET',
-      `/apis/${GROUP}/${VERSION}`,
-    );
-    return (list.resources ?? []).some((r) => r.name === KGATEWAY_PLURAL);
+    const list = await manager.client.request<{ resources?: { name: string }[] }>('GET', path);
+    return (list.resources ?? []).some((r) => r.name === plural);
   } catch (err) {
-    // No glooha.io CRD at all: the GlooHA informer reports that, as it always has.
+    // A group version nobody installed (for glooha.io: the GlooHA informer reports that, as it always has).
     if (errorStatus(err) === 404) return false;
     throw err;
   }
@@ -244,8 +242,16 @@ export async function run(
   // upgrades CRDs): without it the operator manages GlooHAs as before and says how to add it, rather
   // than wait for ever for a cache that cannot sync.
   try {
-    if (await servesKgatewayHA(manager)) setupKgatewayHAController(manager, controllerOptions);
-    else
+    if (await serves(manager, `/apis/${GROUP}/${VERSION}`, KGATEWAY_PLURAL)) {
+      const gatewayApi =
+        (await serves(manager, `/apis/${GATEWAYS.group}/${GATEWAYS.version}`, GATEWAYS.plural)) &&
+        (await serves(
+          manager,
+          `/apis/${GATEWAY_PARAMETERS.group}/${GATEWAY_PARAMETERS.version}`,
+          GATEWAY_PARAMETERS.plural,
+        ));
+      setupKgatewayHAController(manager, { ...controllerOptions, gatewayApi });
+    } else
       log.warn(
         `the ${KGATEWAY_CRD_NAME} CRD is not installed: KgatewayHAs are not managed; apply crds/ of this release (kubectl apply --server-side -f charts/glooha-operator/crds/) and restart the operator`,
       );

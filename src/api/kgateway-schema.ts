@@ -7,6 +7,8 @@
 import {
   DEFAULTS as GLOO_DEFAULTS,
   DNS_LABEL,
+  MAX_GATEWAY_PROXIES,
+  autoscaling,
   UNRECONCILED_STATUS,
   antiAffinity,
   componentStatus,
@@ -19,7 +21,7 @@ import {
   topologySpreadConstraints,
   warningsSchema,
 } from './schema.js';
-import { OPEN, boolean, def, integer, object, string, type Schema } from './openapi.js';
+import { OPEN, boolean, def, integer, map, object, string, type Schema } from './openapi.js';
 
 export const KGATEWAY_DEFAULTS = {
   controllerReplicas: 2,
@@ -85,8 +87,34 @@ const controller = def(
   ),
 );
 
+const gateway = def(
+  'KgatewayGateway',
+  object(
+    {
+      replicas: integer({ description: 'Fixed replicas (at least 1). Set this or autoscaling.' }),
+      autoscaling,
+      podDisruptionBudget,
+      antiAffinity,
+      topologySpreadConstraints,
+    },
+    {
+      description:
+        "One Gateway's proxy. glooha writes replicas, the rollout strategy, anti-affinity and topology spread into the GatewayParameters the Gateway names (spec.infrastructure.parametersRef), from which kgateway's deployer renders the proxy Deployment; it owns the proxy's PodDisruptionBudget, and an HPA when autoscaled (GatewayParameters has neither).",
+    },
+  ),
+);
+
+const gateways = def(
+  'KgatewayGateways',
+  map(gateway, {
+    description:
+      "Gateway proxies keyed by Gateway name, in the install's namespace (kgateway names each proxy Deployment after its Gateway). Gateways not listed are left alone.",
+    maxProperties: MAX_GATEWAY_PROXIES,
+  }),
+);
+
 export const kgatewaySpecSchema: Schema = object(
-  { target, controller, driftPolicy: driftPolicySchema, suspend: suspendSchema },
+  { target, controller, gateways, driftPolicy: driftPolicySchema, suspend: suspendSchema },
   { description: 'High-availability settings for one kgateway install.', default: {} },
 );
 
@@ -100,7 +128,12 @@ export const kgatewayStatusSchema: Schema = object(
     }),
     conditions: conditionsSchema,
     components: object(
-      { controller: componentStatus("kgateway's controller, as last observed.") },
+      {
+        controller: componentStatus("kgateway's controller, as last observed."),
+        gateways: map(componentStatus("One Gateway's proxy, as last observed."), {
+          description: 'The proxies of spec.gateways, by the same keys.',
+        }),
+      },
       { description: 'Replicas and disruption budget of each managed component.' },
     ),
     leader: leaderStatusSchema({
@@ -108,7 +141,7 @@ export const kgatewayStatusSchema: Schema = object(
       holder: "a kgateway controller pod's name and a suffix",
       product: "kgateway's controller",
     }),
-    warnings: warningsSchema('controller'),
+    warnings: warningsSchema('controller or gateways.<name>'),
     helmValuesConfigMap: string({
       description: "ConfigMap holding the equivalent Helm values for kgateway's chart (key values.yaml).",
     }),

@@ -17,6 +17,8 @@ export type DefName =
   | 'GlooHA'
   | 'KgatewayHA'
   | 'KgatewayController'
+  | 'KgatewayGateways'
+  | 'KgatewayGateway'
   | 'Gloo'
   | 'LeaderElection'
   | 'PodDisruptionBudget'
@@ -125,6 +127,77 @@ const durationMessage = (field: string, env: string, example: string) =>
 const timingRule =
   "client-go requires leaseDuration > renewDeadline > 1.2 × retryPeriod; Gloo's defaults are 15s, 10s and 2s";
 
+/**
+ * The rules of one gateway proxy (a GlooHA's gatewayProxies entry, a KgatewayHA's gateways entry):
+ * replicas or autoscaling (one of them), at least one replica, and a PDB that leaves a drain something
+ * to evict at the replica floor.
+ */
+function proxyRules(prefix: string, on: DefName): Rule[] {
+  return [
+    {
+      id: `${prefix}-replicas-or-autoscaling`,
+      on,
+      rule: 'has(self.replicas) || has(self.autoscaling)',
+      reason: 'FieldValueRequired',
+      message: 'set replicas or autoscaling for the proxy: glooha needs to know how many replicas to keep',
+      check: (self) => has(self, 'replicas') || has(self, 'autoscaling'),
+    },
+    {
+      id: `${prefix}-replicas-xor-autoscaling`,
+      on,
+      rule: '!has(self.replicas) || !has(self.autoscaling)',
+      reason: 'FieldValueForbidden',
+      message:
+        "set replicas or autoscaling for the proxy, not both: with autoscaling the HPA owns the Deployment's replicas",
+      check: (self) => !has(self, 'replicas') || !has(self, 'autoscaling'),
+    },
+    {
+      id: `${prefix}-replicas-min`,
+      on,
+      rule: '!has(self.replicas) || self.replicas >= 1',
+      fieldPath: '.replicas',
+      message:
+        'replicas must be at least 1: glooha never scales a gateway proxy to zero (use 2 or more for high availability)',
+      check: (self) => !has(self, 'replicas') || int(self.replicas) >= 1,
+    },
+    {
+      id: `${prefix}-pdb-min-available-below-replicas`,
+      on,
+      rule: `!has(self.replicas) || !has(self.podDisruptionBudget) || !has(self.podDisruptionBudget.minAvailable) || ${celMinBelow('self.podDisruptionBudget.minAvailable', 'self.replicas')}`,
+      fieldPath: '.podDisruptionBudget.minAvailable',
+      message:
+        'podDisruptionBudget.minAvailable must be below replicas (a percentage is rounded up): a PDB that needs every replica available blocks every node drain; lower it or use maxUnavailable: 1',
+      check: (self) => {
+        const pdb = obj(self.podDisruptionBudget);
+        return (
+          !has(self, 'replicas') ||
+          !has(pdb, 'minAvailable') ||
+          minBelow(pdb.minAvailable, int(self.replicas))
+        );
+      },
+    },
+    {
+      id: `${prefix}-pdb-min-available-below-min-replicas`,
+      on,
+      rule: `!has(self.autoscaling) || has(self.replicas) || !has(self.autoscaling.minReplicas) || !has(self.podDisruptionBudget) || !has(self.podDisruptionBudget.minAvailable) || ${celMinBelow('self.podDisruptionBudget.minAvailable', 'self.autoscaling.minReplicas')}`,
+      fieldPath: '.podDisruptionBudget.minAvailable',
+      message:
+        'podDisruptionBudget.minAvailable must be below autoscaling.minReplicas (a percentage is rounded up): when the HPA sits at minReplicas the PDB would block every node drain; lower it or use maxUnavailable: 1',
+      check: (self) => {
+        const pdb = obj(self.podDisruptionBudget);
+        const as = obj(self.autoscaling);
+        return (
+          !has(self, 'autoscaling') ||
+          has(self, 'replicas') ||
+          !has(as, 'minReplicas') ||
+          !has(pdb, 'minAvailable') ||
+          minBelow(pdb.minAvailable, int(as.minReplicas))
+        );
+      },
+    },
+  ];
+}
+
 /** Either kind's name: it becomes a label value on what glooha owns. */
 function nameLengthRule(id: string, on: DefName): Rule {
   return {
@@ -205,6 +278,16 @@ export const RULES: readonly Rule[] = [
     leaderless:
       "kgateway's deployer and status writers run only on the leader, and without leader election every replica runs them and they fight",
   }),
+  {
+    id: 'kgateway-gateway-names',
+    on: 'KgatewayGateways',
+    rule: "self.all(k, size(k) <= 63 && k.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'))",
+    message:
+      "gateways keys must be the names of Gateways in the install's namespace, as kgateway names their proxy Deployments: lowercase letters, digits and dashes, at most 63 characters",
+    check: (self) =>
+      Object.keys(self).every((k) => k.length <= 63 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(k)),
+  },
+  ...proxyRules('kgateway-gateway', 'KgatewayGateway'),
 
   // ---- leader election -------------------------------------------------------------------------
   {
@@ -413,65 +496,7 @@ export const RULES: readonly Rule[] = [
         return !(RESERVED_DEPLOYMENTS as readonly string[]).includes(name);
       }),
   },
-  {
-    id: 'proxy-replicas-or-autoscaling',
-    on: 'GatewayProxy',
-    rule: 'has(self.replicas) || has(self.autoscaling)',
-    reason: 'FieldValueRequired',
-    message: 'set replicas or autoscaling for the proxy: glooha needs to know how many replicas to keep',
-    check: (self) => has(self, 'replicas') || has(self, 'autoscaling'),
-  },
-  {
-    id: 'proxy-replicas-xor-autoscaling',
-    on: 'GatewayProxy',
-    rule: '!has(self.replicas) || !has(self.autoscaling)',
-    reason: 'FieldValueForbidden',
-    message:
-      "set replicas or autoscaling for the proxy, not both: with autoscaling the HPA owns the Deployment's replicas",
-    check: (self) => !has(self, 'replicas') || !has(self, 'autoscaling'),
-  },
-  {
-    id: 'proxy-replicas-min',
-    on: 'GatewayProxy',
-    rule: '!has(self.replicas) || self.replicas >= 1',
-    fieldPath: '.replicas',
-    message:
-      'replicas must be at least 1: glooha never scales a gateway proxy to zero (use 2 or more for high availability)',
-    check: (self) => !has(self, 'replicas') || int(self.replicas) >= 1,
-  },
-  {
-    id: 'proxy-pdb-min-available-below-replicas',
-    on: 'GatewayProxy',
-    rule: `!has(self.replicas) || !has(self.podDisruptionBudget) || !has(self.podDisruptionBudget.minAvailable) || ${celMinBelow('self.podDisruptionBudget.minAvailable', 'self.replicas')}`,
-    fieldPath: '.podDisruptionBudget.minAvailable',
-    message:
-      'podDisruptionBudget.minAvailable must be below replicas (a percentage is rounded up): a PDB that needs every replica available blocks every node drain; lower it or use maxUnavailable: 1',
-    check: (self) => {
-      const pdb = obj(self.podDisruptionBudget);
-      return (
-        !has(self, 'replicas') || !has(pdb, 'minAvailable') || minBelow(pdb.minAvailable, int(self.replicas))
-      );
-    },
-  },
-  {
-    id: 'proxy-pdb-min-available-below-min-replicas',
-    on: 'GatewayProxy',
-    rule: `!has(self.autoscaling) || has(self.replicas) || !has(self.autoscaling.minReplicas) || !has(self.podDisruptionBudget) || !has(self.podDisruptionBudget.minAvailable) || ${celMinBelow('self.podDisruptionBudget.minAvailable', 'self.autoscaling.minReplicas')}`,
-    fieldPath: '.podDisruptionBudget.minAvailable',
-    message:
-      'podDisruptionBudget.minAvailable must be below autoscaling.minReplicas (a percentage is rounded up): when the HPA sits at minReplicas the PDB would block every node drain; lower it or use maxUnavailable: 1',
-    check: (self) => {
-      const pdb = obj(self.podDisruptionBudget);
-      const as = obj(self.autoscaling);
-      return (
-        !has(self, 'autoscaling') ||
-        has(self, 'replicas') ||
-        !has(as, 'minReplicas') ||
-        !has(pdb, 'minAvailable') ||
-        minBelow(pdb.minAvailable, int(as.minReplicas))
-      );
-    },
-  },
+  ...proxyRules('proxy', 'GatewayProxy'),
   {
     id: 'autoscaling-min-replicas',
     on: 'Autoscaling',

@@ -249,7 +249,7 @@ const discovery = def(
   ),
 );
 
-const autoscaling = def(
+export const autoscaling = def(
   'Autoscaling',
   object(
     {

@@ -173,8 +173,9 @@ export interface GlooHAStatus {
     gloo?: ComponentStatus;
     discovery?: ComponentStatus;
     gatewayProxies?: Record<string, ComponentStatus>;
-    /** kgateway's controller (a KgatewayHA's only component). */
+    /** kgateway's controller, and its Gateways' proxies (a KgatewayHA's components). */
     controller?: ComponentStatus;
+    gateways?: Record<string, ComponentStatus>;
   };
   leader?: LeaderStatus;
   warnings?: WarningStatus[];
@@ -213,9 +214,19 @@ export interface KgatewayControllerSpec {
   topologySpreadConstraints?: TopologySpreadConstraintSpec[];
 }
 
+export interface KgatewayGatewaySpec {
+  replicas?: number;
+  autoscaling?: AutoscalingSpec;
+  podDisruptionBudget?: PodDisruptionBudgetSpec;
+  antiAffinity?: AntiAffinity;
+  topologySpreadConstraints?: TopologySpreadConstraintSpec[];
+}
+
 export interface KgatewayHASpec {
   target?: KgatewayTargetSpec;
   controller?: KgatewayControllerSpec;
+  /** Keyed by Gateway name, in the install's namespace. */
+  gateways?: Record<string, KgatewayGatewaySpec>;
   driftPolicy?: DriftPolicy;
   suspend?: boolean;
 }
@@ -226,6 +237,7 @@ export interface DefaultedKgatewaySpec extends KgatewayHASpec {
     leaderElection: { enabled: boolean };
     antiAffinity: AntiAffinity;
   };
+  gateways?: Record<string, KgatewayGatewaySpec & { antiAffinity: AntiAffinity }>;
   driftPolicy: DriftPolicy;
 }
 

@@ -22,7 +22,7 @@ import {
   VERSION,
 } from '../api/constants.js';
 import type { HAObject } from '../api/types.js';
-import { CONTROLLER_LABEL_SELECTOR, CONTROLLER_LEASE_NAME } from '../kgateway/facts.js';
+import { CONTROLLER_LEASE_NAME, INSTALL_LABEL_SELECTOR } from '../kgateway/facts.js';
 import { installNamespaceOf } from '../core/desired.js';
 import type { Manager } from '../manager/manager.js';
 import type { OperatorMetrics } from '../metrics/index.js';
@@ -34,7 +34,15 @@ import { objectKey } from '../runtime/store.js';
 import { EventRecorder } from './actions/events.js';
 import { kubeWriter } from './actions/writer.js';
 import { GlooLeaderTracker } from './gloo-leader.js';
-import { DEPLOYMENTS, GLOO_HPAS, GLOO_PDBS, LEASES, OWNED_KINDS } from './kinds.js';
+import {
+  DEPLOYMENTS,
+  GATEWAYS,
+  GATEWAY_PARAMETERS,
+  GLOO_HPAS,
+  GLOO_PDBS,
+  LEASES,
+  OWNED_KINDS,
+} from './kinds.js';
 import { ReconcilerMemory } from './memory.js';
 import type { Snapshot } from './plan-types.js';
 import { GLOO, KGATEWAY, type Product } from './plan.js';
@@ -50,8 +58,13 @@ type GlooHAObject = HAObject & KubernetesObject;
 interface Profile {
   name: string;
   plural: string;
-  /** Selects the product's Deployments, HPAs and PDBs. */
+  /** Selects the product's Deployments. */
   productSelector: string;
+  /**
+   * Selects the HPAs and PDBs that may cover them (undefined: all). Gloo's chart labels its own
+   * app=gloo; kgateway's proxies get theirs from their users (or `glooha migrate`), unlabelled.
+   */
+  coverSelector?: string;
   leaseName: string;
   ownedSelector: string;
   product: Product;
@@ -66,6 +79,7 @@ const GLOO_PROFILE: Profile = {
   plural: PLURAL,
   // Gloo's chart labels everything it creates app=gloo: watch that, not every Deployment.
   productSelector: 'app=gloo',
+  coverSelector: 'app=gloo',
   leaseName: GLOO_LEASE_NAME,
   ownedSelector: `${managed},!${LABEL_OWNER_KIND}`,
   product: GLOO,
@@ -75,7 +89,7 @@ const GLOO_PROFILE: Profile = {
 const KGATEWAY_PROFILE: Profile = {
   name: KGATEWAY_CONTROLLER_NAME,
   plural: KGATEWAY_PLURAL,
-  productSelector: CONTROLLER_LABEL_SELECTOR,
+  productSelector: INSTALL_LABEL_SELECTOR,
   leaseName: CONTROLLER_LEASE_NAME,
   ownedSelector: `${managed},${LABEL_OWNER_KIND}=${KGATEWAY_KIND}`,
   product: KGATEWAY,
@@ -125,11 +139,22 @@ export function setupGlooHAController(mgr: Manager, opts: GlooHAControllerOption
  * The KgatewayHA controller: the same reconciler, plan and actions, against kgateway's controller
  * Deployment and its Lease kgateway-envoy (src/kgateway/).
  */
-export function setupKgatewayHAController(mgr: Manager, opts: GlooHAControllerOptions): GlooHAController {
-  return setupController(mgr, opts, KGATEWAY_PROFILE);
+export function setupKgatewayHAController(
+  mgr: Manager,
+  opts: GlooHAControllerOptions & {
+    /** The API server serves Gateways and GatewayParameters: watch them (spec.gateways needs them). */
+    gatewayApi: boolean;
+  },
+): GlooHAController {
+  return setupController(mgr, opts, KGATEWAY_PROFILE, opts.gatewayApi);
 }
 
-function setupController(mgr: Manager, opts: GlooHAControllerOptions, profile: Profile): GlooHAController {
+function setupController(
+  mgr: Manager,
+  opts: GlooHAControllerOptions,
+  profile: Profile,
+  gatewayApi = false,
+): GlooHAController {
   const clock = opts.clock ?? realClock;
   // Cache transforms: managedFields are read only from Gloo's Deployments and HPAs (drift author,
   // handover) and from owned objects (drift author: other writers only), so the rest drop them.
@@ -146,11 +171,11 @@ function setupController(mgr: Manager, opts: GlooHAControllerOptions, profile: P
   });
   const glooHpas = mgr.informer<V2HorizontalPodAutoscaler & KubernetesObject>({
     ...GLOO_HPAS,
-    labelSelector: profile.productSelector,
+    ...(profile.coverSelector ? { labelSelector: profile.coverSelector } : {}),
   });
   const glooPdbs = mgr.informer<V1PodDisruptionBudget & KubernetesObject>({
     ...GLOO_PDBS,
-    labelSelector: profile.productSelector,
+    ...(profile.coverSelector ? { labelSelector: profile.coverSelector } : {}),
     transform: stripManagedFields,
   });
   const owned = new Map(
@@ -196,10 +221,22 @@ function setupController(mgr: Manager, opts: GlooHAControllerOptions, profile: P
     events.forget(g.metadata.uid);
   });
 
+  // kgateway's Gateways and the GatewayParameters glooha writes proxies' fields into (not stripped:
+  // the handover on deletion reads glooha's managedFields entry).
+  const gatewayInformers = gatewayApi
+    ? {
+        gateways: mgr.informer<KubernetesObject>({ ...GATEWAYS, transform: stripManagedFields }),
+        parameters: mgr.informer<KubernetesObject>({ ...GATEWAY_PARAMETERS }),
+      }
+    : undefined;
+
   const snapshot = (key: string): Snapshot => {
     const g = gloohas.store.get(key);
     const ns = g ? installNamespaceOf(g) : '';
     return {
+      gatewayApi,
+      gateways: g && gatewayInformers ? gatewayInformers.gateways.store.list(ns) : [],
+      gatewayParameters: g && gatewayInformers ? gatewayInformers.parameters.store.list(ns) : [],
       key,
       glooHA: g,
       sameNamespace: g ? gloohas.store.byIndex('installNamespace', ns) : [],
@@ -258,6 +295,12 @@ function setupController(mgr: Manager, opts: GlooHAControllerOptions, profile: P
       { informer: glooHpas as unknown as Informer<KubernetesObject>, ...toInstall },
       { informer: glooPdbs as unknown as Informer<KubernetesObject>, ...toInstall },
       ...[...owned.values()].map((informer) => ({ informer, ...toOwner })),
+      ...(gatewayInformers
+        ? [
+            { informer: gatewayInformers.gateways, ...toInstall },
+            { informer: gatewayInformers.parameters, ...toInstall },
+          ]
+        : []),
     ],
   });
   return { memory, gloohas };

@@ -35,9 +35,23 @@ export const LEASES: KindInfo = {
   plural: 'leases',
 };
 
+/** kgateway's: the Gateways it reads, and the GatewayParameters it writes proxies' HA fields into. */
+export const GATEWAYS: KindInfo = {
+  kind: 'Gateway',
+  group: 'gateway.networking.k8s.io',
+  version: 'v1',
+  plural: 'gateways',
+};
+export const GATEWAY_PARAMETERS: KindInfo = {
+  kind: 'GatewayParameters',
+  group: 'gateway.kgateway.dev',
+  version: 'v1alpha1',
+  plural: 'gatewayparameters',
+};
+
 /** Where objects of `kind` live; throws for a kind the operator never writes. */
 export function kindInfo(kind: string): KindInfo {
-  const info = [...OWNED_KINDS, DEPLOYMENTS].find((k) => k.kind === kind);
+  const info = [...OWNED_KINDS, DEPLOYMENTS, GATEWAY_PARAMETERS].find((k) => k.kind === kind);
   if (!info) throw new Error(`the operator does not write objects of kind ${kind}`);
   return info;
 }

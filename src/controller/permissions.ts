@@ -51,4 +51,8 @@ export const RECONCILER_PERMISSIONS: readonly Permission[] = [
     resource: 'leases',
     verbs: ['get', 'list', 'watch', 'create', 'update', 'patch'],
   },
+  // kgateway: the Gateways a KgatewayHA's spec.gateways names, and the GatewayParameters they name,
+  // into which the operator writes the proxies' HA fields (server-side apply; never created or deleted).
+  { group: 'gateway.networking.k8s.io', resource: 'gateways', verbs: ['get', 'list', 'watch'] },
+  { group: 'gateway.kgateway.dev', resource: 'gatewayparameters', verbs: ['get', 'list', 'watch', 'patch'] },
 ];

@@ -26,6 +26,10 @@ export interface Snapshot {
   deployments: V1Deployment[];
   glooHpas: V2HorizontalPodAutoscaler[];
   glooPdbs: V1PodDisruptionBudget[];
+  /** kgateway: whether Gateways and GatewayParameters are watched, and those of the install's namespace. */
+  gatewayApi?: boolean;
+  gateways?: KubernetesObject[];
+  gatewayParameters?: KubernetesObject[];
   /** Objects carrying our managed-by label and this GlooHA's owner labels, by kind (plan checks the labels again). */
   owned: ReadonlyMap<string, readonly KubernetesObject[]>;
   /** Who leads Gloo in the install's namespace. */

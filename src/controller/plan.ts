@@ -105,6 +105,7 @@ export const KGATEWAY: Product = {
       },
       ownerOf(g),
       k.spec?.target,
+      { served: s.gatewayApi === true, gateways: s.gateways ?? [], parameters: s.gatewayParameters ?? [] },
     );
     if (!observed.controller) {
       const release = k.spec?.target?.helmRelease;
@@ -222,6 +223,7 @@ function liveOf(s: Snapshot, body: KubeObject, patch: boolean): KubernetesObject
   const same = (o: KubernetesObject) =>
     o.metadata?.name === body.metadata.name && o.metadata?.namespace === body.metadata.namespace;
   if (!patch) return s.owned.get(body.kind)?.find(same);
+  if (body.kind === 'GatewayParameters') return s.gatewayParameters?.find(same);
   return body.kind === 'Deployment' ? s.deployments.find(same) : s.glooHpas.find(same);
 }
 
@@ -388,7 +390,11 @@ function finalizePlan(s: Snapshot, g: HAObject): Plan {
   if (!finalizersOf(g).includes(FINALIZER)) return out;
   const owner = ownerOf(g);
   const ns = installNamespaceOf(g);
-  for (const live of [...s.deployments, ...s.glooHpas] as KubernetesObject[]) {
+  for (const live of [
+    ...s.deployments,
+    ...s.glooHpas,
+    ...(s.gatewayParameters ?? []),
+  ] as KubernetesObject[]) {
     if (live.metadata?.namespace !== ns) continue;
     const h = handoverOf(live);
     if (h) out.handover.push(h);

@@ -177,6 +177,8 @@ export function computeStatus(input: StatusInput): GlooHAStatus {
     if (plan.id === 'gloo') components.gloo = cs;
     else if (plan.id === 'controller') components.controller = cs;
     else if (plan.id === 'discovery') components.discovery = cs;
+    else if (plan.id.startsWith('gateways.'))
+      (components.gateways ??= {})[plan.id.slice('gateways.'.length)] = cs;
     else (components.gatewayProxies ??= {})[plan.id.replace(/^gatewayProxies\./, '')] = cs;
     if (!componentReady(plan, input)) {
       const updated = input.deployments?.get(plan.deploymentName)?.status?.updatedReplicas ?? 0;

@@ -41,7 +41,7 @@ import type {
   ObservedPDB,
 } from './observed.js';
 import { names, ownedMetadata, ownerOf, patchMetadata, type Owner } from './ownership.js';
-import { rolloutStrategy } from './rollout-strategy.js';
+import { rolloutStrategy, type RollingUpdateStrategy } from './rollout-strategy.js';
 import { podAntiAffinity, topologySpreadConstraints } from './scheduling.js';
 import { copySelector, podLabelsOf, selects } from './selectors.js';
 import { renderObject, type KubeObject } from './templates.js';
@@ -156,6 +156,11 @@ export interface ComponentContext {
   hpas: ObservedHPA[];
   pdbs: ObservedPDB[];
   driftPolicy: DriftPolicy;
+  /**
+   * Where a component's fields go instead of a Deployment patch: the body to apply, null for nothing,
+   * undefined for the Deployment (the default).
+   */
+  fieldsTarget?: (c: ComponentIntent, fields: ComponentFields) => KubeObject | null | undefined;
   /** The container env glooha keeps on a component's Deployment (leader election), if any. */
   containerEnv?: (
     ctx: ComponentContext,
@@ -360,6 +365,14 @@ function componentLabel(c: ComponentIntent): string {
   return c.key ?? c.role;
 }
 
+/** What glooha keeps on a component's pods and replicas, wherever it writes them. */
+export interface ComponentFields {
+  replicas?: number;
+  strategy?: RollingUpdateStrategy;
+  /** affinity, topologySpreadConstraints and containers (env), as a pod spec holds them. */
+  podSpec: Record<string, unknown>;
+}
+
 function deploymentPatch(
   ctx: ComponentContext,
   c: ComponentIntent,
@@ -376,9 +389,21 @@ function deploymentPatch(
   const env = ctx.containerEnv?.(ctx, c, dep);
   if (env) podSpec.containers = [{ name: env.container, env: env.env }];
   const setReplicas = plan.managesReplicas && c.replicas !== undefined;
-  const setPodSpec = Object.keys(podSpec).length > 0;
   const rollout = rolloutStrategy(c, plan.podDisruptionBudget);
   ctx.warnings.push(...rollout.findings);
+  const fields: ComponentFields = {
+    ...(setReplicas ? { replicas: c.replicas } : {}),
+    ...(rollout.strategy ? { strategy: rollout.strategy } : {}),
+    podSpec,
+  };
+  // Where the fields go: the Deployment itself, unless the product writes them elsewhere (kgateway's
+  // proxies: the GatewayParameters its deployer renders them from).
+  const elsewhere = ctx.fieldsTarget?.(c, fields);
+  if (elsewhere !== undefined) {
+    if (elsewhere) ctx.patches.push(elsewhere);
+    return;
+  }
+  const setPodSpec = Object.keys(podSpec).length > 0;
   const floor = replicasFloor(ctx, plan);
   if (!setReplicas && !setPodSpec && !rollout.strategy && !floor) return;
   ctx.patches.push(

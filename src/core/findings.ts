@@ -33,7 +33,11 @@ export type ProblemCode =
   | 'MultiplePodDisruptionBudgets'
   | 'MultipleHorizontalPodAutoscalers'
   | 'HorizontalPodAutoscalerConflict'
-  | 'MatchLabelKeyInSelector';
+  | 'MatchLabelKeyInSelector'
+  | 'GatewayNotFound'
+  | 'GatewayParametersRefMissing'
+  | 'GatewayParametersNotFound'
+  | 'GatewayAPINotServed';
 
 export type HelmNoteCode =
   'HelmListReplaced' | 'HelmCannotExpress' | 'HelmProxyDefaultsInherited' | 'HelmReplicasFollowHPA';

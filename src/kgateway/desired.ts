@@ -6,18 +6,27 @@
 // (planComponentOn), so both products get the same PDB, HPA, rollout and finding rules. No I/O.
 
 import { validateKgatewayHA } from '../api/validate.js';
-import type { DefaultedKgatewayHA, DefaultedKgatewaySpec, KgatewayHA } from '../api/types.js';
-import type { ComponentIntent } from '../core/components.js';
+import type {
+  AntiAffinity,
+  DefaultedKgatewayHA,
+  DefaultedKgatewaySpec,
+  KgatewayGatewaySpec,
+  KgatewayHA,
+} from '../api/types.js';
+import { floorReplicas, type ComponentIntent } from '../core/components.js';
 import {
   installNamespaceOf,
   planComponentOn,
   type ComponentContext,
+  type ComponentFields,
+  type ComponentPlan,
   type ContainerEnv,
   type DesiredResult,
 } from '../core/desired.js';
+import type { ProblemCode } from '../core/findings.js';
 import { stringifyKubeYaml } from '../api/kube-yaml.js';
 import type { ObservedContainer, ObservedDeployment, ObservedHPA, ObservedPDB } from '../core/observed.js';
-import { names, ownedMetadata, ownerOf, type Owner } from '../core/ownership.js';
+import { names, ownedMetadata, ownerOf, patchMetadata, type Owner } from '../core/ownership.js';
 import { renderObject, type KubeObject } from '../core/templates.js';
 import {
   CHART_ENV_AFTER_EXTRA_ENV,
@@ -25,9 +34,18 @@ import {
   CONTROLLER_LEASE_NAME,
   DEFAULT_RELEASE,
   ENV_DISABLE_LEADER_ELECTION,
+  GATEWAY_PARAMETERS_GROUP,
+  GATEWAY_PARAMETERS_KIND,
   KGATEWAY_VERSION,
+  proxySelectorLabels,
 } from './facts.js';
 import { kgatewayControllerValues } from './migrate.js';
+
+/** A Gateway of the install's namespace: its name and the parameters it names. */
+export interface ObservedGateway {
+  name: string;
+  parametersRef?: { group?: string; kind?: string; name?: string };
+}
 
 /** What the operator found of a kgateway install (from its caches, or a file for tests). */
 export interface ObservedKgateway {
@@ -36,6 +54,13 @@ export interface ObservedKgateway {
   controller?: ObservedDeployment;
   hpas: ObservedHPA[];
   pdbs: ObservedPDB[];
+  /** Whether the API server serves Gateways and GatewayParameters (the operator watches them then). */
+  gatewayApi?: boolean;
+  gateways?: ObservedGateway[];
+  /** Names of the GatewayParameters in the namespace. */
+  gatewayParameters?: string[];
+  /** The proxies kgateway's deployer made (Deployments labelled kgateway=kube-gateway). */
+  proxies?: ObservedDeployment[];
 }
 
 export function controllerIntent(spec: DefaultedKgatewaySpec, deploymentName: string): ComponentIntent {
@@ -64,7 +89,9 @@ export function desiredKgateway(k: KgatewayHA, observed: ObservedKgateway): Desi
     hpas: observed.hpas,
     pdbs: observed.pdbs,
     driftPolicy: spec.driftPolicy,
-    containerEnv: (c, _i, dep) => leaderElectionEnv(c, spec, dep),
+    // Only the controller has leader election; a proxy's Deployment is the deployer's.
+    containerEnv: (c, intent, dep) =>
+      intent.role === 'controller' ? leaderElectionEnv(c, spec, dep) : undefined,
     owned: [],
     patches: [],
     warnings: [],
@@ -81,6 +108,9 @@ export function desiredKgateway(k: KgatewayHA, observed: ObservedKgateway): Desi
     });
   }
   const component = planComponentOn(ctx, intent, dep);
+  const proxies = Object.entries(spec.gateways ?? {})
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, gw]) => planGateway(ctx, observed, name, gw));
   const release = spec.target?.helmRelease ?? dep?.labels?.['app.kubernetes.io/instance'] ?? DEFAULT_RELEASE;
   const helmValues = kgatewayControllerValues(intent, spec.controller.leaderElection.enabled, release);
   ctx.owned.push(helmValuesConfigMap(owner, g, helmValues, release, ns));
@@ -91,7 +121,7 @@ export function desiredKgateway(k: KgatewayHA, observed: ObservedKgateway): Desi
       installNamespace: ns,
       owned: ctx.owned,
       patches: ctx.patches,
-      components: [component],
+      components: [component, ...proxies],
       helmValues,
       warnings: ctx.warnings,
       problems: ctx.problems,
@@ -105,6 +135,110 @@ export function desiredKgateway(k: KgatewayHA, observed: ObservedKgateway): Desi
       },
     },
   };
+}
+
+/**
+ * One Gateway's proxy. Its HA fields go into the GatewayParameters the Gateway names, from which
+ * kgateway's deployer renders (and force-applies) the proxy Deployment: patching the Deployment would
+ * fight the deployer. The PDB and HPA, which GatewayParameters cannot express, are glooha's own and
+ * select the proxy's pods by the labels the deployer gives them.
+ */
+function planGateway(
+  ctx: ComponentContext,
+  observed: ObservedKgateway,
+  name: string,
+  gw: KgatewayGatewaySpec & { antiAffinity: AntiAffinity },
+): ComponentPlan {
+  const intent: ComponentIntent = {
+    id: `gateways.${name}`,
+    role: 'gatewayProxy',
+    key: name,
+    specPath: `spec.gateways[${name}]`,
+    deploymentName: name,
+    replicas: gw.replicas,
+    autoscaling: gw.autoscaling,
+    podDisruptionBudget: gw.podDisruptionBudget,
+    antiAffinity: gw.antiAffinity,
+    topologySpreadConstraints: gw.topologySpreadConstraints,
+  };
+  const parameters = gatewayParametersOf(ctx, observed, intent);
+  const dep = observed.proxies?.find((d) => d.name === name);
+  const notFound: ComponentPlan = {
+    id: intent.id,
+    deploymentName: name,
+    found: false,
+    desiredReplicas: floorReplicas(intent),
+    managesReplicas: false,
+  };
+  if (!parameters) return notFound;
+  // Before the deployer's first render there is no Deployment yet: plan against the labels it will
+  // have, so the GatewayParameters are right when it renders.
+  const planned = planComponentOn(
+    { ...ctx, fieldsTarget: (_c, fields) => gatewayParametersPatch(ctx.ns, parameters, fields) },
+    intent,
+    dep ?? deployerLayout(name),
+  );
+  return { ...planned, found: dep !== undefined };
+}
+
+/** The GatewayParameters the Gateway names, or undefined after reporting why there are none. */
+function gatewayParametersOf(
+  ctx: ComponentContext,
+  observed: ObservedKgateway,
+  c: ComponentIntent,
+): string | undefined {
+  const problem = (code: ProblemCode, message: string) => {
+    ctx.problems.push({ code, component: c.id, path: c.specPath, message });
+    return undefined;
+  };
+  if (!observed.gatewayApi)
+    return problem(
+      'GatewayAPINotServed',
+      `the API server serves no Gateways or GatewayParameters, so glooha cannot manage gateway ${c.deploymentName}: install Gateway API's and kgateway's CRDs, then restart the operator`,
+    );
+  const gateway = observed.gateways?.find((g) => g.name === c.deploymentName);
+  if (!gateway)
+    return problem(
+      'GatewayNotFound',
+      `there is no Gateway ${ctx.ns}/${c.deploymentName}: spec.gateways is keyed by the names of Gateways in the install's namespace; create it or fix the key`,
+    );
+  const ref = gateway.parametersRef;
+  if (!ref?.name || ref.group !== GATEWAY_PARAMETERS_GROUP || ref.kind !== GATEWAY_PARAMETERS_KIND)
+    return problem(
+      'GatewayParametersRefMissing',
+      `Gateway ${ctx.ns}/${c.deploymentName} names no GatewayParameters: add spec.infrastructure.parametersRef {group: ${GATEWAY_PARAMETERS_GROUP}, kind: ${GATEWAY_PARAMETERS_KIND}, name: <name>} (glooha migrate kgateway prints GatewayParameters ${c.deploymentName}); glooha writes the HA fields into it, and does not edit Gateways`,
+    );
+  if (!observed.gatewayParameters?.includes(ref.name))
+    return problem(
+      'GatewayParametersNotFound',
+      `Gateway ${ctx.ns}/${c.deploymentName} names GatewayParameters ${ref.name}, which does not exist: create it (it may be empty: glooha fills in the HA fields)`,
+    );
+  return ref.name;
+}
+
+/** A proxy Deployment as kgateway's deployer lays it out, before it exists. */
+function deployerLayout(gateway: string): ObservedDeployment {
+  const labels = proxySelectorLabels(gateway);
+  return { name: gateway, selector: { matchLabels: labels }, podLabels: { ...labels }, containers: [] };
+}
+
+/** The partial GatewayParameters body for server-side apply: only the fields glooha keeps. */
+function gatewayParametersPatch(ns: string, name: string, fields: ComponentFields): KubeObject | null {
+  const deployment = {
+    ...(fields.replicas !== undefined ? { replicas: fields.replicas } : {}),
+    ...(fields.strategy ? { strategy: fields.strategy } : {}),
+  };
+  const { affinity, topologySpreadConstraints } = fields.podSpec;
+  const podTemplate = {
+    ...(affinity ? { affinity } : {}),
+    ...(topologySpreadConstraints ? { topologySpreadConstraints } : {}),
+  };
+  if (Object.keys(deployment).length === 0 && Object.keys(podTemplate).length === 0) return null;
+  return renderObject('gateway-parameters', {
+    metadata: patchMetadata(name, ns),
+    deployment: { set: Object.keys(deployment).length > 0, value: deployment },
+    podTemplate: { set: Object.keys(podTemplate).length > 0, value: podTemplate },
+  });
 }
 
 /**

@@ -55,7 +55,8 @@ export function proxySelectorLabels(gateway: string): Record<string, string> {
 }
 
 /** GatewayParameters (api/v1alpha1/kgateway/gateway_parameters_types.go). */
-export const GATEWAY_PARAMETERS_API_VERSION = 'gateway.kgateway.dev/v1alpha1';
+export const GATEWAY_PARAMETERS_GROUP = 'gateway.kgateway.dev';
+export const GATEWAY_PARAMETERS_API_VERSION = `${GATEWAY_PARAMETERS_GROUP}/v1alpha1`;
 export const GATEWAY_PARAMETERS_KIND = 'GatewayParameters';
 
 /** The controller's container in kgateway's chart (install/helm/kgateway/templates/deployment.yaml). */
@@ -67,5 +68,5 @@ export const CONTROLLER_CONTAINER = 'controller';
  */
 export const CHART_ENV_AFTER_EXTRA_ENV = 'KGW_ENABLE_AGENTGATEWAY';
 
-/** Label selector of the controller's Deployments, HPAs and PDBs (kgateway.selectorLabels). */
-export const CONTROLLER_LABEL_SELECTOR = 'kgateway=kgateway';
+/** Label selector of the Deployments, HPAs and PDBs of the controller and of the deployer's proxies. */
+export const INSTALL_LABEL_SELECTOR = 'kgateway in (kgateway,kube-gateway)';

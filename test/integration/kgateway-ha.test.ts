@@ -21,7 +21,7 @@ import {
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 import { GROUP, KGATEWAY_PLURAL, LABEL_OWNER_KIND, VERSION } from '../../src/api/constants.js';
 import type { GlooHA, KgatewayHA } from '../../src/api/types.js';
 import { main } from '../../src/cli/main.js';
@@ -260,7 +260,8 @@ describe('a KgatewayHA from `glooha migrate kgateway`, beside the GlooHA it came
       Object.keys(handedOver.metadata?.annotations ?? {}).filter((k) => k.startsWith('glooha.io/')),
     ).toEqual([]);
     expect(handedOver.metadata?.managedFields?.map((m) => m.manager)).not.toContain('glooha-operator');
-    expect(ready(await getGlooHA(ns, 'gloo'))).toBe(true);
+    const gloo = await getGlooHA(ns, 'gloo');
+    expect(ready(gloo), JSON.stringify(gloo.status?.conditions)).toBe(true);
     // Helm 4 (server-side apply) upgrades with the same values: no conflict with fields the operator
     // held, and the replica count stays.
     const files = valuesFiles(values);
@@ -283,6 +284,214 @@ describe('a KgatewayHA from `glooha migrate kgateway`, beside the GlooHA it came
     const pdbs = await policy.listNamespacedPodDisruptionBudget({ namespace: ns });
     expect(pdbs.items.filter((p) => p.metadata?.labels?.[LABEL_OWNER_KIND])).toEqual([]);
     await lease.stop();
+  });
+});
+
+describe("a KgatewayHA's gateways: HA fields in the GatewayParameters kgateway's deployer renders proxies from", () => {
+  let gwNs: string;
+  const gp = (name: string) =>
+    custom.getNamespacedCustomObject({
+      group: 'gateway.kgateway.dev',
+      version: 'v1alpha1',
+      namespace: gwNs,
+      plural: 'gatewayparameters',
+      name,
+    }) as Promise<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  const getK = () =>
+    custom.getNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace: gwNs,
+      plural: KGATEWAY_PLURAL,
+      name: 'kgw',
+    }) as Promise<KgatewayHA>;
+
+  /**
+   * kgateway's deployer, simulated by its own chart: the Gateway's proxy Deployment rendered from the
+   * GatewayParameters' fields (pkg/kgateway/deployer/gateway_parameters.go maps them to these values)
+   * and force-applied under the deployer's field manager, owned by the Gateway.
+   */
+  async function deployProxy(gateway: string): Promise<void> {
+    const kube = ((await gp(gateway)).spec?.kube ?? {}) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const values = {
+      gateway: {
+        name: gateway,
+        gatewayName: gateway,
+        gatewayNamespace: gwNs,
+        gatewayClassName: 'kgateway',
+        image: { registry: 'cr.kgateway.dev/kgateway-dev', repository: 'envoy-wrapper', tag: fx.version },
+        ...(kube.deployment?.replicas !== undefined ? { replicaCount: kube.deployment.replicas } : {}),
+        ...(kube.deployment?.strategy ? { strategy: kube.deployment.strategy } : {}),
+        ...(kube.podTemplate?.affinity ? { affinity: kube.podTemplate.affinity } : {}),
+        ...(kube.podTemplate?.topologySpreadConstraints
+          ? { topologySpreadConstraints: kube.podTemplate.topologySpreadConstraints }
+          : {}),
+      },
+    };
+    const files = valuesFiles(JSON.stringify(values));
+    try {
+      const r = await helm(4, ['template', gateway, fx.proxyChart, '-n', gwNs, ...files.args]);
+      expect(r.ok, r.stderr).toBe(true);
+      const dep = parseAllDocuments(r.stdout)
+        .map((d) => d.toJS() as Record<string, any>) // eslint-disable-line @typescript-eslint/no-explicit-any
+        .find((o) => o?.kind === 'Deployment');
+      const uid = (
+        (await custom.getNamespacedCustomObject({
+          group: 'gateway.networking.k8s.io',
+          version: 'v1',
+          namespace: gwNs,
+          plural: 'gateways',
+          name: gateway,
+        })) as { metadata: { uid: string } }
+      ).metadata.uid;
+      dep!.metadata.namespace = gwNs;
+      dep!.metadata.ownerReferences = [
+        { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', name: gateway, uid, controller: true },
+      ];
+      await kubectlOk(
+        ['apply', '--server-side', '--force-conflicts', '--field-manager=kgateway.dev/kgateway', '-f', '-'],
+        JSON.stringify(dep),
+      );
+    } finally {
+      files.cleanup();
+    }
+  }
+
+  it('writes replicas, anti-affinity and spread into the named GatewayParameters, owns the PDB, and reports the proxy', async () => {
+    gwNs = await createNamespace('kgw-gateways');
+    const r = await helm(4, ['install', 'kgateway', fx.chart, '-n', gwNs]);
+    expect(r.ok, r.stderr).toBe(true);
+    await kubectlOk(
+      ['apply', '--server-side', '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'List',
+        items: [
+          {
+            apiVersion: 'gateway.kgateway.dev/v1alpha1',
+            kind: 'GatewayParameters',
+            metadata: { name: 'http', namespace: gwNs },
+            spec: { kube: {} },
+          },
+          {
+            apiVersion: 'gateway.networking.k8s.io/v1',
+            kind: 'Gateway',
+            metadata: { name: 'http', namespace: gwNs },
+            spec: {
+              gatewayClassName: 'kgateway',
+              infrastructure: {
+                parametersRef: { group: 'gateway.kgateway.dev', kind: 'GatewayParameters', name: 'http' },
+              },
+              listeners: [{ name: 'http', protocol: 'HTTP', port: 8080 }],
+            },
+          },
+          {
+            apiVersion: 'glooha.io/v1alpha1',
+            kind: 'KgatewayHA',
+            metadata: { name: 'kgw', namespace: gwNs },
+            spec: {
+              controller: { replicas: 1 },
+              gateways: {
+                http: {
+                  replicas: 2,
+                  topologySpreadConstraints: [
+                    {
+                      maxSkew: 1,
+                      topologyKey: 'topology.kubernetes.io/zone',
+                      whenUnsatisfiable: 'ScheduleAnyway',
+                    },
+                  ],
+                },
+              },
+            },
+          },
+        ],
+      }),
+    );
+    const written = await eventually(
+      'the GatewayParameters to carry the proxy fields',
+      () => gp('http'),
+      (o) => o.spec?.kube?.deployment?.replicas === 2,
+    );
+    await deployProxy('http');
+    const k = await eventually('KgatewayHA Ready', getK, ready, { timeoutMs: 90_000 });
+    expect(k.status?.components?.gateways?.http).toMatchObject({
+      deploymentName: 'http',
+      desiredReplicas: 2,
+      readyReplicas: 2,
+      podDisruptionBudget: { name: 'http-glooha', owned: true, maxUnavailable: 1 },
+    });
+    const proxy = await apps.readNamespacedDeployment({ name: 'http', namespace: gwNs });
+    // The deployer rendered what glooha wrote; glooha never wrote to the proxy Deployment itself.
+    expect(proxy.spec?.replicas).toBe(2);
+    expect(proxy.spec?.template.spec?.affinity).toEqual(written.spec.kube.podTemplate.affinity);
+    const term =
+      proxy.spec?.template.spec?.affinity?.podAntiAffinity
+        ?.preferredDuringSchedulingIgnoredDuringExecution?.[0];
+    expect(term?.podAffinityTerm.labelSelector).toEqual(proxy.spec?.selector);
+    expect(proxy.spec?.template.spec?.topologySpreadConstraints?.[0]?.labelSelector).toEqual(
+      proxy.spec?.selector,
+    );
+    expect(proxy.metadata?.managedFields?.map((m) => m.manager)).not.toContain('glooha-operator');
+    const pdb = await policy.readNamespacedPodDisruptionBudget({ name: 'http-glooha', namespace: gwNs });
+    expect(pdb.spec?.selector).toEqual(proxy.spec?.selector);
+  });
+
+  it('restores a GatewayParameters field someone changed, and names a missing Gateway in status', async () => {
+    await custom.patchNamespacedCustomObject(
+      {
+        group: 'gateway.kgateway.dev',
+        version: 'v1alpha1',
+        namespace: gwNs,
+        plural: 'gatewayparameters',
+        name: 'http',
+        body: { spec: { kube: { deployment: { replicas: 1 } } } },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    await eventually(
+      'replicas restored in GatewayParameters',
+      () => gp('http'),
+      (o) => o.spec?.kube?.deployment?.replicas === 2,
+    );
+    await custom.patchNamespacedCustomObject(
+      {
+        group: GROUP,
+        version: VERSION,
+        namespace: gwNs,
+        plural: KGATEWAY_PLURAL,
+        name: 'kgw',
+        body: { spec: { gateways: { https: { replicas: 2 } } } },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    const stalled = await eventually(
+      'Stalled GatewayNotFound',
+      getK,
+      (g) =>
+        condition(g, 'Stalled')?.reason === 'GatewayNotFound' &&
+        condition(g, 'Stalled')?.observedGeneration === g.metadata.generation,
+    );
+    expect(condition(stalled, 'Stalled')?.message).toContain(`there is no Gateway ${gwNs}/https`);
+    // The gateway that exists is still managed.
+    expect(stalled.status?.components?.gateways?.http?.readyReplicas).toBe(2);
+  });
+
+  it('deleting the KgatewayHA hands the GatewayParameters fields back, values kept', async () => {
+    await custom.deleteNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace: gwNs,
+      plural: KGATEWAY_PLURAL,
+      name: 'kgw',
+    });
+    const released = await eventually(
+      'the operator to let go of the GatewayParameters',
+      () => gp('http'),
+      (o) =>
+        !(o.metadata?.managedFields as { manager?: string }[]).some((m) => m.manager === 'glooha-operator'),
+    );
+    expect(released.spec.kube.deployment.replicas).toBe(2);
   });
 });
 

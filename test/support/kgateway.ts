@@ -43,5 +43,17 @@ export async function installKgatewayCrds(): Promise<{ fx: KgatewayFixtures; ref
       ).stdout,
     (s) => s === 'True',
   );
+  // API discovery lists a new CRD's group a moment after the CRD is established; the operator reads
+  // discovery once, at start.
+  for (const [path, plural] of [
+    ['/apis/gateway.networking.k8s.io/v1', 'gateways'],
+    ['/apis/gateway.kgateway.dev/v1alpha1', 'gatewayparameters'],
+  ] as const) {
+    await eventually(
+      `${plural} in API discovery`,
+      async () => (await kubectl(['get', '--raw', path])).stdout,
+      (text) => text.includes(`"name":"${plural}"`),
+    );
+  }
   return { fx, refused: refused.sort() };
 }

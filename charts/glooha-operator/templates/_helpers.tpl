@@ -103,6 +103,14 @@ test/unit/chart/expected-rbac.ts, which the tests compare against.
   verbs: ["get", "list", "watch"]
 {{ include "glooha-operator.eventRules" . }}
 {{ include "glooha-operator.leaseRules" . }}
+# kgateway: the Gateways a KgatewayHA names, and the GatewayParameters they name, into which it
+# writes the proxies' HA fields (server-side apply of those fields only; never created or deleted).
+- apiGroups: ["gateway.networking.k8s.io"]
+  resources: ["gateways"]
+  verbs: ["get", "list", "watch"]
+- apiGroups: ["gateway.kgateway.dev"]
+  resources: ["gatewayparameters"]
+  verbs: ["get", "list", "watch", "patch"]
 {{- end }}
 
 {{- define "glooha-operator.eventRules" -}}

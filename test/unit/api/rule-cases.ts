@@ -56,6 +56,7 @@ const GP = 'spec.gatewayProxies[gatewayProxy]';
 const zone = 'topology.kubernetes.io/zone';
 
 const controller = (c: Record<string, unknown>) => ({ controller: c });
+const gw = (g: Record<string, unknown>, name = 'http') => ({ gateways: { [name]: g } });
 
 export const RULE_CASES: Record<string, RuleCases> = {
   'kgateway-name-length': {
@@ -88,6 +89,65 @@ export const RULE_CASES: Record<string, RuleCases> = {
         spec: controller({ replicas: 1, leaderElection: { enabled: false } }),
       },
       { name: 'three replicas with it (the default)', spec: controller({ replicas: 3 }) },
+    ],
+  },
+  'kgateway-gateway-names': {
+    kind: KGATEWAY_KIND,
+    bad: [{ name: 'an uppercase letter', spec: gw({ replicas: 2 }, 'Http'), path: 'spec.gateways' }],
+    good: [{ name: 'a Gateway name', spec: gw({ replicas: 2 }, 'http-1') }],
+  },
+  'kgateway-gateway-replicas-or-autoscaling': {
+    kind: KGATEWAY_KIND,
+    bad: [{ name: 'neither', spec: gw({ antiAffinity: 'required' }), path: 'spec.gateways[http]' }],
+    good: [{ name: 'replicas', spec: gw({ replicas: 2 }) }],
+  },
+  'kgateway-gateway-replicas-xor-autoscaling': {
+    kind: KGATEWAY_KIND,
+    bad: [
+      {
+        name: 'both',
+        spec: gw({ replicas: 2, autoscaling: { minReplicas: 2, maxReplicas: 4 } }),
+        path: 'spec.gateways[http]',
+      },
+    ],
+    good: [{ name: 'autoscaling', spec: gw({ autoscaling: { minReplicas: 2, maxReplicas: 4 } }) }],
+  },
+  'kgateway-gateway-replicas-min': {
+    kind: KGATEWAY_KIND,
+    bad: [{ name: 'zero', spec: gw({ replicas: 0 }), path: 'spec.gateways[http].replicas' }],
+    good: [{ name: 'one', spec: gw({ replicas: 1 }) }],
+  },
+  'kgateway-gateway-pdb-min-available-below-replicas': {
+    kind: KGATEWAY_KIND,
+    bad: [
+      {
+        name: 'minAvailable equal to replicas',
+        spec: gw({ replicas: 2, podDisruptionBudget: { minAvailable: 2 } }),
+        path: 'spec.gateways[http].podDisruptionBudget.minAvailable',
+      },
+    ],
+    good: [{ name: 'one below', spec: gw({ replicas: 2, podDisruptionBudget: { minAvailable: 1 } }) }],
+  },
+  'kgateway-gateway-pdb-min-available-below-min-replicas': {
+    kind: KGATEWAY_KIND,
+    bad: [
+      {
+        name: 'minAvailable equal to minReplicas',
+        spec: gw({
+          autoscaling: { minReplicas: 2, maxReplicas: 4 },
+          podDisruptionBudget: { minAvailable: 2 },
+        }),
+        path: 'spec.gateways[http].podDisruptionBudget.minAvailable',
+      },
+    ],
+    good: [
+      {
+        name: 'one below',
+        spec: gw({
+          autoscaling: { minReplicas: 3, maxReplicas: 4 },
+          podDisruptionBudget: { minAvailable: 2 },
+        }),
+      },
     ],
   },
   'kgateway-controller-pdb-min-available-below-replicas': {
