@@ -287,6 +287,96 @@ describe('a KgatewayHA from `glooha migrate kgateway`, beside the GlooHA it came
   });
 });
 
+describe('Helm 3 and a KgatewayHA: the same coexistence contract', () => {
+  it('installs with the values, refuses a plain upgrade at the floor, upgrades with the exported values, and keeps replicas after deletion', async () => {
+    const h3 = await createNamespace('kgw-helm3');
+    const kha = (replicas: number) =>
+      JSON.stringify({
+        apiVersion: 'glooha.io/v1alpha1',
+        kind: 'KgatewayHA',
+        metadata: { name: 'kgw', namespace: h3 },
+        spec: { controller: { replicas } },
+      });
+    const dep = () => apps.readNamespacedDeployment({ name: 'kgateway', namespace: h3 });
+    const getH3 = () =>
+      custom.getNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        namespace: h3,
+        plural: KGATEWAY_PLURAL,
+        name: 'kgw',
+      }) as Promise<KgatewayHA>;
+    expect((await helm(3, ['install', 'kgateway', fx.chart, '-n', h3])).ok).toBe(true);
+    await kubectlOk(['apply', '--server-side', '-f', '-'], kha(3));
+    await eventually('KgatewayHA Ready', getH3, ready, { timeoutMs: 90_000 });
+    expect((await dep()).spec?.replicas).toBe(3);
+
+    // A plain Helm 3 upgrade renders the chart's replicaCount 1: refused, nothing scaled down.
+    const plain = await helm(3, ['upgrade', 'kgateway', fx.chart, '-n', h3, '--reset-values']);
+    expect(plain.ok).toBe(false);
+    expect(plain.stderr).toMatch(/spec\.replicas 1 is below 3, the floor that KgatewayHA [^ ]+\/kgw keeps/);
+    expect((await dep()).spec?.replicas).toBe(3);
+
+    // With the values the operator exports, the upgrade goes through and changes no replica count.
+    const cm = await admin
+      .makeApiClient(CoreV1Api)
+      .readNamespacedConfigMap({ name: 'kgw-kgateway-helm-values', namespace: h3 });
+    const exported = cm.data?.['values.yaml'] ?? '';
+    const files = valuesFiles(exported);
+    try {
+      const up = await helm(3, [
+        'upgrade',
+        'kgateway',
+        fx.chart,
+        '-n',
+        h3,
+        '--reset-then-reuse-values',
+        ...files.args,
+      ]);
+      expect(up.ok, up.stderr).toBe(true);
+    } finally {
+      files.cleanup();
+    }
+    expect((await dep()).spec?.replicas).toBe(3);
+    const after = await eventually('still Ready after the upgrade', getH3, ready);
+    expect(condition(after, 'Drifted')?.reason).not.toBe('DriftCorrected');
+
+    await custom.deleteNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace: h3,
+      plural: KGATEWAY_PLURAL,
+      name: 'kgw',
+    });
+    await eventually(
+      'the KgatewayHA to be gone',
+      () =>
+        getH3().then(
+          () => false,
+          () => true,
+        ),
+      (gone) => gone,
+    );
+    expect((await dep()).spec?.replicas).toBe(3);
+    const files2 = valuesFiles(exported);
+    try {
+      const up = await helm(3, [
+        'upgrade',
+        'kgateway',
+        fx.chart,
+        '-n',
+        h3,
+        '--reset-then-reuse-values',
+        ...files2.args,
+      ]);
+      expect(up.ok, up.stderr).toBe(true);
+    } finally {
+      files2.cleanup();
+    }
+    expect((await dep()).spec?.replicas).toBe(3);
+  });
+});
+
 describe("a KgatewayHA's gateways: HA fields in the GatewayParameters kgateway's deployer renders proxies from", () => {
   let gwNs: string;
   const gp = (name: string) =>
