@@ -67,6 +67,8 @@ interface Profile {
   coverSelector?: string;
   leaseName: string;
   ownedSelector: string;
+  /** The owner-kind label value of what it owns (none for a GlooHA's). */
+  ownerKind?: string;
   product: Product;
   /** Per-object metrics series (the GlooHA gauges; none for KgatewayHA yet). */
   gauges: boolean;
@@ -92,6 +94,7 @@ const KGATEWAY_PROFILE: Profile = {
   productSelector: INSTALL_LABEL_SELECTOR,
   leaseName: CONTROLLER_LEASE_NAME,
   ownedSelector: `${managed},${LABEL_OWNER_KIND}=${KGATEWAY_KIND}`,
+  ownerKind: KGATEWAY_KIND,
   product: KGATEWAY,
   gauges: false,
 };
@@ -268,6 +271,15 @@ function setupController(
     );
   opts.metrics?.reconcile.register(profile.name, opts.concurrency);
   const toInstall = { mapToKeys: (o: KubernetesObject) => keysForNamespace(o.metadata?.namespace) };
+  // The other kind's objects are its own business: kgateway's cover informers see every PDB and HPA,
+  // a GlooHA's included, whose status changes would reconcile the KgatewayHA for nothing.
+  const otherKind = (o: KubernetesObject) => {
+    const l = o.metadata?.labels ?? {};
+    return l[LABEL_MANAGED_BY] === MANAGER && l[LABEL_OWNER_KIND] !== profile.ownerKind;
+  };
+  const toInstallCover = {
+    mapToKeys: (o: KubernetesObject) => (otherKind(o) ? [] : keysForNamespace(o.metadata?.namespace)),
+  };
   const toOwner = { mapToKeys: (o: KubernetesObject) => ownerKey(o) };
   mgr.add({
     name: profile.name,
@@ -292,8 +304,8 @@ function setupController(
         filter: anyOf(generationChanged, foreignStatusWrite(memory)),
       },
       { informer: deployments as unknown as Informer<KubernetesObject>, ...toInstall },
-      { informer: glooHpas as unknown as Informer<KubernetesObject>, ...toInstall },
-      { informer: glooPdbs as unknown as Informer<KubernetesObject>, ...toInstall },
+      { informer: glooHpas as unknown as Informer<KubernetesObject>, ...toInstallCover },
+      { informer: glooPdbs as unknown as Informer<KubernetesObject>, ...toInstallCover },
       ...[...owned.values()].map((informer) => ({ informer, ...toOwner })),
       ...(gatewayInformers
         ? [

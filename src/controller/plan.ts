@@ -390,11 +390,11 @@ function finalizePlan(s: Snapshot, g: HAObject): Plan {
   if (!finalizersOf(g).includes(FINALIZER)) return out;
   const owner = ownerOf(g);
   const ns = installNamespaceOf(g);
-  for (const live of [
-    ...s.deployments,
-    ...s.glooHpas,
-    ...(s.gatewayParameters ?? []),
-  ] as KubernetesObject[]) {
+  // Only the product's own objects: the HPAs that scale its Deployments (kgateway's HPA informer sees
+  // every HPA, a GlooHA's included, and those are the GlooHA's to hand over, not this object's).
+  const ours = new Set(s.deployments.map((d) => d.metadata?.name));
+  const hpas = s.glooHpas.filter((h) => ours.has(h.spec?.scaleTargetRef?.name));
+  for (const live of [...s.deployments, ...hpas, ...(s.gatewayParameters ?? [])] as KubernetesObject[]) {
     if (live.metadata?.namespace !== ns) continue;
     const h = handoverOf(live);
     if (h) out.handover.push(h);

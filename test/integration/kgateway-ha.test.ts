@@ -10,6 +10,7 @@
 // both the GlooHA and the KgatewayHA become Ready in the same namespace.
 import {
   AppsV1Api,
+  AutoscalingV2Api,
   CoordinationV1Api,
   CoreV1Api,
   CustomObjectsApi,
@@ -260,6 +261,11 @@ describe('a KgatewayHA from `glooha migrate kgateway`, beside the GlooHA it came
       Object.keys(handedOver.metadata?.annotations ?? {}).filter((k) => k.startsWith('glooha.io/')),
     ).toEqual([]);
     expect(handedOver.metadata?.managedFields?.map((m) => m.manager)).not.toContain('glooha-operator');
+    // The KgatewayHA's handover touched only kgateway's objects: the GlooHA's HPA is still the operator's.
+    const hpa = await admin
+      .makeApiClient(AutoscalingV2Api)
+      .readNamespacedHorizontalPodAutoscaler({ name: 'public-gw-glooha', namespace: ns });
+    expect(hpa.metadata?.managedFields?.map((m) => m.manager)).toContain('glooha-operator');
     const gloo = await getGlooHA(ns, 'gloo');
     expect(ready(gloo), JSON.stringify(gloo.status?.conditions)).toBe(true);
     // Helm 4 (server-side apply) upgrades with the same values: no conflict with fields the operator
