@@ -127,6 +127,24 @@ const durationMessage = (field: string, env: string, example: string) =>
 const timingRule =
   "client-go requires leaseDuration > renewDeadline > 1.2 × retryPeriod; Gloo's defaults are 15s, 10s and 2s";
 
+/** A PDB's minAvailable below the fixed replica count: one that needs every replica blocks every drain. */
+function pdbBelowReplicasRule(id: string, on: DefName): Rule {
+  return {
+    id,
+    on,
+    rule: `!has(self.replicas) || !has(self.podDisruptionBudget) || !has(self.podDisruptionBudget.minAvailable) || ${celMinBelow('self.podDisruptionBudget.minAvailable', 'self.replicas')}`,
+    fieldPath: '.podDisruptionBudget.minAvailable',
+    message:
+      'podDisruptionBudget.minAvailable must be below replicas (a percentage is rounded up): a PDB that needs every replica available blocks every node drain; lower it or use maxUnavailable: 1',
+    check: (self) => {
+      const pdb = obj(self.podDisruptionBudget);
+      return (
+        !has(self, 'replicas') || !has(pdb, 'minAvailable') || minBelow(pdb.minAvailable, int(self.replicas))
+      );
+    },
+  };
+}
+
 /**
  * The rules of one gateway proxy (a GlooHA's gatewayProxies entry, a KgatewayHA's gateways entry):
  * replicas or autoscaling (one of them), at least one replica, and a PDB that leaves a drain something
@@ -160,22 +178,7 @@ function proxyRules(prefix: string, on: DefName): Rule[] {
         'replicas must be at least 1: glooha never scales a gateway proxy to zero (use 2 or more for high availability)',
       check: (self) => !has(self, 'replicas') || int(self.replicas) >= 1,
     },
-    {
-      id: `${prefix}-pdb-min-available-below-replicas`,
-      on,
-      rule: `!has(self.replicas) || !has(self.podDisruptionBudget) || !has(self.podDisruptionBudget.minAvailable) || ${celMinBelow('self.podDisruptionBudget.minAvailable', 'self.replicas')}`,
-      fieldPath: '.podDisruptionBudget.minAvailable',
-      message:
-        'podDisruptionBudget.minAvailable must be below replicas (a percentage is rounded up): a PDB that needs every replica available blocks every node drain; lower it or use maxUnavailable: 1',
-      check: (self) => {
-        const pdb = obj(self.podDisruptionBudget);
-        return (
-          !has(self, 'replicas') ||
-          !has(pdb, 'minAvailable') ||
-          minBelow(pdb.minAvailable, int(self.replicas))
-        );
-      },
-    },
+    pdbBelowReplicasRule(`${prefix}-pdb-min-available-below-replicas`, on),
     {
       id: `${prefix}-pdb-min-available-below-min-replicas`,
       on,
@@ -238,22 +241,7 @@ function controlPlaneRules(p: { prefix: string; on: DefName; what: string; leade
         );
       },
     },
-    {
-      id: `${p.prefix}-pdb-min-available-below-replicas`,
-      on: p.on,
-      rule: `!has(self.replicas) || !has(self.podDisruptionBudget) || !has(self.podDisruptionBudget.minAvailable) || ${celMinBelow('self.podDisruptionBudget.minAvailable', 'self.replicas')}`,
-      fieldPath: '.podDisruptionBudget.minAvailable',
-      message:
-        'podDisruptionBudget.minAvailable must be below replicas (a percentage is rounded up): a PDB that needs every replica available blocks every node drain; lower it or use maxUnavailable: 1',
-      check: (self) => {
-        const pdb = obj(self.podDisruptionBudget);
-        return (
-          !has(self, 'replicas') ||
-          !has(pdb, 'minAvailable') ||
-          minBelow(pdb.minAvailable, int(self.replicas))
-        );
-      },
-    },
+    pdbBelowReplicasRule(`${p.prefix}-pdb-min-available-below-replicas`, p.on),
   ];
 }
 

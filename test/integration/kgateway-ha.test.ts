@@ -33,7 +33,7 @@ import { adminKubeConfig, createNamespace, installCrds } from '../support/cluste
 import { helm, valuesFiles } from '../support/gloo-chart.js';
 import { createGlooInstall } from '../support/gloo-install.js';
 import { createGlooHA, getGlooHA } from '../support/glooha.js';
-import { installKgatewayCrds } from '../support/kgateway.js';
+import { deployerValues, installKgatewayCrds } from '../support/kgateway.js';
 import { kubectlOk } from '../support/kubectl.js';
 import {
   installOperatorRbac,
@@ -304,6 +304,24 @@ describe('Helm 3 and a KgatewayHA: the same coexistence contract', () => {
         spec: { controller: { replicas } },
       });
     const dep = () => apps.readNamespacedDeployment({ name: 'kgateway', namespace: h3 });
+    /** `helm upgrade --reset-then-reuse-values -f <values>` with Helm 3, which must succeed. */
+    const upgradeWith = async (values: string) => {
+      const files = valuesFiles(values);
+      try {
+        const up = await helm(3, [
+          'upgrade',
+          'kgateway',
+          fx.chart,
+          '-n',
+          h3,
+          '--reset-then-reuse-values',
+          ...files.args,
+        ]);
+        expect(up.ok, up.stderr).toBe(true);
+      } finally {
+        files.cleanup();
+      }
+    };
     const getH3 = () =>
       custom.getNamespacedCustomObject({
         group: GROUP,
@@ -328,21 +346,7 @@ describe('Helm 3 and a KgatewayHA: the same coexistence contract', () => {
       .makeApiClient(CoreV1Api)
       .readNamespacedConfigMap({ name: 'kgw-kgateway-helm-values', namespace: h3 });
     const exported = cm.data?.['values.yaml'] ?? '';
-    const files = valuesFiles(exported);
-    try {
-      const up = await helm(3, [
-        'upgrade',
-        'kgateway',
-        fx.chart,
-        '-n',
-        h3,
-        '--reset-then-reuse-values',
-        ...files.args,
-      ]);
-      expect(up.ok, up.stderr).toBe(true);
-    } finally {
-      files.cleanup();
-    }
+    await upgradeWith(exported);
     expect((await dep()).spec?.replicas).toBe(3);
     const after = await eventually('still Ready after the upgrade', getH3, ready);
     expect(condition(after, 'Drifted')?.reason).not.toBe('DriftCorrected');
@@ -364,21 +368,7 @@ describe('Helm 3 and a KgatewayHA: the same coexistence contract', () => {
       (gone) => gone,
     );
     expect((await dep()).spec?.replicas).toBe(3);
-    const files2 = valuesFiles(exported);
-    try {
-      const up = await helm(3, [
-        'upgrade',
-        'kgateway',
-        fx.chart,
-        '-n',
-        h3,
-        '--reset-then-reuse-values',
-        ...files2.args,
-      ]);
-      expect(up.ok, up.stderr).toBe(true);
-    } finally {
-      files2.cleanup();
-    }
+    await upgradeWith(exported);
     expect((await dep()).spec?.replicas).toBe(3);
   });
 });
@@ -409,21 +399,7 @@ describe("a KgatewayHA's gateways: HA fields in the GatewayParameters kgateway's
    */
   async function deployProxy(gateway: string): Promise<void> {
     const kube = ((await gp(gateway)).spec?.kube ?? {}) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-    const values = {
-      gateway: {
-        name: gateway,
-        gatewayName: gateway,
-        gatewayNamespace: gwNs,
-        gatewayClassName: 'kgateway',
-        image: { registry: 'cr.kgateway.dev/kgateway-dev', repository: 'envoy-wrapper', tag: fx.version },
-        ...(kube.deployment?.replicas !== undefined ? { replicaCount: kube.deployment.replicas } : {}),
-        ...(kube.deployment?.strategy ? { strategy: kube.deployment.strategy } : {}),
-        ...(kube.podTemplate?.affinity ? { affinity: kube.podTemplate.affinity } : {}),
-        ...(kube.podTemplate?.topologySpreadConstraints
-          ? { topologySpreadConstraints: kube.podTemplate.topologySpreadConstraints }
-          : {}),
-      },
-    };
+    const values = deployerValues(gateway, gwNs, kube, fx.version);
     const files = valuesFiles(JSON.stringify(values));
     try {
       const r = await helm(4, ['template', gateway, fx.proxyChart, '-n', gwNs, ...files.args]);

@@ -57,3 +57,31 @@ export async function installKgatewayCrds(): Promise<{ fx: KgatewayFixtures; ref
   }
   return { fx, refused: refused.sort() };
 }
+
+/**
+ * The values kgateway's deployer passes its proxy chart for a Gateway (pkg/kgateway/deployer/
+ * gateway_parameters.go): the Gateway's name as release and gateway.name, and the GatewayParameters'
+ * deployment and podTemplate fields.
+ */
+export function deployerValues(
+  gateway: string,
+  namespace: string,
+  kube: Record<string, any>, // eslint-disable-line @typescript-eslint/no-explicit-any
+  version: string,
+): Record<string, unknown> {
+  return {
+    gateway: {
+      name: gateway,
+      gatewayName: gateway,
+      gatewayNamespace: namespace,
+      gatewayClassName: 'kgateway',
+      image: { registry: 'cr.kgateway.dev/kgateway-dev', repository: 'envoy-wrapper', tag: version },
+      ...(kube.deployment?.replicas !== undefined ? { replicaCount: kube.deployment.replicas } : {}),
+      ...(kube.deployment?.strategy ? { strategy: kube.deployment.strategy } : {}),
+      ...(kube.podTemplate?.affinity ? { affinity: kube.podTemplate.affinity } : {}),
+      ...(kube.podTemplate?.topologySpreadConstraints
+        ? { topologySpreadConstraints: kube.podTemplate.topologySpreadConstraints }
+        : {}),
+    },
+  };
+}

@@ -16,6 +16,7 @@ import { selects } from '../../../src/core/selectors.js';
 import { validateGlooHA, validateKgatewayHA } from '../../../src/api/validate.js';
 import { migrateToKgateway } from '../../../src/kgateway/migrate.js';
 import { kgatewayFixtures, type KgatewayFixtures } from '../../env/binaries.js';
+import { deployerValues } from '../../support/kgateway.js';
 import { helm, parseManifests } from '../chart/helm.js';
 
 const run = promisify(execFile);
@@ -277,23 +278,7 @@ describe("the output in kgateway's real charts", () => {
     for (const gp of objects.filter((o) => o.kind === 'GatewayParameters')) {
       const gw = gp.metadata.name as string;
       const kube = gp.spec.kube as Obj;
-      // What the deployer passes its chart (pkg/kgateway/deployer/gateway_parameters.go: the Gateway's
-      // name as release and gateway.name; GatewayParameters' deployment and podTemplate fields).
-      const values = {
-        gateway: {
-          name: gw,
-          gatewayName: gw,
-          gatewayNamespace: 'gloo-system',
-          gatewayClassName: 'kgateway',
-          image: { registry: 'cr.kgateway.dev/kgateway-dev', repository: 'envoy-wrapper', tag: fx.version },
-          ...(kube.deployment?.replicas !== undefined ? { replicaCount: kube.deployment.replicas } : {}),
-          ...(kube.deployment?.strategy ? { strategy: kube.deployment.strategy } : {}),
-          ...(kube.podTemplate?.affinity ? { affinity: kube.podTemplate.affinity } : {}),
-          ...(kube.podTemplate?.topologySpreadConstraints
-            ? { topologySpreadConstraints: kube.podTemplate.topologySpreadConstraints }
-            : {}),
-        },
-      };
+      const values = deployerValues(gw, 'gloo-system', kube, fx.version);
       const rendered = await template(fx.proxyChart, gw, 'gloo-system', JSON.stringify(values));
       const dep = one(rendered, 'Deployment');
       expect(dep.metadata.name).toBe(gw);
