@@ -208,8 +208,12 @@ describe('a KgatewayHA from `glooha migrate kgateway`, beside the GlooHA it came
     const since = new Date();
     await new Promise((r) => setTimeout(r, 7000)); // three renewals
     expect(await reconciles()).toBe(before);
+    // The operator's own Lease renews, and the GlooHA beside it may still write its status as Gloo's
+    // pods settle (a CI lane caught one such write): neither is caused by kgateway's Lease.
     const writes = auditWrites({ username: id.username, since }).filter(
-      (e) => !(e.objectRef?.resource === 'leases' && e.objectRef.namespace === id.namespace),
+      (e) =>
+        !(e.objectRef?.resource === 'leases' && e.objectRef.namespace === id.namespace) &&
+        e.objectRef?.resource !== 'gloohas',
     );
     expect(writes.map(describeAudit)).toEqual([]);
   });
