@@ -50,17 +50,26 @@ tmp=$(mktemp -d "$cache_root/.build-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 export CGO_ENABLED=0
+# No DWARF from the compiler: `-ldflags -w` drops it at link time anyway, but only `-dwarf=false`
+# keeps the compiler from generating it for every package. Measured on a 2-core machine, Helm 3 with an
+# empty build cache: 189-191 s with it, 158 s without (-17%); the binaries run the same.
+gcflags="all=-dwarf=false"
 start=$(date +%s)
 build() { # module-dir ldflags package output
   local t0; t0=$(date +%s)
   echo "build-testbin: building $4 ($3)" >&2
-  (cd "$tools/$1" && go build -trimpath -ldflags "$2" -o "$tmp/$4" "$3")
+  (cd "$tools/$1" && go build -trimpath -gcflags "$gcflags" -ldflags "$2" -o "$tmp/$4" "$3")
   echo "build-testbin: $4 built in $(( $(date +%s) - t0 ))s" >&2
 }
-build kubernetes "$kube_ldflags" k8s.io/kubernetes/cmd/kube-apiserver kube-apiserver
-build kubernetes "$kube_ldflags" k8s.io/kubernetes/cmd/kube-controller-manager kube-controller-manager
-build kubernetes "$kube_ldflags" k8s.io/kubernetes/cmd/kube-scheduler kube-scheduler
-build kubernetes "$kube_ldflags" k8s.io/kubernetes/cmd/kubectl kubectl
+# Kubernetes' four commands in one `go build` (-o into a directory): one action graph, so the packages
+# they share compile once with both cores busy, and the four links overlap instead of each waiting for
+# the last packages of the one before.
+t0=$(date +%s)
+echo "build-testbin: building kube-apiserver, kube-controller-manager, kube-scheduler, kubectl (k8s.io/kubernetes/cmd/...)" >&2
+(cd "$tools/kubernetes" && go build -trimpath -gcflags "$gcflags" -ldflags "$kube_ldflags" -o "$tmp/" \
+  k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
+  k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kubectl)
+echo "build-testbin: Kubernetes' binaries built in $(( $(date +%s) - t0 ))s" >&2
 build etcd "-s -w" go.etcd.io/etcd/server/v3 etcd
 build kwok "-s -w" sigs.k8s.io/kwok/cmd/kwok kwok
 
