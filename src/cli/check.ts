@@ -5,6 +5,7 @@ import type { V1Deployment, V1Lease } from '@kubernetes/client-node';
 import { GROUP, PLURAL, VERSION } from '../api/constants.js';
 import type { GlooHA } from '../api/types.js';
 import { installNamespaceOf } from '../core/desired.js';
+import { accessAllowed, type Access } from '../kube/access.js';
 import { errorStatus } from '../kube/client.js';
 import { resourcePath } from '../kube/paths.js';
 import { RECONCILER_PERMISSIONS } from '../controller/permissions.js';
@@ -24,8 +25,6 @@ export interface CheckResult {
   check: string;
   detail: string;
 }
-
-type Access = { group: string; resource: string; verb: string; namespace?: string };
 
 export async function check(args: CheckArgs, io: CliIO, cluster: Cluster, now = new Date()): Promise<number> {
   const results: CheckResult[] = [];
@@ -160,7 +159,7 @@ export async function check(args: CheckArgs, io: CliIO, cluster: Cluster, now = 
   }
 
   // 4. What you may do (SelfSubjectAccessReview): what glooha status and helm-values read.
-  const self = async (a: Access) => review(cluster, 'selfsubjectaccessreviews', a);
+  const self = async (a: Access) => accessAllowed(cluster.client, a);
   for (const a of [
     { group: GROUP, resource: PLURAL, verb: 'list' },
     { group: '', resource: 'configmaps', verb: 'get' },
@@ -190,9 +189,8 @@ export async function check(args: CheckArgs, io: CliIO, cluster: Cluster, now = 
         for (const verb of p.verbs) {
           let allowed: boolean;
           try {
-            allowed = await review(
-              cluster,
-              'subjectaccessreviews',
+            allowed = await accessAllowed(
+              cluster.client,
               { group: p.group, resource: p.resource, verb, namespace },
               {
                 user,
@@ -274,33 +272,6 @@ export async function check(args: CheckArgs, io: CliIO, cluster: Cluster, now = 
   const warned = results.filter((r) => r.verdict === 'warn').length;
   io.stderr(`${failed} failed, ${warned} warning(s), ${results.length - failed - warned} ok\n`);
   return failed > 0 ? EXIT.UNHEALTHY : EXIT.OK;
-}
-
-/** One access review; `subject` makes it a SubjectAccessReview. */
-async function review(
-  cluster: Cluster,
-  kind: 'selfsubjectaccessreviews' | 'subjectaccessreviews',
-  a: Access,
-  subject?: { user: string; groups: string[] },
-): Promise<boolean> {
-  const [resource, subresource] = a.resource.split('/');
-  const body = {
-    apiVersion: 'authorization.k8s.io/v1',
-    kind: kind === 'subjectaccessreviews' ? 'SubjectAccessReview' : 'SelfSubjectAccessReview',
-    spec: {
-      ...subject,
-      resourceAttributes: {
-        group: a.group,
-        resource,
-        ...(subresource ? { subresource } : {}),
-        verb: a.verb,
-        ...(a.namespace ? { namespace: a.namespace } : {}),
-      },
-    },
-  };
-  const path = resourcePath({ group: 'authorization.k8s.io', version: 'v1', plural: kind });
-  const res = await cluster.client.request<{ status?: { allowed?: boolean } }>('POST', path, { body });
-  return res.status?.allowed === true;
 }
 
 const ADMISSION = { group: 'admissionregistration.k8s.io', version: 'v1' };

@@ -122,6 +122,11 @@ export interface RequestOptions {
   /** Default 'application/json' when there is a body. */
   contentType?: string;
   signal?: AbortSignal;
+  /**
+   * false: not fenced, for a POST that stores nothing (an access review is a question, not a write), so
+   * a standby may ask before it leads. Default true.
+   */
+  fenced?: boolean;
 }
 
 /** client-node's `ApiConstructor`, restated so callers need no deep import. */
@@ -274,7 +279,8 @@ export class KubeClient {
     }
     if (opts.signal) ctx.setSignal(opts.signal);
     await this.kubeConfig.applySecurityAuthentication(ctx);
-    const resp = await this.fenced.send(ctx).toPromise();
+    const fenced = opts.fenced !== false;
+    const resp = await (fenced ? this.fenced : this.unfenced).send(ctx).toPromise();
     const text = await resp.body.text();
     let parsed: unknown;
     try {
@@ -283,7 +289,7 @@ export class KubeClient {
       parsed = text;
     }
     if (resp.httpStatusCode < 200 || resp.httpStatusCode > 299) {
-      if (WRITE_METHODS.has(method) && isFencingDenial(resp.httpStatusCode, parsed)) {
+      if (fenced && WRITE_METHODS.has(method) && isFencingDenial(resp.httpStatusCode, parsed)) {
         // The API server judged by the Lease as it stands: this replica's term is over (or it never
         // began), whatever the local clock says. Callers treat it as the fence's own refusal.
         throw new NotLeaderError(`the API server's fencing policy refused ${method} ${path}`, {

@@ -1,3 +1,4 @@
+export { accessAllowed, type Access } from './access.js';
 export {
   errorStatus,
   KubeApiError,

@@ -3,7 +3,8 @@
 // HTTP server (health and metrics) and the metrics registry.
 //
 // Life cycle
-//   start():  HTTP server → informers (caches warm on EVERY replica: a standby is a hot standby) →
+//   start():  HTTP server → (namespaced mode) one cluster-wide watch per kind where RBAC allows it →
+//             informers (caches warm on EVERY replica: a standby is a hot standby) →
 //             wait for every cache to sync, within cacheSyncTimeout → join the leader election.
 //             A replica that cannot list (missing RBAC, API server down) fails here, before it ever
 //             competes for the Lease: the caller exits non-zero and the pod restarts.
@@ -22,6 +23,7 @@
 import { setMaxListeners } from 'node:events';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { startHttpServer, type HttpServerHandle } from '../http/server.js';
+import { accessAllowed } from '../kube/access.js';
 import { KubeClient } from '../kube/client.js';
 import type { LeaderElectionConfig } from '../leader/config.js';
 import { createLeaderElector } from '../leader/create.js';
@@ -53,6 +55,11 @@ export interface ManagerOptions {
   makeElector?: (callbacks: LeaderCallbacks) => Elector;
   /** Test seam: where informers list and watch (default: the API server, through `client`). */
   informerTransport?: (ref: ResourceRef) => Transport<KubernetesObject>;
+  /**
+   * Test seam: may this client list and watch `ref` in every namespace? (default: two access reviews).
+   * Asked in namespaced mode only, to serve the watched namespaces from one watch per kind.
+   */
+  canWatchAllNamespaces?: (ref: ResourceRef) => Promise<boolean>;
   /** Test seam: the fencing-policy probe (default: a dry-run create through `client`). */
   probeFencing?: (signal: AbortSignal) => Promise<FencingProbeResult>;
   /** How often a leader re-checks the fencing policy while its controllers run. Default 1 min. */
@@ -193,15 +200,85 @@ export class Manager {
       logger: this.log,
     });
     this.log.info('serving /metrics, /healthz, /readyz', { url: this.http.url });
+    await this.chooseWatchScopes();
     for (const i of this.informers) i.start();
     await this.waitForCaches();
     if (this.elector) this.elector.start();
     else this.startControllers(undefined);
   }
 
+  /**
+   * Namespaced mode: an informer serving several namespaces watches them all through ONE cluster-wide
+   * watch (keeping only their objects) when RBAC lets this client list and watch its kind in every
+   * namespace — e.g. a chart installed with rbac.clusterWideReads — and one watch per namespace
+   * otherwise. The API server's authorizers answer (access reviews), not a guess from readable Roles;
+   * a review that fails keeps the per-namespace watches, which need only the Roles namespaced mode
+   * grants. Measured in docs/scale.md: per-namespace watches cost a list and a watch per namespace per
+   * informer at every start.
+   */
+  private async chooseWatchScopes(): Promise<void> {
+    const multi = this.informers.filter((i) => i.namespaces.length > 1);
+    if (multi.length === 0) return;
+    const ask =
+      this.opts.canWatchAllNamespaces ??
+      (async (ref: ResourceRef) => {
+        const verbs = ['list', 'watch'].map((verb) =>
+          accessAllowed(this.client, { group: ref.group ?? '', resource: ref.plural, verb }),
+        );
+        return (await Promise.all(verbs)).every(Boolean);
+      });
+    const answers = new Map<string, Promise<boolean>>();
+    const kindOf = (i: Informer<KubernetesObject>) =>
+      i.ref.group ? `${i.ref.plural}.${i.ref.group}` : i.ref.plural;
+    const allowed = await Promise.all(
+      multi.map((i) => {
+        const kind = kindOf(i);
+        if (!answers.has(kind)) {
+          answers.set(
+            kind,
+            ask(i.ref).catch((err: unknown) => {
+              this.log.warn(
+                'could not ask whether RBAC allows a cluster-wide watch; watching each namespace',
+                {
+                  kind,
+                  err,
+                },
+              );
+              return false;
+            }),
+          );
+        }
+        return answers.get(kind)!;
+      }),
+    );
+    const clusterWide = multi.filter((_, n) => allowed[n]);
+    for (const i of clusterWide) i.watchClusterWide();
+    const namespaces = this.opts.namespaces.length;
+    if (clusterWide.length > 0)
+      this.log.info(
+        'one cluster-wide watch per kind, keeping the watched namespaces (RBAC allows reading it in all namespaces)',
+        {
+          kinds: [...new Set(clusterWide.map(kindOf))],
+          namespaces,
+        },
+      );
+    const perNamespace = multi.filter((_, n) => !allowed[n]);
+    if (perNamespace.length > 0)
+      this.log.info(
+        'one watch per watched namespace per kind (RBAC grants reading it in those namespaces only)',
+        {
+          kinds: [...new Set(perNamespace.map(kindOf))],
+          namespaces,
+        },
+      );
+  }
+
   private async waitForCaches(): Promise<void> {
     const timeoutMs = this.opts.cacheSyncTimeoutMs ?? 120_000;
     const deadline = new AbortController();
+    // One abort listener per informer waits on it: the two controllers have ~20 together, which Node's
+    // default limit of 10 would report as a leak (it printed 14 warnings per CI run since KgatewayHA).
+    setMaxListeners(0, deadline.signal);
     const timer = this.clock.setTimeout(
       () =>
         deadline.abort(

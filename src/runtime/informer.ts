@@ -13,7 +13,8 @@
 //   - it cannot ask for bookmarks (`allowWatchBookmarks`) or a server-side `timeoutSeconds` (its query
 //     is fixed to resourceVersion + selectors), and the list is one unpaginated call of the caller's
 //     choice;
-//   - there is one ListWatch per path: several namespaces would need several caches anyway.
+//   - there is one ListWatch per path: several namespaces would need several caches anyway (here one
+//     store serves them, from a watch per namespace or one cluster-wide watch; see watchClusterWide).
 // So this builds on client-node's `Watch` directly — through the operator's one transport
 // (src/kube/client.ts: pooled, counted; it still does TLS/auth from the KubeConfig and line parsing),
 // which also serves the lists — and owns the loop: list (paginated) → watch from the list's
@@ -171,6 +172,8 @@ interface ReflectorConfig<T extends KubernetesObject> {
   backoffBaseMs: number;
   backoffMaxMs: number;
   transform?: (obj: T) => T;
+  /** Stores only the objects this accepts (a cluster-wide watch serving a set of namespaces). */
+  keep?: (obj: T) => boolean;
   clock: Clock;
   log: Logger;
   transport: Transport<T>;
@@ -290,7 +293,10 @@ class Reflector<T extends KubernetesObject> {
         }),
         signal,
       );
-      for (const item of page.items) items.push(this.cfg.transform ? this.cfg.transform(item) : item);
+      for (const item of page.items) {
+        if (this.cfg.keep && !this.cfg.keep(item)) continue;
+        items.push(this.cfg.transform ? this.cfg.transform(item) : item);
+      }
       cont = page.continue;
       rv = page.resourceVersion;
     } while (cont && !signal.aborted);
@@ -391,6 +397,10 @@ class Reflector<T extends KubernetesObject> {
     }
     const obj = raw as T;
     const rv = obj?.metadata?.resourceVersion;
+    if (type !== 'BOOKMARK' && this.cfg.keep && !this.cfg.keep(obj)) {
+      if (rv) this.resourceVersion = rv; // not ours to store, but the watch has seen it
+      return undefined;
+    }
     switch (type) {
       case 'ADDED':
       case 'MODIFIED': {
@@ -448,7 +458,7 @@ export interface EventHandler<T> {
 }
 
 export interface InformerOptions<T> extends ResourceRef {
-  /** Watch these namespaces, one watch each; omit or leave empty for all namespaces (or cluster-scoped). */
+  /** Watch these namespaces, one watch each (or one cluster-wide: watchClusterWide); omit or leave empty for all namespaces (or cluster-scoped). */
   namespaces?: readonly string[];
   labelSelector?: string;
   fieldSelector?: string;
@@ -486,6 +496,9 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
   readonly ref: ResourceRef;
   private readonly _store = new Store<T>();
   private readonly reflectors: Reflector<T>[] = [];
+  private readonly opts: InformerOptions<T>;
+  private readonly transport: Transport<T>;
+  private readonly watched: readonly string[];
   private readonly handlers = new Set<EventHandler<T>>();
   private readonly errorListeners = new Set<(err: unknown) => void>();
   private readonly log: Logger;
@@ -500,30 +513,58 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
     this.log = (opts.logger ?? silentLogger).child({ informer: this.name });
     const transport = opts.transport ?? (client ? kubeTransport<T>(client, this.ref) : undefined);
     if (!transport) throw new Error('Informer needs a KubeClient or a transport');
-    const fixedTimeout = opts.watchTimeoutSeconds;
-    const namespaces =
-      opts.namespaces && opts.namespaces.length > 0 ? [...new Set(opts.namespaces)] : [undefined];
-    for (const namespace of namespaces) {
-      this.reflectors.push(
-        new Reflector<T>({
-          namespace,
-          labelSelector: opts.labelSelector,
-          fieldSelector: opts.fieldSelector,
-          pageSize: opts.pageSize ?? 500,
-          watchTimeoutSeconds: () => fixedTimeout ?? 300 + Math.random() * 300,
-          stallTimeoutMs: opts.stallTimeoutMs,
-          backoffBaseMs: opts.backoff?.baseDelayMs ?? 800,
-          backoffMaxMs: opts.backoff?.maxDelayMs ?? 30_000,
-          transform: opts.transform,
-          clock: opts.clock ?? realClock,
-          log: namespace ? this.log.child({ namespace }) : this.log,
-          transport,
-          store: this._store,
-          emit: (d) => this.dispatch(d),
-          onError: (err) => this.emitError(err),
-        }),
-      );
-    }
+    this.opts = opts;
+    this.transport = transport;
+    this.watched = opts.namespaces && opts.namespaces.length > 0 ? [...new Set(opts.namespaces)] : [];
+    if (this.watched.length === 0) this.reflectors.push(this.reflectorFor(undefined));
+    for (const namespace of this.watched) this.reflectors.push(this.reflectorFor(namespace));
+  }
+
+  private reflectorFor(namespace: string | undefined, keep?: (obj: T) => boolean): Reflector<T> {
+    const opts = this.opts;
+    return new Reflector<T>({
+      namespace,
+      labelSelector: opts.labelSelector,
+      fieldSelector: opts.fieldSelector,
+      pageSize: opts.pageSize ?? 500,
+      watchTimeoutSeconds: () => opts.watchTimeoutSeconds ?? 300 + Math.random() * 300,
+      stallTimeoutMs: opts.stallTimeoutMs,
+      backoffBaseMs: opts.backoff?.baseDelayMs ?? 800,
+      backoffMaxMs: opts.backoff?.maxDelayMs ?? 30_000,
+      transform: opts.transform,
+      keep,
+      clock: opts.clock ?? realClock,
+      log: namespace ? this.log.child({ namespace }) : this.log,
+      transport: this.transport,
+      store: this._store,
+      emit: (d) => this.dispatch(d),
+      onError: (err) => this.emitError(err),
+    });
+  }
+
+  /** The namespaces this informer serves ([] = all namespaces, or a cluster-scoped kind). */
+  get namespaces(): readonly string[] {
+    return this.watched;
+  }
+
+  /**
+   * Serves the watched namespaces from ONE cluster-wide list+watch instead of one per namespace, and
+   * stores only their objects. Call before start(). For namespaced mode when RBAC also lets the client
+   * list and watch the kind at cluster scope (the manager asks the API server): the requests and
+   * connections at start then no longer grow with the number of namespaces. The price: the API server
+   * sends this kind's events from every namespace the label/field selectors let through, and they are
+   * parsed and dropped here. controller-runtime's multi-namespace cache always opens one watch per
+   * namespace; this is the "one multi-namespace watch where RBAC allows" of docs/scale.md.
+   */
+  watchClusterWide(): void {
+    if (this.abort) throw new Error(`informer ${this.name} already started`);
+    if (this.watched.length === 0) return;
+    const keep = new Set(this.watched);
+    this.reflectors.splice(
+      0,
+      this.reflectors.length,
+      this.reflectorFor(undefined, (o) => keep.has(o.metadata?.namespace ?? '')),
+    );
   }
 
   /** The cache (read-only view). */

@@ -65,7 +65,13 @@ export async function installReplicasFloorPolicy(): Promise<() => Promise<void>>
  */
 export async function installOperatorRbac(
   namespace: string,
-  opts: { watchNamespaces?: string[]; release?: string; fencingPolicy?: boolean } = {},
+  opts: {
+    watchNamespaces?: string[];
+    release?: string;
+    fencingPolicy?: boolean;
+    /** Namespaced mode: the chart's rbac.clusterWideReads (a ClusterRole of reads in all namespaces). */
+    clusterWideReads?: boolean;
+  } = {},
 ): Promise<OperatorIdentity> {
   await installCrds();
   // The release name makes cluster-scoped names (ClusterRole) unique per test.
@@ -73,7 +79,10 @@ export async function installOperatorRbac(
   const objects = await render({
     release,
     namespace,
-    values: opts.watchNamespaces ? { watchNamespaces: opts.watchNamespaces } : {},
+    values: {
+      ...(opts.watchNamespaces ? { watchNamespaces: opts.watchNamespaces } : {}),
+      ...(opts.clusterWideReads ? { rbac: { clusterWideReads: true } } : {}),
+    },
   });
   const wanted = new Set(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']);
   if (opts.fencingPolicy) {
@@ -289,12 +298,47 @@ export function spawnOperator(id: OperatorIdentity, opts: OperatorRunOptions = {
 }
 
 /** Reads one sample (sum over series matching `labels`) from a Prometheus text exposition. */
+/**
+ * The operator's /metrics text. A failed request is retried (3 tries, 500 ms apart): a scrape can land
+ * on a keep-alive connection the operator's server is closing (Node's 5 s keepAliveTimeout), which
+ * fetch reports as "fetch failed" — a 1000-install bench run ended on one. The last error names its cause.
+ */
+export async function scrapeMetrics(metricsUrl: string): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const res = await fetch(`${metricsUrl}/metrics`);
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      return await res.text();
+    } catch (err) {
+      if (attempt >= 3) {
+        const cause = (err as { cause?: unknown }).cause;
+        throw new Error(
+          `GET ${metricsUrl}/metrics failed ${attempt} times: ${String(err)}${cause ? ` (${String(cause)})` : ''}`,
+          { cause: err },
+        );
+      }
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+}
+
+/** rest_client_requests_total summed by method (GET, PATCH, ...): the operator's requests so far. */
+export async function requestsByMethod(metricsUrl: string): Promise<Record<string, number>> {
+  const text = await scrapeMetrics(metricsUrl);
+  const out: Record<string, number> = {};
+  for (const m of text.matchAll(/^rest_client_requests_total\{([^}]*)\}\s+(\S+)/gm)) {
+    const method = /method="([^"]+)"/.exec(m[1]!)?.[1] ?? '?';
+    out[method] = (out[method] ?? 0) + Number(m[2]);
+  }
+  return out;
+}
+
 export async function metricValue(
   metricsUrl: string,
   name: string,
   labels: Record<string, string> = {},
 ): Promise<number> {
-  const text = await (await fetch(`${metricsUrl}/metrics`)).text();
+  const text = await scrapeMetrics(metricsUrl);
   let sum = 0;
   let found = false;
   for (const line of text.split('\n')) {

@@ -113,6 +113,27 @@ test/unit/chart/expected-rbac.ts, which the tests compare against.
   verbs: ["get", "list", "watch", "patch"]
 {{- end }}
 
+{{/*
+The reads of reconcilerRules: each rule that lists and watches, with its get/list/watch verbs only
+(rbac.clusterWideReads grants these in all namespaces). Derived, so a kind added to reconcilerRules is
+covered without a second list to keep.
+*/}}
+{{- define "glooha-operator.readRules" -}}
+{{- range (include "glooha-operator.reconcilerRules" . | fromYamlArray) }}
+{{- $verbs := list }}
+{{- range .verbs }}
+{{- if has . (list "get" "list" "watch") }}
+{{- $verbs = append $verbs . }}
+{{- end }}
+{{- end }}
+{{- if and (has "list" $verbs) (has "watch" $verbs) }}
+- apiGroups: {{ toJson .apiGroups }}
+  resources: {{ toJson .resources }}
+  verbs: {{ toJson $verbs }}
+{{- end }}
+{{- end }}
+{{- end }}
+
 {{- define "glooha-operator.eventRules" -}}
 # Events on the objects it reconciles.
 - apiGroups: [""]

@@ -250,6 +250,29 @@ describe('namespaced mode (watchNamespaces)', () => {
     const deploy = find<V1Deployment>(objects, 'Deployment');
     expect(envValues(deploy).WATCH_NAMESPACES).toBe('gloo-a,gloo-b');
   });
+
+  it('rbac.clusterWideReads adds one ClusterRole with exactly the reads (get/list/watch) of what the operator watches; writes stay per namespace', async () => {
+    const withReads = await render({
+      release: 'ops',
+      namespace: 'ops-system',
+      values: { watchNamespaces: ['gloo-a', 'gloo-b'], rbac: { clusterWideReads: true } },
+    });
+    const role = find<V1ClusterRole>(withReads, 'ClusterRole', 'ops-glooha-operator-reads');
+    const watched = reconcilerPermissions
+      .filter((p) => p.verbs.includes('list') && p.verbs.includes('watch'))
+      .map((p) => ({ ...p, verbs: p.verbs.filter((v) => ['get', 'list', 'watch'].includes(v)) }));
+    expect(ruleTriples(role.rules)).toEqual(triples(watched));
+    expect(JSON.stringify(role.rules)).not.toContain('secrets');
+    const binding = find<V1ClusterRoleBinding>(withReads, 'ClusterRoleBinding', 'ops-glooha-operator-reads');
+    expect(binding.roleRef.name).toBe('ops-glooha-operator-reads');
+    expect(binding.subjects).toEqual([
+      { kind: 'ServiceAccount', name: 'ops-glooha-operator', namespace: 'ops-system' },
+    ]);
+    // The per-namespace Roles are unchanged; in cluster mode the value adds nothing.
+    expect(withReads.filter((o) => o.kind === 'Role')).toHaveLength(3);
+    const clusterMode = await render({ values: { rbac: { clusterWideReads: true } } });
+    expect(clusterMode.filter((o) => o.metadata?.name?.endsWith('-reads'))).toEqual([]);
+  });
 });
 
 describe('options', () => {

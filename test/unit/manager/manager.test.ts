@@ -87,6 +87,8 @@ async function setup(
     cacheSyncTimeoutMs?: number;
     probeFencing?: ManagerOptions['probeFencing'];
     clock?: Clock;
+    namespaces?: string[];
+    canWatchAllNamespaces?: ManagerOptions['canWatchAllNamespaces'];
   } = {},
 ) {
   const port = await closedPort();
@@ -100,7 +102,8 @@ async function setup(
     kubeConfig: kubeConfig(port),
     logger: createLogger('debug', {}, (l) => lines.push(JSON.parse(l) as Record<string, unknown>)),
     metrics,
-    namespaces: [],
+    namespaces: opts.namespaces ?? [],
+    canWatchAllNamespaces: opts.canWatchAllNamespaces,
     leaderElection: {
       ...DEFAULT_TIMINGS,
       enabled: true,
@@ -143,6 +146,39 @@ async function setup(
 }
 
 describe('Manager', () => {
+  it('namespaced mode: one cluster-wide watch per kind when RBAC allows listing and watching it everywhere, else one per namespace', async () => {
+    const asked: string[] = [];
+    const allowed = await setup({
+      namespaces: ['n1', 'n2'],
+      canWatchAllNamespaces: async (ref) => {
+        asked.push(ref.plural);
+        return true;
+      },
+    });
+    await allowed.mgr.start();
+    expect(asked).toEqual(['configmaps']);
+    expect(allowed.transport.listCalls.map((c) => c.namespace)).toEqual([undefined]);
+    expect(allowed.lines.some((l) => String(l.msg).startsWith('one cluster-wide watch per kind'))).toBe(true);
+    await allowed.mgr.stop('test');
+
+    const denied = await setup({ namespaces: ['n1', 'n2'], canWatchAllNamespaces: async () => false });
+    await denied.mgr.start();
+    expect(denied.transport.listCalls.map((c) => c.namespace).sort()).toEqual(['n1', 'n2']);
+    expect(denied.lines.some((l) => String(l.msg).startsWith('one watch per watched namespace'))).toBe(true);
+    await denied.mgr.stop('test');
+
+    // The real question (two access reviews) to an API server that is not there: per namespace, with a warning.
+    const unreachable = await setup({ namespaces: ['n1', 'n2'] });
+    await unreachable.mgr.start();
+    expect(unreachable.transport.listCalls.map((c) => c.namespace).sort()).toEqual(['n1', 'n2']);
+    expect(
+      unreachable.lines.some(
+        (l) => l.level === 'warn' && String(l.msg).includes('whether RBAC allows a cluster-wide watch'),
+      ),
+    ).toBe(true);
+    await unreachable.mgr.stop('test');
+  });
+
   it('syncs the caches before joining the election; reconciles nothing until it leads', async () => {
     const t = await setup();
     await t.mgr.start();

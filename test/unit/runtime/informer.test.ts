@@ -220,6 +220,32 @@ describe('Informer', () => {
     await informer.stop();
   });
 
+  it('watchClusterWide: one list and one watch for all the namespaces, storing only theirs; the rest only advance the resourceVersion', async () => {
+    const { transport, informer, events } = setup(
+      [obj('a', '1', {}, 'n1'), obj('b', '2', {}, 'n2'), obj('c', '3', {}, 'n3')],
+      { namespaces: ['n1', 'n2'] },
+    );
+    expect(informer.namespaces).toEqual(['n1', 'n2']);
+    informer.watchClusterWide();
+    informer.start();
+    await informer.waitForSync();
+    await flush();
+    expect(transport.listCalls.map((c) => c.namespace)).toEqual([undefined]);
+    expect(transport.watches.map((w) => w.req.namespace)).toEqual([undefined]);
+    expect(informer.store.keys().sort()).toEqual(['n1/a', 'n2/b']);
+    const w = transport.lastWatch;
+    w.send('ADDED', obj('d', '101', {}, 'n3'));
+    w.send('MODIFIED', obj('c', '102', {}, 'n3'));
+    w.send('DELETED', obj('c', '103', {}, 'n3'));
+    w.send('MODIFIED', obj('a', '104', { data: { k: 'v' } }, 'n1'));
+    expect(events).toEqual(['add a@1', 'add b@2', 'update a@1->104']);
+    expect(informer.store.keys().sort()).toEqual(['n1/a', 'n2/b']);
+    w.send('ADDED', obj('e', '105', {}, 'n3'));
+    expect(informer.resourceVersions()).toEqual({ '': '105' });
+    expect(() => informer.watchClusterWide()).toThrow(/already started/);
+    await informer.stop();
+  });
+
   it('follows list pagination', async () => {
     const clock = new FakeClock();
     const transport = new FakeTransport<Obj>((req) =>
