@@ -3,7 +3,7 @@
 // peak RSS, heap), how fast a spec change and a drift are handled once it has converged, and how quiet
 // a steady-state window is — next to the floor the API server allows for the same writes.
 //
-//   npx tsx bench/scale.ts [--installs 10,100,500] [--mode cluster|namespaced] [--concurrency C[,C...]]
+//   npx tsx bench/scale.ts [--installs 10,100,500] [--mode cluster|namespaced|namespaced-wide-reads[,...]] [--concurrency C[,C...]]
 //                          [--steady-seconds 60] [--samples 20] [--no-floor] [--operator-root DIR] [--readme]
 //   npm run bench:scale -- --installs 500 --concurrency 4,8,16   (a sweep: one fresh control plane per row)
 //
@@ -14,7 +14,8 @@
 //     `gateway-proxy` Deployments), a `gloo` Lease renewed every 2 s by a simulated Gloo leader (as
 //     Gloo does), and a GlooHA (gloo 3 replicas, a PDB, proxy 2 replicas). The operator's
 //     ServiceAccount and RBAC come from the chart (cluster mode, or namespaced: a Role per namespace and
-//     --watch-namespaces with all N).
+//     --watch-namespaces with all N; namespaced-wide-reads adds the chart's rbac.clusterWideReads, so
+//     the operator serves the N namespaces from one watch per kind).
 //  2. The operator is started cold as its own process (`node <root>/dist/src/main.js`, built first;
 //     leader election on, as deployed), as that ServiceAccount. "all applied": every gloo and proxy
 //     Deployment carries the replicas and the applied-hash annotation, seen by the bench's own watch.
@@ -55,6 +56,7 @@ import {
   installOperatorRbac,
   metricValue,
   repoRoot,
+  requestsByMethod,
   type OperatorIdentity,
 } from '../test/support/operator.js';
 
@@ -127,17 +129,6 @@ function procStatus(pid: number): { rssKb: number; hwmKb: number } {
 function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100; // USER_HZ is 100 on Linux
-}
-
-/** Sum of rest_client_requests_total by method. */
-async function requestsByMethod(metricsUrl: string): Promise<Record<string, number>> {
-  const text = await (await fetch(`${metricsUrl}/metrics`)).text();
-  const out: Record<string, number> = {};
-  for (const m of text.matchAll(/^rest_client_requests_total\{([^}]*)\}\s+(\S+)/gm)) {
-    const method = /method="([^"]+)"/.exec(m[1]!)?.[1] ?? '?';
-    out[method] = (out[method] ?? 0) + Number(m[2]);
-  }
-  return out;
 }
 
 const diff = (a: Record<string, number>, b: Record<string, number>) =>
@@ -245,9 +236,12 @@ const appliedWith = (replicas: number) => (d: V1Deployment) =>
 // ---------------------------------------------------------------------------------------------------
 // One run
 
+const MODES = ['cluster', 'namespaced', 'namespaced-wide-reads'] as const;
+type Mode = (typeof MODES)[number];
+
 interface RunOptions {
   installs: number;
-  mode: 'cluster' | 'namespaced';
+  mode: Mode;
   concurrency?: number;
   steadySeconds: number;
   samples: number;
@@ -462,7 +456,9 @@ async function runOne(o: RunOptions) {
     cleanups.unshift(() => leases.stop());
     const id = await installOperatorRbac(
       opNs,
-      o.mode === 'namespaced' ? { watchNamespaces: namespaces } : {},
+      o.mode === 'cluster'
+        ? {}
+        : { watchNamespaces: namespaces, clusterWideReads: o.mode === 'namespaced-wide-reads' },
     );
     const deployments = new Deployments(admin);
     await deployments.start();
@@ -471,7 +467,7 @@ async function runOne(o: RunOptions) {
     // --- cold start ---------------------------------------------------------------------------------
     const args = [
       ...(o.concurrency ? [`--concurrency=${o.concurrency}`] : []),
-      ...(o.mode === 'namespaced' ? [`--watch-namespaces=${namespaces.join(',')}`] : []),
+      ...(o.mode === 'cluster' ? [] : [`--watch-namespaces=${namespaces.join(',')}`]),
     ];
     const since = new Date(Date.now() - 1000);
     const logPath = join(tmpdir(), `glooha-scale-${o.installs}-${o.mode}-c${o.concurrency ?? 'default'}.log`);
@@ -738,10 +734,10 @@ async function floor(
 
 // ---------------------------------------------------------------------------------------------------
 
-const USAGE = `usage: npx tsx bench/scale.ts [--installs N[,N...] (default 10,100,500)] [--mode cluster|namespaced]
+const USAGE = `usage: npx tsx bench/scale.ts [--installs N[,N...] (default 10,100,500)] [--mode M[,M...]: cluster (default), namespaced, namespaced-wide-reads]
   [--concurrency C[,C...] (default: the operator's default; a list is a sweep)] [--steady-seconds S (default 60)]
   [--samples K (default 20)] [--no-floor] [--operator-root DIR (default: this checkout; built with npm run build first)]
-  [--node-flags "FLAGS" (passed to node before the operator's script)] [--no-build (dist/ is current)] [--out FILE]
+  [--node-flags "FLAGS[;FLAGS...]" (passed to node before the operator's script; a list is a sweep)] [--no-build (dist/ is current)] [--out FILE]
   [--readme (write the table into README.md between its bench/scale markers)]`;
 
 async function main(): Promise<number> {
@@ -777,9 +773,12 @@ async function main(): Promise<number> {
     return v;
   };
   const sizes = (values.installs ?? '').split(',').map((x) => int('installs', x, 2000));
-  const mode = values.mode;
-  if (mode !== 'cluster' && mode !== 'namespaced') {
-    process.stderr.write(`bench/scale: --mode must be cluster or namespaced, got ${mode}\n${USAGE}\n`);
+  const modes = (values.mode ?? '').split(',');
+  const badMode = modes.find((m) => !(MODES as readonly string[]).includes(m));
+  if (badMode !== undefined) {
+    process.stderr.write(
+      `bench/scale: --mode must be ${MODES.join(', ')} (or a list), got ${badMode}\n${USAGE}\n`,
+    );
     return 2;
   }
   // undefined: the operator's own default (what the row then reports is the value it used)
@@ -792,34 +791,44 @@ async function main(): Promise<number> {
     log(`building the operator in ${root}`);
     execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
   }
+  // Node flag sets to compare side by side in one run ("" is none), e.g. "; --max-semi-space-size=2".
+  const flagSets = (values['node-flags'] ?? '').split(';').map((f) => f.split(' ').filter(Boolean));
   const results = [];
   for (const installs of sizes) {
-    for (const concurrency of concurrencies) {
-      results.push(
-        await runOne({
-          installs,
-          mode,
-          concurrency,
-          steadySeconds: int('steady-seconds', values['steady-seconds'], 3600),
-          samples: int('samples', values.samples, 1000),
-          floor: !values['no-floor'],
-          operatorRoot: root,
-          nodeFlags: (values['node-flags'] ?? '').split(' ').filter(Boolean),
-        }),
-      );
+    for (const mode of modes as Mode[]) {
+      for (const concurrency of concurrencies) {
+        for (const nodeFlags of flagSets) {
+          results.push(
+            await runOne({
+              installs,
+              mode,
+              concurrency,
+              steadySeconds: int('steady-seconds', values['steady-seconds'], 3600),
+              samples: int('samples', values.samples, 1000),
+              floor: !values['no-floor'],
+              operatorRoot: root,
+              nodeFlags,
+            }),
+          );
+        }
+      }
     }
   }
+  // The node flags column only when a run set some: the README's table stays as it was otherwise.
+  const withFlags = flagSets.some((f) => f.length > 0);
   const header =
+    (withFlags ? '| node flags ' : '') +
     '| installs | mode | concurrency | caches synced | all applied (from start) | after leading | floor | ratio | update p50/p99 | drift p50/p99 | peak RSS | heap | requests/install | writes/install | reconciles/install | steady req/min | steady writes | steady CPU |';
   const rows = results.map(
     (r) =>
+      (withFlags ? `| ${r.nodeFlags.join(' ') || '(none)'} ` : '') +
       `| ${r.installs} | ${r.mode} | ${r.concurrency} | ${(r.cold.cachesSyncedMs / 1000).toFixed(1)} s | ${(r.cold.allAppliedMs / 1000).toFixed(1)} s | ${(r.cold.allAppliedAfterLeadingMs / 1000).toFixed(1)} s | ${r.floorMs === undefined ? '—' : (r.floorMs / 1000).toFixed(1) + ' s'} | ${r.ratioToFloor ?? '—'} | ${r.latency.updateP50Ms} / ${r.latency.updateP99Ms} ms | ${r.latency.driftP50Ms} / ${r.latency.driftP99Ms} ms | ${r.cold.peakRssMB} MB | ${r.cold.heapUsedMB} MB | ${r.cold.requestsPerInstall} | ${r.cold.writesPerInstall} | ${r.cold.reconcilesPerInstall} | ${r.steady.requestsPerMinute} | ${r.steady.writes} | ${r.steady.cpuPercent}% |`,
   );
-  const table = `${header}\n|${'---|'.repeat(18)}\n${rows.join('\n')}`;
+  const table = `${header}\n|${'---|'.repeat(withFlags ? 19 : 18)}\n${rows.join('\n')}`;
   process.stdout.write(`\n${table}\n`);
   const dir = join(repoRoot, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
-  const out = values.out ?? join(dir, `scale-${mode}.json`);
+  const out = values.out ?? join(dir, `scale-${modes.join('+')}.json`);
   writeFileSync(
     out,
     JSON.stringify({ date: new Date().toISOString(), node: process.version, results }, null, 2) + '\n',

@@ -22,6 +22,7 @@ import { createGlooHA, deleteGlooHA } from '../support/glooha.js';
 import {
   installOperatorRbac,
   metricValue,
+  requestsByMethod,
   startOperatorInProcess,
   type InProcessOperator,
 } from '../support/operator.js';
@@ -67,15 +68,6 @@ const apps = admin.makeApiClient(AppsV1Api);
 const leases = admin.makeApiClient(CoordinationV1Api);
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
-async function requestsByMethod(metricsUrl: string): Promise<Record<string, number>> {
-  const text = await (await fetch(`${metricsUrl}/metrics`)).text();
-  const out: Record<string, number> = {};
-  for (const m of text.matchAll(/^rest_client_requests_total\{([^}]*)\}\s+(\S+)/gm)) {
-    const method = /method="([^"]+)"/.exec(m[1]!)?.[1] ?? '?';
-    out[method] = (out[method] ?? 0) + Number(m[2]);
-  }
-  return out;
-}
 const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
 const delta = (a: Record<string, number>, b: Record<string, number>) =>
   Object.fromEntries(Object.keys({ ...a, ...b }).map((k) => [k, (b[k] ?? 0) - (a[k] ?? 0)]));

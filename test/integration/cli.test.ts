@@ -15,6 +15,7 @@ import { createGlooHA, deleteGlooHA, getGlooHA } from '../support/glooha.js';
 import {
   installOperatorRbac,
   metricValue,
+  scrapeMetrics,
   startOperatorInProcess,
   type InProcessOperator,
   type OperatorIdentity,
@@ -295,8 +296,7 @@ describe('glooha CLI against the API server', { timeout: 180_000 }, () => {
     // Let the informer deliver the delete and any reconcile it queues run.
     await eventually(
       'its glooha_ready series to go',
-      async () =>
-        (await (await fetch(`${operator.metricsUrl}/metrics`)).text()).includes(`namespace="${glooNs}"`),
+      async () => (await scrapeMetrics(operator.metricsUrl)).includes(`namespace="${glooNs}"`),
       (present) => !present,
     );
     expect(

@@ -34,6 +34,7 @@ import {
   boundToPod,
   installOperatorRbac,
   isFencingDenialError,
+  scrapeMetrics,
   startOperatorInProcess,
   type OperatorIdentity,
 } from '../support/operator.js';
@@ -459,7 +460,7 @@ describe("server-side fencing: the chart's ValidatingAdmissionPolicy", () => {
     });
     cleanups.push(() => op.shutdown('test'));
     const missing = async () => {
-      const text = await (await fetch(`${op.metricsUrl}/metrics`)).text();
+      const text = await scrapeMetrics(op.metricsUrl);
       const line = text.split('\n').find((l) => l.startsWith('glooha_fencing_policy_missing'));
       return Number(line?.split(' ').pop());
     };
