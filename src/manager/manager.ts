@@ -227,30 +227,22 @@ export class Manager {
         );
         return (await Promise.all(verbs)).every(Boolean);
       });
+    // One question per kind (both controllers watch Deployments, PDBs, ...); an informer's name is its kind.
     const answers = new Map<string, Promise<boolean>>();
-    const kindOf = (i: Informer<KubernetesObject>) =>
-      i.ref.group ? `${i.ref.plural}.${i.ref.group}` : i.ref.plural;
-    const allowed = await Promise.all(
-      multi.map((i) => {
-        const kind = kindOf(i);
-        if (!answers.has(kind)) {
-          answers.set(
-            kind,
-            ask(i.ref).catch((err: unknown) => {
-              this.log.warn(
-                'could not ask whether RBAC allows a cluster-wide watch; watching each namespace',
-                {
-                  kind,
-                  err,
-                },
-              );
-              return false;
-            }),
-          );
-        }
-        return answers.get(kind)!;
-      }),
-    );
+    for (const i of multi) {
+      if (answers.has(i.name)) continue;
+      answers.set(
+        i.name,
+        ask(i.ref).catch((err: unknown) => {
+          this.log.warn('could not ask whether RBAC allows a cluster-wide watch; watching each namespace', {
+            kind: i.name,
+            err,
+          });
+          return false;
+        }),
+      );
+    }
+    const allowed = await Promise.all(multi.map((i) => answers.get(i.name)!));
     const clusterWide = multi.filter((_, n) => allowed[n]);
     for (const i of clusterWide) i.watchClusterWide();
     const namespaces = this.opts.namespaces.length;
@@ -258,7 +250,7 @@ export class Manager {
       this.log.info(
         'one cluster-wide watch per kind, keeping the watched namespaces (RBAC allows reading it in all namespaces)',
         {
-          kinds: [...new Set(clusterWide.map(kindOf))],
+          kinds: [...new Set(clusterWide.map((i) => i.name))],
           namespaces,
         },
       );
@@ -267,7 +259,7 @@ export class Manager {
       this.log.info(
         'one watch per watched namespace per kind (RBAC grants reading it in those namespaces only)',
         {
-          kinds: [...new Set(perNamespace.map(kindOf))],
+          kinds: [...new Set(perNamespace.map((i) => i.name))],
           namespaces,
         },
       );
