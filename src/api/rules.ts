@@ -121,6 +121,16 @@ const minBelow = (m: unknown, n: number): boolean => {
   return Math.floor((percentValue(m) * n + 99) / 100) < n;
 };
 
+/**
+ * An int-or-string's integer is stored by Kubernetes as an int32 (intstr.IntOrString), but the CRD's
+ * int-or-string node has no integer format, so the API server admits any int64. A larger value would
+ * be admitted here and then refused when glooha writes the PDB (500, "cannot unmarshal number ...
+ * into Go value of type int32"), so the bound is checked at admission.
+ */
+export const INT32_MAX = 2 ** 31 - 1;
+const celInt32Count = (expr: string) => `(${expr} >= 0 && ${expr} <= ${INT32_MAX})`;
+const isInt32Count = (v: number): boolean => Number.isInteger(v) && v >= 0 && v <= INT32_MAX;
+
 const durationMessage = (field: string, env: string, example: string) =>
   `${field} must be a positive Go duration with units h, m, s or ms, such as ${example} (it becomes ${env} on the gloo container, and Gloo silently ignores a value it cannot parse)`;
 
@@ -394,23 +404,26 @@ export const RULES: readonly Rule[] = [
   {
     id: 'pdb-min-available-format',
     on: 'PodDisruptionBudget',
-    rule: `!has(self.minAvailable) || (type(self.minAvailable) == int ? self.minAvailable >= 0 : self.minAvailable.matches('${PERCENT_PATTERN}'))`,
+    rule: `!has(self.minAvailable) || (type(self.minAvailable) == int ? ${celInt32Count('self.minAvailable')} : self.minAvailable.matches('${PERCENT_PATTERN}'))`,
     fieldPath: '.minAvailable',
-    message: 'minAvailable must be a non-negative integer or a percentage from 0% to 100%, such as 1 or 50%',
+    message: `minAvailable must be an integer from 0 to ${INT32_MAX} or a percentage from 0% to 100%, such as 1 or 50%`,
     check: (self) =>
       !has(self, 'minAvailable') ||
-      (typeof self.minAvailable === 'number' ? self.minAvailable >= 0 : isPercent(self.minAvailable)),
+      (typeof self.minAvailable === 'number'
+        ? isInt32Count(self.minAvailable)
+        : isPercent(self.minAvailable)),
   },
   {
     id: 'pdb-max-unavailable-format',
     on: 'PodDisruptionBudget',
-    rule: `!has(self.maxUnavailable) || (type(self.maxUnavailable) == int ? self.maxUnavailable >= 0 : self.maxUnavailable.matches('${PERCENT_PATTERN}'))`,
+    rule: `!has(self.maxUnavailable) || (type(self.maxUnavailable) == int ? ${celInt32Count('self.maxUnavailable')} : self.maxUnavailable.matches('${PERCENT_PATTERN}'))`,
     fieldPath: '.maxUnavailable',
-    message:
-      'maxUnavailable must be a non-negative integer or a percentage from 0% to 100%, such as 1 or 25%',
+    message: `maxUnavailable must be an integer from 0 to ${INT32_MAX} or a percentage from 0% to 100%, such as 1 or 25%`,
     check: (self) =>
       !has(self, 'maxUnavailable') ||
-      (typeof self.maxUnavailable === 'number' ? self.maxUnavailable >= 0 : isPercent(self.maxUnavailable)),
+      (typeof self.maxUnavailable === 'number'
+        ? isInt32Count(self.maxUnavailable)
+        : isPercent(self.maxUnavailable)),
   },
   {
     id: 'pdb-min-available-not-all',

@@ -424,9 +424,20 @@ export const RULE_CASES: Record<string, RuleCases> = {
         spec: gloo({ podDisruptionBudget: { maxUnavailable: '05%' } }),
         path: 'spec.gloo.podDisruptionBudget.maxUnavailable',
       },
+      {
+        name: 'beyond int32',
+        spec: gloo({ podDisruptionBudget: { maxUnavailable: 2147483648 } }),
+        path: 'spec.gloo.podDisruptionBudget.maxUnavailable',
+      },
+      {
+        name: 'beyond int32 on a proxy',
+        spec: proxy({ replicas: 2, podDisruptionBudget: { maxUnavailable: 4294967297 } }),
+        path: `${GP}.podDisruptionBudget.maxUnavailable`,
+      },
     ],
     good: [
       { name: 'percentage', spec: gloo({ podDisruptionBudget: { maxUnavailable: '34%' } }) },
+      { name: 'int32 maximum', spec: gloo({ podDisruptionBudget: { maxUnavailable: 2147483647 } }) },
       { name: 'two', spec: gloo({ replicas: 4, podDisruptionBudget: { maxUnavailable: 2 } }) },
     ],
   },
