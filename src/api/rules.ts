@@ -65,11 +65,17 @@ const celTimes = (n: number, field: string) =>
  *  - leaseDuration ≤ 10m: after a leader crashes, nobody leads for up to leaseDuration (Gloo then
  *    writes no statuses). Ten minutes is Kubernetes' default Deployment progress deadline; a longer
  *    lease outlasts the rollout that replaced the crashed leader.
+ *  - retryPeriod ≤ 10m, on its own: the jitter rule skips values beyond the bounds (its sums would
+ *    overflow), so without this bound retryPeriod: 11m passed every rule. renewDeadline needs no
+ *    bound of its own: leaseDuration always has a value (default 15s) and must exceed it.
+ * With all bounds and rules met, every accepted combination satisfies client-go's rule (the property
+ * test in test/unit/api/leader-election-property.test.ts checks it).
  */
 export const LEASE_BOUNDS = {
   minRetryPeriod: '200ms',
   minRenewDeadline: '1s',
   maxLeaseDuration: '10m',
+  maxRetryPeriod: '10m',
 } as const;
 
 const ns = (d: string): bigint => parseDuration(d) ?? 0n;
@@ -336,16 +342,19 @@ export const RULES: readonly Rule[] = [
       // 5 × renewDeadline > 6 × retryPeriod is renewDeadline > 1.2 × retryPeriod, exactly.
       // The bounds first: && and || short-circuit in CEL, so an out-of-range value (its own rule
       // reports it) never reaches the sums that would overflow int64 nanoseconds.
-      `!(duration(self.renewDeadline) <= duration('${LEASE_BOUNDS.maxLeaseDuration}')) || !(duration(self.retryPeriod) <= duration('${LEASE_BOUNDS.maxLeaseDuration}')) || ` +
+      `!(duration(self.renewDeadline) <= duration('${LEASE_BOUNDS.maxLeaseDuration}')) || !(duration(self.retryPeriod) <= duration('${LEASE_BOUNDS.maxRetryPeriod}')) || ` +
       `${celTimes(5, 'renewDeadline')} > ${celTimes(6, 'retryPeriod')}`,
     fieldPath: '.renewDeadline',
     message: `renewDeadline must be longer than 1.2 × retryPeriod (${timingRule}): raise renewDeadline or lower retryPeriod`,
     check: (self) => {
       const renew = has(self, 'renewDeadline') ? parseDuration(String(self.renewDeadline)) : undefined;
       const retry = has(self, 'retryPeriod') ? parseDuration(String(self.retryPeriod)) : undefined;
-      const max = ns(LEASE_BOUNDS.maxLeaseDuration);
       return (
-        renew === undefined || retry === undefined || renew > max || retry > max || 5n * renew > 6n * retry
+        renew === undefined ||
+        retry === undefined ||
+        renew > ns(LEASE_BOUNDS.maxLeaseDuration) ||
+        retry > ns(LEASE_BOUNDS.maxRetryPeriod) ||
+        5n * renew > 6n * retry
       );
     },
   },
@@ -361,6 +370,20 @@ export const RULES: readonly Rule[] = [
     check: (self) => {
       const lease = durationOf(self, 'leaseDuration');
       return lease === undefined || lease <= ns(LEASE_BOUNDS.maxLeaseDuration);
+    },
+  },
+  {
+    id: 'retry-period-max',
+    on: 'LeaderElection',
+    rule: celDurationGuard(
+      'retryPeriod',
+      `duration(self.retryPeriod) <= duration('${LEASE_BOUNDS.maxRetryPeriod}')`,
+    ),
+    fieldPath: '.retryPeriod',
+    message: `retryPeriod must be at most ${LEASE_BOUNDS.maxRetryPeriod} (and 1.2 × retryPeriod below renewDeadline): a standby retries acquiring the Lease once per retryPeriod; Gloo's default is 2s`,
+    check: (self) => {
+      const retry = durationOf(self, 'retryPeriod');
+      return retry === undefined || retry <= ns(LEASE_BOUNDS.maxRetryPeriod);
     },
   },
   {

@@ -310,6 +310,24 @@ export const RULE_CASES: Record<string, RuleCases> = {
       { name: "Flux's timings", spec: le({ leaseDuration: '35s', renewDeadline: '30s', retryPeriod: '5s' }) },
     ],
   },
+  'retry-period-max': {
+    bad: [
+      {
+        // Passed every rule before: the jitter rule skips values beyond its overflow bound.
+        name: 'eleven minutes',
+        spec: le({ retryPeriod: '11m' }),
+        path: 'spec.gloo.leaderElection.retryPeriod',
+      },
+      {
+        name: 'large enough to overflow 6 × it in CEL',
+        spec: le({ retryPeriod: '512410h' }),
+        path: 'spec.gloo.leaderElection.retryPeriod',
+      },
+    ],
+    good: [
+      { name: 'ten minutes', spec: le({ leaseDuration: '10m', renewDeadline: '9m59s', retryPeriod: '8m' }) },
+    ],
+  },
   'lease-duration-max': {
     bad: [
       {
