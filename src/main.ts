@@ -15,7 +15,7 @@ import {
   LEADER_ELECTION_FLAGS,
   LeaderElectionConfigError,
 } from './leader/config.js';
-import { errorStatus } from './kube/client.js';
+import { serves, watchForKinds, withinStartupWindow, type DiscoveryGet } from './kube/discovery.js';
 import { loadKubeConfig } from './kube/config.js';
 import { createLogger, isLogLevel, type Logger } from './log.js';
 import { Manager } from './manager/manager.js';
@@ -191,18 +191,33 @@ export interface RunHooks {
   onFatal?: (err: unknown) => void;
   /** The shutdown function, as soon as there is something to shut down (a signal may come mid-start). */
   onShutdown?: (shutdown: (reason: string) => Promise<void>) => void;
+  /**
+   * A kind missing at start-up is now served (a CRD installed after the operator): the caller stops
+   * gracefully and exits 0 so the replica restarts and watches it.
+   */
+  onRestart?: (reason: string) => void;
+  /** Start-up's API discovery window (default DISCOVERY_WINDOW_MS) and re-discovery interval. */
+  discoveryWindowMs?: number;
+  rediscoveryIntervalMs?: number;
 }
 
-/** Whether the API server serves `plural` in the group version at `path` (API discovery). */
-async function serves(manager: Manager, path: string, plural: string): Promise<boolean> {
-  try {
-    const list = await manager.client.request<{ resources?: { name: string }[] }>('GET', path);
-    return (list.resources ?? []).some((r) => r.name === plural);
-  } catch (err) {
-    // A group version nobody installed (for glooha.io: the GlooHA informer reports that, as it always has).
-    if (errorStatus(err) === 404) return false;
-    throw err;
-  }
+/** What the optional controllers need served: the KgatewayHA CRD, and Gateway API for spec.gateways. */
+interface ServedKinds {
+  kgatewayHA: boolean;
+  gatewayApi: boolean;
+}
+
+const KGATEWAYHA_TARGET = { path: `/apis/${GROUP}/${VERSION}`, plural: KGATEWAY_PLURAL };
+const GATEWAY_API_TARGETS = [GATEWAYS, GATEWAY_PARAMETERS].map((k) => ({
+  path: `/apis/${k.group}/${k.version}`,
+  plural: k.plural,
+}));
+
+async function servedKinds(get: DiscoveryGet, signal?: AbortSignal): Promise<ServedKinds> {
+  const kgatewayHA = await serves(get, KGATEWAYHA_TARGET, signal);
+  let gatewayApi = kgatewayHA;
+  for (const target of GATEWAY_API_TARGETS) gatewayApi &&= await serves(get, target, signal);
+  return { kgatewayHA, gatewayApi };
 }
 
 /**
@@ -238,38 +253,67 @@ export async function run(
     metrics,
   };
   setupGlooHAController(manager, controllerOptions);
+  // A signal during start-up stops whatever has started (discovery included) and exits 0.
+  const stopped = new AbortController();
+  const shutdown = (reason: string) => {
+    stopped.abort(new Error(`stopping: ${reason}`));
+    return manager.stop(reason, SHUTDOWN_BUDGET_MS);
+  };
+  hooks.onShutdown?.(shutdown);
+  const get: DiscoveryGet = (path, signal) => manager.client.request('GET', path, signal ? { signal } : {});
   // KgatewayHA is newer than the chart's CRD an upgraded Helm release may still have (Helm never
   // upgrades CRDs): without it the operator manages GlooHAs as before and says how to add it, rather
   // than wait for ever for a cache that cannot sync.
+  let kinds: ServedKinds;
   try {
-    if (await serves(manager, `/apis/${GROUP}/${VERSION}`, KGATEWAY_PLURAL)) {
-      const gatewayApi =
-        (await serves(manager, `/apis/${GATEWAYS.group}/${GATEWAYS.version}`, GATEWAYS.plural)) &&
-        (await serves(
-          manager,
-          `/apis/${GATEWAY_PARAMETERS.group}/${GATEWAY_PARAMETERS.version}`,
-          GATEWAY_PARAMETERS.plural,
-        ));
-      setupKgatewayHAController(manager, { ...controllerOptions, gatewayApi });
-    } else
-      log.warn(
-        `the ${KGATEWAY_CRD_NAME} CRD is not installed: KgatewayHAs are not managed; apply crds/ of this release (kubectl apply --server-side -f charts/glooha-operator/crds/) and restart the operator`,
-      );
-  } catch (err) {
-    log.error('start-up failed', {
-      reason: `API discovery of ${GROUP}/${VERSION}: ${(err as Error).message}`,
+    kinds = await withinStartupWindow(() => servedKinds(get, stopped.signal), {
+      signal: stopped.signal,
+      ...(hooks.discoveryWindowMs !== undefined ? { windowMs: hooks.discoveryWindowMs } : {}),
+      onRetry: (err, attempt, delayMs) =>
+        log.warn('API discovery failed; retrying within the start-up window', {
+          attempt,
+          retryInMs: Math.round(delayMs),
+          reason: (err as Error).message,
+        }),
     });
+  } catch (err) {
+    if (stopped.signal.aborted) log.info('start-up stopped during API discovery');
+    else
+      log.error('start-up failed', {
+        reason: `API discovery of ${GROUP}/${VERSION}: ${(err as Error).message}`,
+      });
     throw err;
   }
+  if (kinds.kgatewayHA)
+    setupKgatewayHAController(manager, { ...controllerOptions, gatewayApi: kinds.gatewayApi });
+  else
+    log.warn(
+      `the ${KGATEWAY_CRD_NAME} CRD is not installed: KgatewayHAs are not managed; apply crds/ of this release (kubectl apply --server-side -f charts/glooha-operator/crds/); the operator restarts by itself once it is served`,
+    );
   manager.onFatal(hooks.onFatal ?? (() => {}));
-  const shutdown = (reason: string) => manager.stop(reason, SHUTDOWN_BUDGET_MS);
-  hooks.onShutdown?.(shutdown);
   try {
     await manager.start();
   } catch (err) {
     log.error('start-up failed', { err });
     await shutdown('start-up failed');
     throw err;
+  }
+  if (!kinds.gatewayApi) {
+    const what = kinds.kgatewayHA ? 'Gateway API (Gateways and GatewayParameters)' : KGATEWAY_CRD_NAME;
+    void watchForKinds({
+      served: async (signal) => {
+        const now = await servedKinds(get, signal);
+        return kinds.kgatewayHA ? now.gatewayApi : now.kgatewayHA;
+      },
+      onServed: () => {
+        log.info(`the API server now serves ${what}: restarting to watch it`);
+        hooks.onRestart?.(`${what} is now served`);
+      },
+      signal: stopped.signal,
+      ...(hooks.rediscoveryIntervalMs !== undefined ? { intervalMs: hooks.rediscoveryIntervalMs } : {}),
+      onError: (err) =>
+        log.debug('API discovery failed; asking again later', { reason: (err as Error).message }),
+    });
   }
   return { metricsUrl: manager.metricsUrl, shutdown };
 }
@@ -315,8 +359,11 @@ async function main(): Promise<void> {
     await run(config, log, {
       onFatal: () => void policy.terminate(1, 'fatal error'),
       onShutdown: (fn) => (shutdown = fn),
+      onRestart: (reason) => void policy.terminate(0, reason),
     });
   } catch {
+    // A signal during start-up: the policy stops and exits 0 (start-up failed only because it stopped).
+    if (policy.terminating()) return;
     // run() logged it and stopped what it had started (no Lease is held: it never joined).
     process.exit(1);
   }
