@@ -26,7 +26,8 @@ export type DefName =
   | 'GatewayProxies'
   | 'GatewayProxy'
   | 'Autoscaling'
-  | 'TopologySpreadConstraint';
+  | 'TopologySpreadConstraint'
+  | 'LabelSelectorRequirement';
 
 export interface Rule extends CelRule {
   /** Stable identifier, used by tests and in FieldError.ruleId. */
@@ -541,6 +542,22 @@ export const RULES: readonly Rule[] = [
       !has(self, 'minReplicas') ||
       !has(self, 'maxReplicas') ||
       int(self.minReplicas) <= int(self.maxReplicas),
+  },
+
+  // ---- label selectors ------------------------------------------------------------------------------
+  {
+    // As the API server validates a label selector elsewhere (ValidateLabelSelectorRequirement): an
+    // In with no values selects nothing (TargetNotFound), an Exists with values is ambiguous.
+    id: 'selector-requirement-values',
+    on: 'LabelSelectorRequirement',
+    rule: "self.operator in ['In', 'NotIn'] ? (has(self.values) && size(self.values) > 0) : (!has(self.values) || size(self.values) == 0)",
+    fieldPath: '.values',
+    message:
+      'values must be non-empty for operator In or NotIn, and empty for Exists or DoesNotExist (as Kubernetes requires of a label selector)',
+    check: (self) => {
+      const values = Array.isArray(self.values) ? self.values : [];
+      return self.operator === 'In' || self.operator === 'NotIn' ? values.length > 0 : values.length === 0;
+    },
   },
 
   // ---- topology spread -----------------------------------------------------------------------------

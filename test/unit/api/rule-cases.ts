@@ -658,6 +658,45 @@ export const RULE_CASES: Record<string, RuleCases> = {
     ],
     good: [{ name: 'equal', spec: proxy({ autoscaling: { minReplicas: 3, maxReplicas: 3 } }) }],
   },
+  'selector-requirement-values': {
+    bad: [
+      {
+        // Admitted before: ended in TargetNotFound.
+        name: 'In with no values',
+        spec: { target: { selector: { matchExpressions: [{ key: 'gloo', operator: 'In', values: [] }] } } },
+        path: 'spec.target.selector.matchExpressions[0].values',
+      },
+      {
+        name: 'NotIn without values',
+        spec: { target: { selector: { matchExpressions: [{ key: 'gloo', operator: 'NotIn' }] } } },
+        path: 'spec.target.selector.matchExpressions[0].values',
+      },
+      {
+        // Admitted before: ended in a silent Ready.
+        name: 'Exists with values',
+        spec: {
+          target: { selector: { matchExpressions: [{ key: 'gloo', operator: 'Exists', values: ['gloo'] }] } },
+        },
+        path: 'spec.target.selector.matchExpressions[0].values',
+      },
+    ],
+    good: [
+      {
+        name: 'In with values, Exists and DoesNotExist without',
+        spec: {
+          target: {
+            selector: {
+              matchExpressions: [
+                { key: 'gloo', operator: 'In', values: ['gloo'] },
+                { key: 'app', operator: 'Exists' },
+                { key: 'canary', operator: 'DoesNotExist', values: [] },
+              ],
+            },
+          },
+        },
+      },
+    ],
+  },
   'topology-spread-min-domains': {
     bad: [
       {
