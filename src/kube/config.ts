@@ -98,7 +98,7 @@ function readFile(kc: KubeConfig, path: string, source: string): void {
     kc.loadFromString(text);
   } catch (err) {
     throw new KubeConfigError(
-      `${source} is not a kubeconfig (apiVersion: v1, kind: Config, clusters, users, contexts): ${(err as Error).message.split('\n')[0]}`,
+      `${source} cannot be read as a kubeconfig (apiVersion: v1, kind: Config, clusters, users, contexts): ${(err as Error).message.split('\n')[0]}`,
     );
   }
 }
