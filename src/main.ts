@@ -7,7 +7,7 @@ import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { GROUP, KGATEWAY_CRD_NAME, KGATEWAY_PLURAL, VERSION } from './api/constants.js';
-import { setupGlooHAController, setupKgatewayHAController } from './controller/glooha-controller.js';
+import { setupGlooHAController, setupKgatewayHAController } from './controller/setup.js';
 import { GATEWAYS, GATEWAY_PARAMETERS } from './controller/kinds.js';
 import {
   parseDurationMs,

@@ -4,7 +4,7 @@
 import type { V1Deployment, V1Lease } from '@kubernetes/client-node';
 import { GROUP, PLURAL, VERSION } from '../api/constants.js';
 import type { GlooHA } from '../api/types.js';
-import { installNamespaceOf } from '../core/desired.js';
+import { installNamespaceOf } from '../products/gloo/desired.js';
 import { accessAllowed, type Access } from '../kube/access.js';
 import { errorStatus } from '../kube/client.js';
 import { resourcePath } from '../kube/paths.js';

@@ -6,8 +6,8 @@
 import { stringifyKubeYaml } from '../api/kube-yaml.js';
 import { validateGlooHA } from '../api/validate.js';
 import { formatFinding, type Finding } from '../core/findings.js';
-import { KGATEWAY_VERSION } from '../kgateway/facts.js';
-import { migrateToKgateway, type KgatewayMigration } from '../kgateway/migrate.js';
+import { KGATEWAY_VERSION } from '../products/kgateway/facts.js';
+import { migrateToKgateway, type KgatewayMigration } from '../products/kgateway/migrate.js';
 import { EXIT, type MigrateArgs } from './args.js';
 import { escapeControl } from './escape.js';
 import { parseGlooHAs, readOrFail, type CliIO } from './render.js';

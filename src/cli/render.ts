@@ -5,9 +5,9 @@
 import { parseAllKubeYaml, stringifyKubeYaml, toKubeJS } from '../api/kube-yaml.js';
 import { validateGlooHA, type FieldError } from '../api/validate.js';
 import type { GlooHA } from '../api/types.js';
-import { desired, installNamespaceOf } from '../core/desired.js';
+import { desired, installNamespaceOf } from '../products/gloo/desired.js';
 import { formatFinding } from '../core/findings.js';
-import { helmValuesNotes } from '../core/helm-values.js';
+import { helmValuesNotes } from '../products/gloo/helm-values.js';
 import { helmValuesYaml } from '../core/helm-values-yaml.js';
 import { chartInstall, type ObservedInstall } from '../core/observed.js';
 import type { KubeObject } from '../core/templates.js';

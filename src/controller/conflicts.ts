@@ -7,7 +7,7 @@
 //   the GlooHA is Stalled with the colliding object and its sources named.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { GlooHA } from '../api/types.js';
-import { installNamespaceOf } from '../core/desired.js';
+import { installNamespaceOf } from '../products/gloo/desired.js';
 import type { KubeObject } from '../core/templates.js';
 import { canonicalJson } from './compare.js';
 

@@ -13,7 +13,7 @@
 // must fix would then read as progress for ever.
 import type { V1Deployment, V1PodDisruptionBudget, V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
 import type { ComponentStatus, GlooHAStatus, LeaderStatus } from '../api/types.js';
-import type { ComponentPlan, Desired } from '../core/desired.js';
+import type { ComponentPlan, Desired } from '../products/gloo/desired.js';
 import type { Finding } from '../core/findings.js';
 import { setCondition, type Condition, type ConditionInput } from './conditions.js';
 import { names } from '../core/ownership.js';

@@ -6,8 +6,8 @@ export {
   type Desired,
   type DesiredResult,
   type ComponentPlan,
-} from './desired.js';
-export { helmValues, helmValuesNotes, type HelmValues } from './helm-values.js';
+} from '../products/gloo/desired.js';
+export { helmValues, helmValuesNotes, type HelmValues } from '../products/gloo/helm-values.js';
 export { helmValuesYaml } from './helm-values-yaml.js';
 export {
   chartInstall,
@@ -28,5 +28,5 @@ export {
   type WarningCode,
   type ProblemCode,
 } from './findings.js';
-export { LEASE_RULES, leaderElectionEnv } from './leader-election.js';
+export { LEASE_RULES, leaderElectionEnv } from '../products/gloo/leader-election.js';
 export { TemplateError, type KubeObject } from './templates.js';

@@ -17,7 +17,7 @@ import {
   observeInstall,
   type InstallObjects,
 } from '../../../src/controller/observe.js';
-import { desired } from '../../../src/core/desired.js';
+import { desired } from '../../../src/products/gloo/desired.js';
 import type { Owner } from '../../../src/core/ownership.js';
 import { glooHA, NS } from '../core/fixtures.js';
 

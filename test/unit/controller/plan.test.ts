@@ -12,7 +12,7 @@ import {
   TARGET_REQUEUE_MS,
 } from '../../../src/controller/plan.js';
 import { APPLIED_ANNOTATION, FINALIZER, type Snapshot } from '../../../src/controller/plan-types.js';
-import { desired } from '../../../src/core/desired.js';
+import { desired } from '../../../src/products/gloo/desired.js';
 import type { GlooHA } from '../../../src/api/types.js';
 import { glooHA } from '../core/fixtures.js';
 import { afterPlan, chartDeployments, finalizedGlooHA, NS, snapshotOf } from './snapshots.js';

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { Condition, GlooHA, GlooHAStatus, LeaderStatus } from '../../../src/api/types.js';
 import { canonicalJson } from '../../../src/controller/compare.js';
 import { computeStatus, type StatusInput } from '../../../src/controller/status.js';
-import type { Desired } from '../../../src/core/desired.js';
+import type { Desired } from '../../../src/products/gloo/desired.js';
 import { glooHA, installFor, run } from '../core/fixtures.js';
 
 const T0 = new Date('2030-01-01T00:00:00.000Z');

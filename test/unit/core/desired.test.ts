@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { GlooHA } from '../../../src/api/types.js';
-import { desired } from '../../../src/core/desired.js';
-import { LEASE_RULES } from '../../../src/core/leader-election.js';
+import { desired } from '../../../src/products/gloo/desired.js';
+import { LEASE_RULES } from '../../../src/products/gloo/leader-election.js';
 import { NS, codes, find, get, glooHA, installFor, run } from './fixtures.js';
 
 const repoRoot = join(import.meta.dirname, '..', '..', '..');

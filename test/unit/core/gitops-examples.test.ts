@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { names } from '../../../src/core/ownership.js';
-import { helmValues } from '../../../src/core/helm-values.js';
+import { helmValues } from '../../../src/products/gloo/helm-values.js';
 import type { GlooHA } from '../../../src/api/types.js';
 
 const root = join(import.meta.dirname, '..', '..', '..');

@@ -16,8 +16,8 @@ import {
   ANNOTATION_OWNER,
   ENV_DISABLE_LEADER_ELECTION,
   GLOO_CONTAINER,
-} from '../api/constants.js';
-import { scaledValue } from '../api/intstr.js';
+} from '../../api/constants.js';
+import { scaledValue } from '../../api/intstr.js';
 import type {
   DefaultedGlooHA,
   DefaultedSpec,
@@ -25,13 +25,13 @@ import type {
   GlooHA,
   IntOrPercent,
   PodDisruptionBudgetSpec,
-} from '../api/types.js';
-import { upgradeLegacyValues } from '../api/legacy.js';
-import { validateGlooHA, type FieldError } from '../api/validate.js';
+} from '../../api/types.js';
+import { upgradeLegacyValues } from './legacy.js';
+import { validateGlooHA, type FieldError } from '../../api/validate.js';
 import { budgetOf, floorReplicas, intentsOf, type ComponentIntent } from './components.js';
-import { describeComponent, type Finding } from './findings.js';
+import { describeComponent, type Finding } from '../../core/findings.js';
 import { helmValues, type HelmValues } from './helm-values.js';
-import { helmValuesYaml } from './helm-values-yaml.js';
+import { helmValuesYaml } from '../../core/helm-values-yaml.js';
 import { LEASE_RULES, leaderElectionEnv, type EnvVar } from './leader-election.js';
 import type {
   ObservedContainer,
@@ -39,12 +39,12 @@ import type {
   ObservedHPA,
   ObservedInstall,
   ObservedPDB,
-} from './observed.js';
-import { names, ownedMetadata, ownerOf, patchMetadata, type Owner } from './ownership.js';
-import { rolloutStrategy, type RollingUpdateStrategy } from './rollout-strategy.js';
-import { podAntiAffinity, topologySpreadConstraints } from './scheduling.js';
-import { copySelector, podLabelsOf, selects } from './selectors.js';
-import { renderObject, type KubeObject } from './templates.js';
+} from '../../core/observed.js';
+import { names, ownedMetadata, ownerOf, patchMetadata, type Owner } from '../../core/ownership.js';
+import { rolloutStrategy, type RollingUpdateStrategy } from '../../core/rollout-strategy.js';
+import { podAntiAffinity, topologySpreadConstraints } from '../../core/scheduling.js';
+import { copySelector, podLabelsOf, selects } from '../../core/selectors.js';
+import { renderObject, type KubeObject } from '../../core/templates.js';
 
 export interface ComponentPlan {
   /** 'gloo', 'discovery' or 'gatewayProxies.<key>' (status.components key). */

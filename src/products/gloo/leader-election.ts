@@ -15,8 +15,8 @@ import {
   ENV_RENEW_PERIOD,
   ENV_RETRY_PERIOD,
   GLOO_LEASE_NAME,
-} from '../api/constants.js';
-import type { LeaderElectionSpec } from '../api/types.js';
+} from '../../api/constants.js';
+import type { LeaderElectionSpec } from '../../api/types.js';
 
 export interface EnvVar {
   name: string;

@@ -20,14 +20,14 @@
 // <gateway> is the proxy's Deployment name (the kebab-case of the key, or its deploymentName): the
 // Gateway that replaces the proxy should carry that name, which kgateway gives its proxy Deployment.
 
-import { API_VERSION, KGATEWAY_KIND } from '../api/constants.js';
-import type { DefaultedGlooHA, KgatewayHA, PodDisruptionBudgetSpec } from '../api/types.js';
-import { budgetOf, intentsOf, type ComponentIntent } from '../core/components.js';
-import { installNamespaceOf } from '../core/desired.js';
-import type { Finding } from '../core/findings.js';
-import { rolloutStrategy } from '../core/rollout-strategy.js';
-import { podAntiAffinity, topologySpreadConstraints } from '../core/scheduling.js';
-import { renderObject, type KubeObject } from '../core/templates.js';
+import { API_VERSION, KGATEWAY_KIND } from '../../api/constants.js';
+import type { DefaultedGlooHA, KgatewayHA, PodDisruptionBudgetSpec } from '../../api/types.js';
+import { budgetOf, intentsOf, type ComponentIntent } from '../gloo/components.js';
+import { installNamespaceOf } from '../gloo/desired.js';
+import type { Finding } from '../../core/findings.js';
+import { rolloutStrategy } from '../../core/rollout-strategy.js';
+import { podAntiAffinity, topologySpreadConstraints } from '../../core/scheduling.js';
+import { renderObject, type KubeObject } from '../../core/templates.js';
 import {
   CONTROLLER_LEASE_TIMINGS,
   DEFAULT_RELEASE,

@@ -2,7 +2,7 @@
 // staleness on the operator's monotonic clock from when it saw the record change.
 import type { V1Lease } from '@kubernetes/client-node';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { GlooLeaderTracker } from '../../../src/controller/gloo-leader.js';
+import { GlooLeaderTracker } from '../../../src/controller/lease-tracker.js';
 import { FakeMonotonicClock } from './fake-monotonic-clock.js';
 
 const NS = 'gloo-system';

@@ -2,9 +2,9 @@
 // does for Gloo. kgateway's chart labels its controller kgateway=kgateway (kgateway.selectorLabels);
 // spec.target.helmRelease picks one release's controller when a namespace holds several.
 import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
-import type { KgatewayTargetSpec } from '../api/types.js';
-import { observedDeployment, observeInstall, type InstallObjects } from '../controller/observe.js';
-import type { Owner } from '../core/ownership.js';
+import type { KgatewayTargetSpec } from '../../api/types.js';
+import { observedDeployment, observeInstall, type InstallObjects } from '../../controller/observe.js';
+import type { Owner } from '../../core/ownership.js';
 import type { ObservedGateway, ObservedKgateway } from './desired.js';
 
 const INSTANCE_LABEL = 'app.kubernetes.io/instance';

@@ -5,15 +5,15 @@
 // component today, kgateway's controller; the planning of a component is desired.ts's own
 // (planComponentOn), so both products get the same PDB, HPA, rollout and finding rules. No I/O.
 
-import { validateKgatewayHA } from '../api/validate.js';
+import { validateKgatewayHA } from '../../api/validate.js';
 import type {
   AntiAffinity,
   DefaultedKgatewayHA,
   DefaultedKgatewaySpec,
   KgatewayGatewaySpec,
   KgatewayHA,
-} from '../api/types.js';
-import { floorReplicas, type ComponentIntent } from '../core/components.js';
+} from '../../api/types.js';
+import { floorReplicas, type ComponentIntent } from '../gloo/components.js';
 import {
   installNamespaceOf,
   planComponentOn,
@@ -22,12 +22,12 @@ import {
   type ComponentPlan,
   type ContainerEnv,
   type DesiredResult,
-} from '../core/desired.js';
-import type { ProblemCode } from '../core/findings.js';
-import { stringifyKubeYaml } from '../api/kube-yaml.js';
-import type { ObservedContainer, ObservedDeployment, ObservedHPA, ObservedPDB } from '../core/observed.js';
-import { names, ownedMetadata, ownerOf, patchMetadata, type Owner } from '../core/ownership.js';
-import { renderObject, type KubeObject } from '../core/templates.js';
+} from '../gloo/desired.js';
+import type { ProblemCode } from '../../core/findings.js';
+import { stringifyKubeYaml } from '../../api/kube-yaml.js';
+import type { ObservedContainer, ObservedDeployment, ObservedHPA, ObservedPDB } from '../../core/observed.js';
+import { names, ownedMetadata, ownerOf, patchMetadata, type Owner } from '../../core/ownership.js';
+import { renderObject, type KubeObject } from '../../core/templates.js';
 import {
   CHART_ENV_AFTER_EXTRA_ENV,
   CONTROLLER_CONTAINER,

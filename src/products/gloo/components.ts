@@ -1,15 +1,15 @@
 // The spec seen per component: gloo, discovery and each gateway proxy reduced to one shape (what
 // Deployment, how many replicas, which budget and spreading), so the rest of the core treats them alike.
 
-import { DEFAULTS } from '../api/schema.js';
+import { DEFAULTS } from './schema.js';
 import type {
   AntiAffinity,
   AutoscalingSpec,
   DefaultedSpec,
   PodDisruptionBudgetSpec,
   TopologySpreadConstraintSpec,
-} from '../api/types.js';
-import { proxyDeploymentName } from './observed.js';
+} from '../../api/types.js';
+import { proxyDeploymentName } from '../../core/observed.js';
 
 export type ComponentRole = 'gloo' | 'discovery' | 'gatewayProxy' | 'controller';
 

@@ -2,7 +2,7 @@
 // about a GlooHA forgotten when it is deleted — also on a replica that does not lead.
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { foreignStatusWrite, setupGlooHAController } from '../../../src/controller/glooha-controller.js';
+import { foreignStatusWrite, setupGlooHAController } from '../../../src/controller/setup.js';
 import { ReconcilerMemory } from '../../../src/controller/memory.js';
 import { DEFAULT_TIMINGS } from '../../../src/leader/config.js';
 import { NotLeaderError } from '../../../src/leader/leadership.js';

@@ -22,8 +22,8 @@ import {
   VERSION,
 } from '../api/constants.js';
 import type { HAObject } from '../api/types.js';
-import { CONTROLLER_LEASE_NAME, INSTALL_LABEL_SELECTOR } from '../kgateway/facts.js';
-import { installNamespaceOf } from '../core/desired.js';
+import { CONTROLLER_LEASE_NAME, INSTALL_LABEL_SELECTOR } from '../products/kgateway/facts.js';
+import { installNamespaceOf } from '../products/gloo/desired.js';
 import type { Manager } from '../manager/manager.js';
 import type { OperatorMetrics } from '../metrics/index.js';
 import { realClock, type Clock } from '../runtime/clock.js';
@@ -33,7 +33,7 @@ import { stripManagedFields, stripManagedFieldsOf } from '../runtime/transforms.
 import { objectKey } from '../runtime/store.js';
 import { EventRecorder } from './actions/events.js';
 import { kubeWriter } from './actions/writer.js';
-import { GlooLeaderTracker } from './gloo-leader.js';
+import { GlooLeaderTracker } from './lease-tracker.js';
 import {
   DEPLOYMENTS,
   GATEWAYS,
