@@ -1,6 +1,10 @@
-// Wires the GlooHA reconciler into a manager: the informers it reads (shared, warm on every replica),
-// which events enqueue which GlooHA keys, and the handlers that run whatever the leadership (Gloo's
-// Lease tracker, forgetting a deleted GlooHA's memory).
+// Wires one reconciler per product into a manager: the informers they read (shared, warm on every
+// replica), which events enqueue which keys, and the handlers that run whatever the leadership (the
+// products' leader-Lease trackers, forgetting a deleted object's memory).
+//
+// One shared informer per kind serves every product's controller, as controller-runtime's cache does:
+// each product names the narrowest selection it needs (Product.deploymentSelector, coverSelector,
+// leaseName) and the informer watches their union; a product's snapshot keeps only its own selection.
 import type {
   KubernetesObject,
   V1Deployment,
@@ -9,244 +13,288 @@ import type {
   V2HorizontalPodAutoscaler,
 } from '@kubernetes/client-node';
 import {
-  GLOO_LEASE_NAME,
   GROUP,
-  KGATEWAY_KIND,
-  KGATEWAY_PLURAL,
   LABEL_MANAGED_BY,
   LABEL_OWNER_KIND,
   LABEL_OWNER_NAME,
   LABEL_OWNER_NAMESPACE,
   MANAGER,
-  PLURAL,
   VERSION,
 } from '../api/constants.js';
 import type { HAObject } from '../api/types.js';
-import { CONTROLLER_LEASE_NAME, INSTALL_LABEL_SELECTOR } from '../products/kgateway/facts.js';
-import { installNamespaceOf } from '../products/gloo/desired.js';
 import type { Manager } from '../manager/manager.js';
 import type { OperatorMetrics } from '../metrics/index.js';
 import { realClock, type Clock } from '../runtime/clock.js';
 import { anyOf, deepEqual, generationChanged, type EventFilter } from '../runtime/filters.js';
-import type { Informer } from '../runtime/informer.js';
+import type { Informer, Selection } from '../runtime/informer.js';
+import { selectionMatcher } from '../runtime/selection.js';
 import { stripManagedFields, stripManagedFieldsOf } from '../runtime/transforms.js';
 import { objectKey } from '../runtime/store.js';
 import { EventRecorder } from './actions/events.js';
 import { kubeWriter } from './actions/writer.js';
-import { GlooLeaderTracker } from './lease-tracker.js';
-import {
-  DEPLOYMENTS,
-  GATEWAYS,
-  GATEWAY_PARAMETERS,
-  GLOO_HPAS,
-  GLOO_PDBS,
-  LEASES,
-  OWNED_KINDS,
-} from './kinds.js';
+import { DEPLOYMENTS, HPAS, LEASES, OWNED_KINDS, PDBS, type KindInfo } from './kinds.js';
+import { LeaseTracker } from './lease-tracker.js';
 import { ReconcilerMemory } from './memory.js';
 import type { Snapshot } from './plan-types.js';
-import { GLOO, KGATEWAY, type Product } from './plan.js';
-import { CONTROLLER_NAME, KGATEWAY_CONTROLLER_NAME, reconcile } from './reconciler.js';
+import { installNamespaceOf, type Product } from './product.js';
+import { reconcile } from './reconciler.js';
 
-type GlooHAObject = HAObject & KubernetesObject;
-
-/**
- * What tells the two controllers apart: the kind they reconcile, the labels of the product's own
- * Deployments, HPAs and PDBs, its leader's Lease, and the owner-kind label of what they own (the
- * GlooHA controller's objects carry none; it must not select the KgatewayHA's).
- */
-interface Profile {
-  name: string;
-  plural: string;
-  /** Selects the product's Deployments. */
-  productSelector: string;
-  /**
-   * Selects the HPAs and PDBs that may cover them (undefined: all). Gloo's chart labels its own
-   * app=gloo; kgateway's proxies get theirs from their users (or `glooha migrate`), unlabelled.
-   */
-  coverSelector?: string;
-  leaseName: string;
-  ownedSelector: string;
-  /** The owner-kind label value of what it owns (none for a GlooHA's). */
-  ownerKind?: string;
-  product: Product;
-  /** Per-object metrics series (the GlooHA gauges; none for KgatewayHA yet). */
-  gauges: boolean;
-}
-
-const managed = `${LABEL_MANAGED_BY}=${MANAGER}`;
-
-const GLOO_PROFILE: Profile = {
-  name: CONTROLLER_NAME,
-  plural: PLURAL,
-  // Gloo's chart labels everything it creates app=gloo: watch that, not every Deployment.
-  productSelector: 'app=gloo',
-  coverSelector: 'app=gloo',
-  leaseName: GLOO_LEASE_NAME,
-  ownedSelector: `${managed},!${LABEL_OWNER_KIND}`,
-  product: GLOO,
-  gauges: true,
-};
-
-const KGATEWAY_PROFILE: Profile = {
-  name: KGATEWAY_CONTROLLER_NAME,
-  plural: KGATEWAY_PLURAL,
-  productSelector: INSTALL_LABEL_SELECTOR,
-  leaseName: CONTROLLER_LEASE_NAME,
-  ownedSelector: `${managed},${LABEL_OWNER_KIND}=${KGATEWAY_KIND}`,
-  ownerKind: KGATEWAY_KIND,
-  product: KGATEWAY,
-  gauges: false,
-};
+type HAObjectK = HAObject & KubernetesObject;
 
 const OWNER_INDEX = 'owner';
 
-export interface GlooHAControllerOptions {
+export interface ControllerOptions {
   concurrency: number;
   resyncPeriodMs: number;
   metrics?: OperatorMetrics;
   clock?: Clock;
 }
 
-/** The GlooHA an owned object belongs to, from its owner labels. */
-export function ownerKey(obj: KubernetesObject): string | undefined {
-  const l = obj.metadata?.labels ?? {};
-  const name = l[LABEL_OWNER_NAME];
-  const ns = l[LABEL_OWNER_NAMESPACE];
-  return name && ns ? `${ns}/${name}` : undefined;
+/** A product to reconcile, and whether the API server serves every kind of its Product.relatedKinds. */
+export interface ProductSetup {
+  product: Product;
+  relatedServed: boolean;
 }
 
 /**
- * Passes a GlooHA update whose status changed in a write that was not ours: someone else's, or a late
+ * The owner an owned object belongs to, from its owner labels: `kind/namespace/name`. An object
+ * without the owner-kind label (labelled by an earlier release) belongs to `unlabelledKind`.
+ */
+export function ownerKey(obj: KubernetesObject, unlabelledKind = ''): string | undefined {
+  const l = obj.metadata?.labels ?? {};
+  const name = l[LABEL_OWNER_NAME];
+  const ns = l[LABEL_OWNER_NAMESPACE];
+  return name && ns ? `${l[LABEL_OWNER_KIND] ?? unlabelledKind}/${ns}/${name}` : undefined;
+}
+
+/**
+ * Passes an update whose status changed in a write that was not ours: someone else's, or a late
  * write from an earlier term that arrived after this one began. It is put right at once instead of at
  * the next resync. Our own status writes are recognised by the resourceVersion they produced.
  */
 export function foreignStatusWrite(memory: ReconcilerMemory): EventFilter<KubernetesObject> {
   return (ev) =>
     ev.type === 'update' &&
-    !deepEqual((ev.old as GlooHAObject).status, (ev.obj as GlooHAObject).status) &&
+    !deepEqual((ev.old as HAObjectK).status, (ev.obj as HAObjectK).status) &&
     memory.lastStatusWrite(objectKey(ev.obj))?.wrote !== ev.obj.metadata?.resourceVersion;
 }
 
-export interface GlooHAController {
-  /** For tests: what is remembered per GlooHA (must be forgotten with it). */
+export interface HAController {
+  product: Product;
+  /** For tests: what is remembered per object (must be forgotten with it). */
   memory: ReconcilerMemory;
-  gloohas: Informer<GlooHAObject>;
-}
-
-export function setupGlooHAController(mgr: Manager, opts: GlooHAControllerOptions): GlooHAController {
-  return setupController(mgr, opts, GLOO_PROFILE);
+  objects: Informer<HAObjectK>;
 }
 
 /**
- * The KgatewayHA controller: the same reconciler, plan and actions, against kgateway's controller
- * Deployment and its Lease kgateway-envoy (src/kgateway/).
+ * The union of the products' selections of one kind: undefined (everything in scope) as soon as one
+ * product needs everything, else each distinct selection once.
  */
-export function setupKgatewayHAController(
+function union(selections: readonly (Selection | undefined)[]): Selection[] | undefined {
+  if (selections.some((s) => s === undefined)) return undefined;
+  const seen = new Map<string, Selection>();
+  for (const s of selections as Selection[]) seen.set(`${s.labelSelector ?? ''}|${s.fieldSelector ?? ''}`, s);
+  return [...seen.values()];
+}
+
+/** One shared informer of `kind` watching the union of `selections` (see `union`). */
+function sharedInformer<T extends KubernetesObject>(
   mgr: Manager,
-  opts: GlooHAControllerOptions & {
-    /** The API server serves Gateways and GatewayParameters: watch them (spec.gateways needs them). */
-    gatewayApi: boolean;
-  },
-): GlooHAController {
-  return setupController(mgr, opts, KGATEWAY_PROFILE, opts.gatewayApi);
+  kind: KindInfo,
+  selections: readonly (Selection | undefined)[],
+  transform?: (obj: T) => T,
+): Informer<T> {
+  const u = union(selections);
+  return mgr.informer<T>({
+    ...kind,
+    ...(u && u.length === 1 ? u[0] : {}),
+    ...(u && u.length > 1 ? { selections: u } : {}),
+    ...(transform ? { transform } : {}),
+  });
+}
+
+/** A product's share of a shared cache: its selection of `namespace`'s objects. */
+function selected<T extends KubernetesObject>(
+  informer: Informer<T>,
+  namespace: string,
+  selection: Selection | undefined,
+): T[] {
+  const objs = informer.store.list(namespace);
+  if (!selection) return objs;
+  const matches = selectionMatcher(selection);
+  return objs.filter((o) => matches(o));
+}
+
+/** Registers one controller per product on shared informers; see the module comment. */
+export function setupControllers(
+  mgr: Manager,
+  setups: readonly ProductSetup[],
+  opts: ControllerOptions,
+): HAController[] {
+  const clock = opts.clock ?? realClock;
+  const products = setups.map((s) => s.product);
+  const deploymentSelection = (p: Product): Selection => ({ labelSelector: p.deploymentSelector });
+  const coverSelection = (p: Product): Selection | undefined =>
+    p.coverSelector ? { labelSelector: p.coverSelector } : undefined;
+  const leaseSelection = (p: Product): Selection => ({ fieldSelector: `metadata.name=${p.leaseName}` });
+  // Cache transforms: managedFields are read only from the products' Deployments and HPAs (drift
+  // author, handover) and from owned objects (drift author: other writers only), so the rest drop them.
+  const deployments = sharedInformer<V1Deployment & KubernetesObject>(
+    mgr,
+    DEPLOYMENTS,
+    products.map(deploymentSelection),
+  );
+  // HPAs and PDBs: the ones that may cover the products' Deployments, and the ones the operator owns,
+  // in one informer each. Owned objects keep other writers' managedFields only (the drift author);
+  // the rest of the HPAs keep all (the handover reads ours), the rest of the PDBs none.
+  const managed: Selection = { labelSelector: `${LABEL_MANAGED_BY}=${MANAGER}` };
+  const isManaged = selectionMatcher(managed);
+  const stripOwn = stripManagedFieldsOf(MANAGER);
+  const ownedOr =
+    <T extends KubernetesObject>(other: (o: T) => T) =>
+    (o: T): T =>
+      isManaged(o) ? (stripOwn(o) as T) : other(o);
+  const hpas = sharedInformer<V2HorizontalPodAutoscaler & KubernetesObject>(
+    mgr,
+    HPAS,
+    [...products.map(coverSelection), managed],
+    ownedOr((o) => o),
+  );
+  const pdbs = sharedInformer<V1PodDisruptionBudget & KubernetesObject>(
+    mgr,
+    PDBS,
+    [...products.map(coverSelection), managed],
+    ownedOr(stripManagedFields),
+  );
+  // Every product's owned objects carry the managed-by label; the owner index tells whose they are.
+  const unlabelledKind = products.find((p) => p.ownsUnlabelledObjects)?.kind ?? '';
+  const owned = new Map<string, Informer<KubernetesObject>>(
+    OWNED_KINDS.map((k) => [
+      k.kind,
+      k.kind === HPAS.kind
+        ? (hpas as unknown as Informer<KubernetesObject>)
+        : k.kind === PDBS.kind
+          ? (pdbs as unknown as Informer<KubernetesObject>)
+          : mgr.informer({ ...k, ...managed, transform: stripOwn }),
+    ]),
+  );
+  // Each reconcile reads only its own object's owned objects: without the index every snapshot walked
+  // every owned object of every install (O(N²) over a cold start).
+  for (const inf of owned.values()) inf.addIndex(OWNER_INDEX, (o) => [ownerKey(o, unlabelledKind) ?? '']);
+  const leases = sharedInformer<V1Lease & KubernetesObject>(
+    mgr,
+    LEASES,
+    products.map(leaseSelection),
+    stripManagedFields,
+  );
+  // A related kind two products read is one informer too.
+  const related = new Map<string, Informer<KubernetesObject>>();
+  for (const { product, relatedServed } of setups) {
+    if (!relatedServed) continue;
+    for (const k of product.relatedKinds) {
+      if (related.has(k.kind)) continue;
+      const { keepManagedFields, ...ref } = k;
+      related.set(
+        k.kind,
+        mgr.informer<KubernetesObject>({
+          ...ref,
+          ...(keepManagedFields ? {} : { transform: stripManagedFields }),
+        }),
+      );
+    }
+  }
+  const controllers = setups.map((s) =>
+    setupController(mgr, s, opts, clock, { deployments, hpas, pdbs, owned, leases, related }),
+  );
+  // One handler on the shared Lease informer hands each Lease to the product that elects through it.
+  const byLease = new Map(controllers.map((c) => [c.product.leaseName, c.tracker] as const));
+  const trackerOf = (l: V1Lease) => byLease.get(l.metadata?.name ?? '');
+  const ns = (l: V1Lease) => l.metadata?.namespace ?? '';
+  leases.addEventHandler({
+    add: (l) => trackerOf(l)?.observe(ns(l), l) && enqueueNamespace(l),
+    update: (_old, l) => trackerOf(l)?.observe(ns(l), l) && enqueueNamespace(l),
+    delete: (l) => trackerOf(l)?.forget(ns(l)) && enqueueNamespace(l),
+  });
+  function enqueueNamespace(l: V1Lease): void {
+    controllers.find((c) => c.product.leaseName === l.metadata?.name)?.enqueueNamespace(ns(l));
+  }
+  return controllers.map(({ product, memory, objects }) => ({ product, memory, objects }));
+}
+
+interface Shared {
+  deployments: Informer<V1Deployment & KubernetesObject>;
+  hpas: Informer<V2HorizontalPodAutoscaler & KubernetesObject>;
+  pdbs: Informer<V1PodDisruptionBudget & KubernetesObject>;
+  owned: Map<string, Informer<KubernetesObject>>;
+  leases: Informer<V1Lease & KubernetesObject>;
+  related: Map<string, Informer<KubernetesObject>>;
 }
 
 function setupController(
   mgr: Manager,
-  opts: GlooHAControllerOptions,
-  profile: Profile,
-  gatewayApi = false,
-): GlooHAController {
-  const clock = opts.clock ?? realClock;
-  // Cache transforms: managedFields are read only from Gloo's Deployments and HPAs (drift author,
-  // handover) and from owned objects (drift author: other writers only), so the rest drop them.
-  const gloohas = mgr.informer<GlooHAObject>({
+  { product, relatedServed }: ProductSetup,
+  opts: ControllerOptions,
+  clock: Clock,
+  shared: Shared,
+): HAController & { tracker: LeaseTracker; enqueueNamespace(namespace: string): void } {
+  const name = product.controllerName;
+  const objects = mgr.informer<HAObjectK>({
     group: GROUP,
     version: VERSION,
-    plural: profile.plural,
+    plural: product.plural,
     transform: stripManagedFields,
   });
-  gloohas.addIndex('installNamespace', (g) => [installNamespaceOf(g)]);
-  const deployments = mgr.informer<V1Deployment & KubernetesObject>({
-    ...DEPLOYMENTS,
-    labelSelector: profile.productSelector,
-  });
-  const glooHpas = mgr.informer<V2HorizontalPodAutoscaler & KubernetesObject>({
-    ...GLOO_HPAS,
-    ...(profile.coverSelector ? { labelSelector: profile.coverSelector } : {}),
-  });
-  const glooPdbs = mgr.informer<V1PodDisruptionBudget & KubernetesObject>({
-    ...GLOO_PDBS,
-    ...(profile.coverSelector ? { labelSelector: profile.coverSelector } : {}),
-    transform: stripManagedFields,
-  });
-  const owned = new Map(
-    OWNED_KINDS.map((k) => [
-      k.kind,
-      mgr.informer({ ...k, labelSelector: profile.ownedSelector, transform: stripManagedFieldsOf(MANAGER) }),
-    ]),
-  );
-  // Each reconcile reads only its own GlooHA's objects: without the index every snapshot walked every
-  // owned object of every install (O(N²) over a cold start).
-  for (const inf of owned.values()) inf.addIndex(OWNER_INDEX, (o) => [ownerKey(o) ?? '']);
-  const leases = mgr.informer<V1Lease & KubernetesObject>({
-    ...LEASES,
-    fieldSelector: `metadata.name=${profile.leaseName}`,
-    transform: stripManagedFields,
-  });
+  objects.addIndex('installNamespace', (g) => [installNamespaceOf(g)]);
+  const deploymentSelection = { labelSelector: product.deploymentSelector };
+  const coverSelection = product.coverSelector ? { labelSelector: product.coverSelector } : undefined;
+  const matchesDeployment = selectionMatcher(deploymentSelection);
+  const matchesCover = coverSelection ? selectionMatcher(coverSelection) : () => true;
 
   const keysForNamespace = (namespace: string | undefined): string[] =>
-    namespace ? gloohas.store.byIndex('installNamespace', namespace).map((g) => objectKey(g)) : [];
+    namespace ? objects.store.byIndex('installNamespace', namespace).map((g) => objectKey(g)) : [];
   const enqueueNamespace = (namespace: string) => {
-    for (const key of keysForNamespace(namespace)) mgr.enqueue(profile.name, key);
+    for (const key of keysForNamespace(namespace)) mgr.enqueue(name, key);
   };
 
-  // Gloo's Lease: tracked on every replica (a new leader knows who leads Gloo at once). Renewals are
-  // swallowed; only a holder or freshness change enqueues.
-  const tracker = new GlooLeaderTracker(enqueueNamespace, clock);
-  leases.addEventHandler({
-    add: (l) =>
-      tracker.observe(l.metadata?.namespace ?? '', l) && enqueueNamespace(l.metadata?.namespace ?? ''),
-    update: (_old, l) =>
-      tracker.observe(l.metadata?.namespace ?? '', l) && enqueueNamespace(l.metadata?.namespace ?? ''),
-    delete: (l) =>
-      tracker.forget(l.metadata?.namespace ?? '') && enqueueNamespace(l.metadata?.namespace ?? ''),
-  });
+  // The product's leader Lease: tracked on every replica (a new leader knows who leads at once).
+  // Renewals are swallowed; only a holder or freshness change enqueues (setupControllers routes them).
+  const tracker = new LeaseTracker(enqueueNamespace, clock);
   mgr.onStop(() => tracker.stop());
 
   const memory = new ReconcilerMemory();
-  const writer = kubeWriter(mgr.client);
+  const writer = kubeWriter(
+    mgr.client,
+    { group: GROUP, version: VERSION, plural: product.plural },
+    product.relatedKinds,
+  );
   const events = new EventRecorder(writer, mgr.log, () => clock.wallNow().getTime());
-  // A deleted GlooHA's memory goes on every replica, leader or not.
-  gloohas.on('delete', (g) => {
+  // A deleted object's memory goes on every replica, leader or not.
+  objects.on('delete', (g) => {
     memory.forget(objectKey(g));
     events.forget(g.metadata.uid);
   });
 
-  // kgateway's Gateways and the GatewayParameters glooha writes proxies' fields into (not stripped:
-  // the handover on deletion reads glooha's managedFields entry).
-  const gatewayInformers = gatewayApi
-    ? {
-        gateways: mgr.informer<KubernetesObject>({ ...GATEWAYS, transform: stripManagedFields }),
-        parameters: mgr.informer<KubernetesObject>({ ...GATEWAY_PARAMETERS }),
-      }
+  const related = relatedServed
+    ? product.relatedKinds.map((k) => [k.kind, shared.related.get(k.kind)!] as const)
     : undefined;
 
   const snapshot = (key: string): Snapshot => {
-    const g = gloohas.store.get(key);
+    const g = objects.store.get(key);
     const ns = g ? installNamespaceOf(g) : '';
+    const ownerIndex = g ? `${product.kind}/${key}` : '';
     return {
-      gatewayApi,
-      gateways: g && gatewayInformers ? gatewayInformers.gateways.store.list(ns) : [],
-      gatewayParameters: g && gatewayInformers ? gatewayInformers.parameters.store.list(ns) : [],
       key,
-      glooHA: g,
-      sameNamespace: g ? gloohas.store.byIndex('installNamespace', ns) : [],
-      deployments: g ? deployments.store.list(ns) : [],
-      glooHpas: g ? glooHpas.store.list(ns) : [],
-      glooPdbs: g ? glooPdbs.store.list(ns) : [],
-      owned: new Map([...owned].map(([kind, inf]) => [kind, g ? inf.store.byIndex(OWNER_INDEX, key) : []])),
+      object: g,
+      sameNamespace: g ? objects.store.byIndex('installNamespace', ns) : [],
+      deployments: g ? selected(shared.deployments, ns, deploymentSelection) : [],
+      hpas: g ? selected(shared.hpas, ns, coverSelection) : [],
+      pdbs: g ? selected(shared.pdbs, ns, coverSelection) : [],
+      ...(related
+        ? { related: new Map(related.map(([kind, inf]) => [kind, g ? inf.store.list(ns) : []])) }
+        : {}),
+      owned: new Map(
+        [...shared.owned].map(([kind, inf]) => [kind, g ? inf.store.byIndex(OWNER_INDEX, ownerIndex) : []]),
+      ),
       leader: g ? tracker.status(ns) : undefined,
       lastCorrections: memory.lastCorrections(key),
       ownApplies: memory.ownApplies(key),
@@ -254,66 +302,69 @@ function setupController(
     };
   };
 
-  // Per-GlooHA series, read from the cache when scraped: status-only updates (which enqueue nothing)
+  // Per-object series, read from the cache when scraped: status-only updates (which enqueue nothing)
   // count at once, and a standby reports the same as the leader.
-  if (profile.gauges)
+  if (product.objectMetrics)
     opts.metrics?.glooha.observe(() =>
-      gloohas.store.list().map((g) => {
+      objects.store.list().map((g) => {
         const ready = g.status?.conditions?.find((c) => c.type === 'Ready')?.status;
         const lease = tracker.lease(installNamespaceOf(g));
         return {
           namespace: g.metadata.namespace ?? '',
           name: g.metadata.name,
           ready: ready === 'True' ? 'true' : ready === 'False' ? 'false' : 'unknown',
-          ...(lease ? { glooLeaderLease: lease } : {}),
+          ...(lease ? { leaderLease: lease } : {}),
         };
       }),
     );
-  opts.metrics?.reconcile.register(profile.name, opts.concurrency);
-  const toInstall = { mapToKeys: (o: KubernetesObject) => keysForNamespace(o.metadata?.namespace) };
-  // The other kind's objects are its own business: kgateway's cover informers see every PDB and HPA,
-  // a GlooHA's included, whose status changes would reconcile the KgatewayHA for nothing.
-  const otherKind = (o: KubernetesObject) => {
+  opts.metrics?.reconcile.register(name, opts.concurrency);
+  // Events of the shared informers map to this product's objects only when its selection holds them.
+  const toInstall = (matches: (o: KubernetesObject) => boolean) => ({
+    mapToKeys: (o: KubernetesObject) => (matches(o) ? keysForNamespace(o.metadata?.namespace) : []),
+  });
+  // Another product's owned objects are its own business: a cover selection that sees every PDB and
+  // HPA sees theirs too, whose status changes would reconcile this product's objects for nothing.
+  const othersOwned = (o: KubernetesObject) => {
     const l = o.metadata?.labels ?? {};
-    return l[LABEL_MANAGED_BY] === MANAGER && l[LABEL_OWNER_KIND] !== profile.ownerKind;
+    if (l[LABEL_MANAGED_BY] !== MANAGER) return false;
+    const kind = l[LABEL_OWNER_KIND];
+    return kind === undefined ? !product.ownsUnlabelledObjects : kind !== product.kind;
   };
-  const toInstallCover = {
-    mapToKeys: (o: KubernetesObject) => (otherKind(o) ? [] : keysForNamespace(o.metadata?.namespace)),
+  const toOwner = {
+    mapToKeys: (o: KubernetesObject) => {
+      const key = ownerKey(o, product.ownsUnlabelledObjects ? product.kind : '');
+      const prefix = `${product.kind}/`;
+      return key?.startsWith(prefix) ? [key.slice(prefix.length)] : [];
+    },
   };
-  const toOwner = { mapToKeys: (o: KubernetesObject) => ownerKey(o) };
   mgr.add({
-    name: profile.name,
+    name,
     concurrency: opts.concurrency,
     resyncPeriodMs: opts.resyncPeriodMs,
     reconcile: (key, ctx) =>
-      reconcile(key, ctx, {
-        controllerName: profile.name,
-        product: profile.product,
-        snapshot,
-        writer,
-        events,
-        memory,
-        metrics: opts.metrics,
-        log: mgr.log,
-      }),
+      reconcile(key, ctx, { product, snapshot, writer, events, memory, metrics: opts.metrics, log: mgr.log }),
     watches: [
       // Spec (generation), deletion, finalizers, labels and annotations, and status written by
       // anyone but us; not our own status writes.
       {
-        informer: gloohas as unknown as Informer<KubernetesObject>,
+        informer: objects as unknown as Informer<KubernetesObject>,
         filter: anyOf(generationChanged, foreignStatusWrite(memory)),
       },
-      { informer: deployments as unknown as Informer<KubernetesObject>, ...toInstall },
-      { informer: glooHpas as unknown as Informer<KubernetesObject>, ...toInstallCover },
-      { informer: glooPdbs as unknown as Informer<KubernetesObject>, ...toInstallCover },
-      ...[...owned.values()].map((informer) => ({ informer, ...toOwner })),
-      ...(gatewayInformers
-        ? [
-            { informer: gatewayInformers.gateways, ...toInstall },
-            { informer: gatewayInformers.parameters, ...toInstall },
-          ]
-        : []),
+      {
+        informer: shared.deployments as unknown as Informer<KubernetesObject>,
+        ...toInstall(matchesDeployment),
+      },
+      {
+        informer: shared.hpas as unknown as Informer<KubernetesObject>,
+        ...toInstall((o) => matchesCover(o) && !othersOwned(o)),
+      },
+      {
+        informer: shared.pdbs as unknown as Informer<KubernetesObject>,
+        ...toInstall((o) => matchesCover(o) && !othersOwned(o)),
+      },
+      ...[...shared.owned.values()].map((informer) => ({ informer, ...toOwner })),
+      ...(related ?? []).map(([, informer]) => ({ informer, ...toInstall(() => true) })),
     ],
   });
-  return { memory, gloohas };
+  return { product, memory, objects, tracker, enqueueNamespace };
 }

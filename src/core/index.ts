@@ -1,12 +1,12 @@
 // The pure core: from a GlooHA and the observed install to the objects glooha applies, the Helm
 // values, and findings. No I/O beyond reading the bundled templates once.
+export { desired } from '../products/gloo/desired.js';
 export {
-  desired,
   installNamespaceOf,
   type Desired,
   type DesiredResult,
   type ComponentPlan,
-} from '../products/gloo/desired.js';
+} from '../controller/product.js';
 export { helmValues, helmValuesNotes, type HelmValues } from '../products/gloo/helm-values.js';
 export { helmValuesYaml } from './helm-values-yaml.js';
 export {

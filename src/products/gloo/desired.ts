@@ -11,7 +11,6 @@
 import {
   ANNOTATION_HELM_VALUES,
   ANNOTATION_OWNER_KIND,
-  KGATEWAY_KIND,
   ANNOTATION_MIN_REPLICAS,
   ANNOTATION_OWNER,
   ENV_DISABLE_LEADER_ELECTION,
@@ -23,11 +22,11 @@ import type {
   DefaultedSpec,
   DriftPolicy,
   GlooHA,
-  IntOrPercent,
   PodDisruptionBudgetSpec,
 } from '../../api/types.js';
+import { installNamespaceOf, type ComponentPlan, type DesiredResult } from '../../controller/product.js';
 import { upgradeLegacyValues } from './legacy.js';
-import { validateGlooHA, type FieldError } from '../../api/validate.js';
+import { validateGlooHA } from '../../api/validate.js';
 import { budgetOf, floorReplicas, intentsOf, type ComponentIntent } from './components.js';
 import { describeComponent, type Finding } from '../../core/findings.js';
 import { helmValues, type HelmValues } from './helm-values.js';
@@ -46,53 +45,12 @@ import { podAntiAffinity, topologySpreadConstraints } from '../../core/schedulin
 import { copySelector, podLabelsOf, selects } from '../../core/selectors.js';
 import { renderObject, type KubeObject } from '../../core/templates.js';
 
-export interface ComponentPlan {
-  /** 'gloo', 'discovery' or 'gatewayProxies.<key>' (status.components key). */
-  id: string;
-  deploymentName: string;
-  /** False when the install has no such Deployment (a problem says so). */
-  found: boolean;
-  /** Fixed replicas, or the HPA's minReplicas for an autoscaled proxy. */
-  desiredReplicas: number;
-  /** Whether the Deployment patch sets spec.replicas (false when an HPA owns them). */
-  managesReplicas: boolean;
-  autoscaling?: { hpaName: string; owned: boolean; minReplicas: number; maxReplicas: number };
-  podDisruptionBudget?: {
-    name: string;
-    owned: boolean;
-    minAvailable?: IntOrPercent;
-    maxUnavailable?: IntOrPercent;
-  };
+/** The name of the ConfigMap holding a GlooHA's Helm values. */
+export function helmValuesConfigMapName(owner: Owner): string {
+  return `${owner.name}-helm-values`;
 }
 
-export interface Desired {
-  owner: Owner;
-  /** Namespace of the Gloo install (spec.target.namespace or the GlooHA's). */
-  installNamespace: string;
-  owned: KubeObject[];
-  patches: KubeObject[];
-  components: ComponentPlan[];
-  helmValues: HelmValues;
-  warnings: Finding[];
-  problems: Finding[];
-  /** Owned objects outside the GlooHA's namespace have no ownerReference: clean them up on deletion. */
-  needsFinalizer: boolean;
-  driftPolicy: DriftPolicy;
-  /** The product's leader election, for status: whether it is on, and which Lease shows the leader. */
-  leaderElection: { enabled: boolean; component: string; lease: string; leaderless: string };
-}
-
-export type DesiredResult = { ok: true; desired: Desired } | { ok: false; errors: FieldError[] };
-
-/** The namespace of the install a GlooHA targets. */
-export function installNamespaceOf(obj: {
-  metadata: { namespace?: string };
-  spec?: { target?: { namespace?: string } };
-}): string {
-  return obj.spec?.target?.namespace ?? obj.metadata.namespace ?? 'default';
-}
-
-export function desired(glooHA: GlooHA, observed: ObservedInstall): DesiredResult {
+export function desired(glooHA: GlooHA, observed: ObservedInstall): DesiredResult<HelmValues> {
   const legacy = upgradeLegacyValues(glooHA);
   const validated = validateGlooHA(legacy.glooHA);
   if (!validated.ok) return { ok: false, errors: validated.errors };
@@ -103,6 +61,7 @@ export function desired(glooHA: GlooHA, observed: ObservedInstall): DesiredResul
   const ctx: Context = {
     owner,
     ns,
+    helmValuesConfigMap: helmValuesConfigMapName(owner),
     observed,
     spec,
     hpas: observed.hpas,
@@ -131,6 +90,7 @@ export function desired(glooHA: GlooHA, observed: ObservedInstall): DesiredResul
       patches: ctx.patches,
       components,
       helmValues: values,
+      helmValuesConfigMap: ctx.helmValuesConfigMap,
       warnings: ctx.warnings,
       problems: ctx.problems,
       needsFinalizer: ctx.owned.some((o) => o.metadata.namespace !== owner.namespace),
@@ -140,6 +100,7 @@ export function desired(glooHA: GlooHA, observed: ObservedInstall): DesiredResul
         component: 'gloo',
         lease: 'gloo',
         leaderless: 'no gloo replica is writing statuses',
+        lostReason: 'GlooLeaderLost',
       },
     },
   };
@@ -152,6 +113,8 @@ export function desired(glooHA: GlooHA, observed: ObservedInstall): DesiredResul
 export interface ComponentContext {
   owner: Owner;
   ns: string;
+  /** The name of the owner's Helm values ConfigMap (findings point at it). */
+  helmValuesConfigMap: string;
   /** HPAs and PDBs in the install's namespace. */
   hpas: ObservedHPA[];
   pdbs: ObservedPDB[];
@@ -332,7 +295,7 @@ function planBudget(
         code: 'ForeignPodDisruptionBudget',
         component: c.id,
         path: `${c.specPath}.podDisruptionBudget`,
-        message: `PDB ${existing.name} (not glooha's) already covers the pods of ${dep.name} with ${describeBudget(existing)}, not ${describeBudget(budget)}; glooha does not add a second PDB. Set it through the Helm values in ${names.helmValuesConfigMap(ctx.owner)}, or delete it so glooha manages the PDB`,
+        message: `PDB ${existing.name} (not glooha's) already covers the pods of ${dep.name} with ${describeBudget(existing)}, not ${describeBudget(budget)}; glooha does not add a second PDB. Set it through the Helm values in ${ctx.helmValuesConfigMap}, or delete it so glooha manages the PDB`,
       });
     }
     return {
@@ -429,9 +392,9 @@ function replicasFloor(ctx: ComponentContext, plan: ComponentPlan): Record<strin
   return {
     [ANNOTATION_MIN_REPLICAS]: String(floor),
     [ANNOTATION_OWNER]: `${ctx.owner.namespace}/${ctx.owner.name}`,
-    [ANNOTATION_HELM_VALUES]: names.helmValuesConfigMap(ctx.owner),
-    // The replicas-floor policy's message names the kind (GlooHA when absent).
-    ...(ctx.owner.kind === KGATEWAY_KIND ? { [ANNOTATION_OWNER_KIND]: KGATEWAY_KIND } : {}),
+    [ANNOTATION_HELM_VALUES]: ctx.helmValuesConfigMap,
+    // The replicas-floor policy's message names the kind.
+    [ANNOTATION_OWNER_KIND]: ctx.owner.kind,
   };
 }
 
@@ -483,7 +446,7 @@ function glooEnv(ctx: Context, c: ComponentIntent, dep: ObservedDeployment): Con
       code: 'LeaderElectionDisabledByHelm',
       component: c.id,
       path: 'spec.gloo.leaderElection.enabled',
-      message: `the gloo container sets ${ENV_DISABLE_LEADER_ELECTION}=true (gloo.disableLeaderElection in the Helm values), so every gloo replica acts as leader; remove gloo.disableLeaderElection from the Helm values (see ${names.helmValuesConfigMap(ctx.owner)})`,
+      message: `the gloo container sets ${ENV_DISABLE_LEADER_ELECTION}=true (gloo.disableLeaderElection in the Helm values), so every gloo replica acts as leader; remove gloo.disableLeaderElection from the Helm values (see ${ctx.helmValuesConfigMap})`,
     });
   }
   return { container: GLOO_CONTAINER, env: anchoredEnv(leaderElectionEnv(le), container) };
@@ -607,12 +570,7 @@ function leaderElectionRbac(ctx: Context): void {
 
 function helmValuesConfigMap(ctx: Context, g: DefaultedGlooHA, values: HelmValues): KubeObject {
   return renderObject('helm-values-configmap', {
-    metadata: ownedMetadata(
-      ctx.owner,
-      names.helmValuesConfigMap(ctx.owner),
-      ctx.owner.namespace,
-      'helm-values',
-    ),
+    metadata: ownedMetadata(ctx.owner, ctx.helmValuesConfigMap, ctx.owner.namespace, 'helm-values'),
     valuesYaml: helmValuesYaml(values, `${g.metadata.namespace ?? 'default'}/${g.metadata.name}`),
   });
 }

@@ -307,6 +307,7 @@ describe('gloo leader election', () => {
       annotations: {
         'glooha.io/min-replicas': '3',
         'glooha.io/owner': `${NS}/ha`,
+        'glooha.io/owner-kind': 'GlooHA',
         'glooha.io/helm-values': 'ha-helm-values',
       },
     });
@@ -433,6 +434,7 @@ describe("replicas floor (read by the chart's admission policy)", () => {
     expect(floorOf(d, 'public-gw')).toEqual({
       'glooha.io/min-replicas': '4',
       'glooha.io/owner': `${NS}/ha`,
+      'glooha.io/owner-kind': 'GlooHA',
       'glooha.io/helm-values': 'ha-helm-values',
     });
   });
