@@ -122,7 +122,7 @@ export async function reconcile(
       log.info('reconcile stopped: this replica no longer leads');
       return;
     }
-    const terminal = terminalFailure(err);
+    const terminal = terminalFailure(err, deps.product.kind);
     if (!terminal && errorStatus(err) === 409) {
       // Optimistic concurrency: our cache was a step behind. Not a warning: retry (with the queue's
       // backoff) once the cache has the newer object.
