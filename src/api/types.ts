@@ -210,7 +210,7 @@ export interface DefaultedGlooHA extends GlooHA {
   spec: DefaultedSpec;
 }
 
-// ---- KgatewayHA: one kgateway install (kgateway-schema.ts is the authority) ------------------------
+// ---- KgatewayHA: one kgateway install (src/products/kgateway/schema.ts is the authority) ------------------------
 
 export interface KgatewayTargetSpec {
   /** Namespace of the kgateway install; defaults to the KgatewayHA's own namespace. */

@@ -1,5 +1,5 @@
 // `glooha migrate kgateway`: reads GlooHA YAML, validates it like `glooha render`, and prints what
-// carries its HA settings over to kgateway (src/kgateway/migrate.ts): the values overlay for kgateway's
+// carries its HA settings over to kgateway (src/products/kgateway/migrate.ts): the values overlay for kgateway's
 // chart and the GatewayParameters, PodDisruptionBudgets and HPAs of its gateway proxies. Notes (what
 // does not carry over, what is left to do) go to stderr and into the values' header.
 

@@ -108,7 +108,7 @@ export function desired(glooHA: GlooHA, observed: ObservedInstall): DesiredResul
 
 /**
  * What planning one component needs, whichever product it belongs to (Gloo here, kgateway in
- * src/kgateway/desired.ts), and where its results go.
+ * src/products/kgateway/desired.ts), and where its results go.
  */
 export interface ComponentContext {
   owner: Owner;
