@@ -8,41 +8,25 @@
 //   - findings: warnings and problems as data.
 // No I/O, no clock, no randomness: the same inputs give the same output, byte for byte.
 
-import {
-  ANNOTATION_HELM_VALUES,
-  ANNOTATION_OWNER_KIND,
-  ANNOTATION_MIN_REPLICAS,
-  ANNOTATION_OWNER,
-  ENV_DISABLE_LEADER_ELECTION,
-  GLOO_CONTAINER,
-} from '../../api/constants.js';
-import { scaledValue } from '../../api/intstr.js';
-import type {
-  DefaultedGlooHA,
-  DefaultedSpec,
-  DriftPolicy,
-  GlooHA,
-  PodDisruptionBudgetSpec,
-} from '../../api/types.js';
+import { ENV_DISABLE_LEADER_ELECTION, GLOO_CONTAINER } from '../../api/constants.js';
+import type { DefaultedGlooHA, DefaultedSpec, GlooHA } from '../../api/types.js';
 import { installNamespaceOf, type ComponentPlan, type DesiredResult } from '../../controller/product.js';
 import { upgradeLegacyValues } from './legacy.js';
 import { validateGlooHA } from '../../api/validate.js';
-import { budgetOf, floorReplicas, intentsOf, type ComponentIntent } from './components.js';
-import { describeComponent, type Finding } from '../../core/findings.js';
+import { intentsOf } from './components.js';
+import type { ComponentIntent } from '../../core/component.js';
+import {
+  planComponentOn,
+  type ComponentContext,
+  type ContainerEnv,
+  type EnvVar,
+} from '../../core/component-planner.js';
+import type { Finding } from '../../core/findings.js';
 import { helmValues, type HelmValues } from './helm-values.js';
 import { helmValuesYaml } from '../../core/helm-values-yaml.js';
-import { LEASE_RULES, leaderElectionEnv, type EnvVar } from './leader-election.js';
-import type {
-  ObservedContainer,
-  ObservedDeployment,
-  ObservedHPA,
-  ObservedInstall,
-  ObservedPDB,
-} from '../../core/observed.js';
-import { names, ownedMetadata, ownerOf, patchMetadata, type Owner } from '../../core/ownership.js';
-import { rolloutStrategy, type RollingUpdateStrategy } from '../../core/rollout-strategy.js';
-import { podAntiAffinity, topologySpreadConstraints } from '../../core/scheduling.js';
-import { copySelector, podLabelsOf, selects } from '../../core/selectors.js';
+import { LEASE_RULES, leaderElectionEnv } from './leader-election.js';
+import type { ObservedContainer, ObservedDeployment, ObservedInstall } from '../../core/observed.js';
+import { names, ownedMetadata, ownerOf, type Owner } from '../../core/ownership.js';
 import { renderObject, type KubeObject } from '../../core/templates.js';
 
 /** The name of the ConfigMap holding a GlooHA's Helm values. */
@@ -106,42 +90,6 @@ export function desired(glooHA: GlooHA, observed: ObservedInstall): DesiredResul
   };
 }
 
-/**
- * What planning one component needs, whichever product it belongs to (Gloo here, kgateway in
- * src/products/kgateway/desired.ts), and where its results go.
- */
-export interface ComponentContext {
-  owner: Owner;
-  ns: string;
-  /** The name of the owner's Helm values ConfigMap (findings point at it). */
-  helmValuesConfigMap: string;
-  /** HPAs and PDBs in the install's namespace. */
-  hpas: ObservedHPA[];
-  pdbs: ObservedPDB[];
-  driftPolicy: DriftPolicy;
-  /**
-   * Where a component's fields go instead of a Deployment patch: the body to apply, null for nothing,
-   * undefined for the Deployment (the default).
-   */
-  fieldsTarget?: (c: ComponentIntent, fields: ComponentFields) => KubeObject | null | undefined;
-  /** The container env glooha keeps on a component's Deployment (leader election), if any. */
-  containerEnv?: (
-    ctx: ComponentContext,
-    c: ComponentIntent,
-    dep: ObservedDeployment,
-  ) => ContainerEnv | undefined;
-  owned: KubeObject[];
-  patches: KubeObject[];
-  warnings: Finding[];
-  problems: Finding[];
-}
-
-/** One container's env entries for a Deployment patch. */
-export interface ContainerEnv {
-  container: string;
-  env: (EnvVar | { name: string })[];
-}
-
 interface Context extends ComponentContext {
   observed: ObservedInstall;
   spec: DefaultedSpec;
@@ -165,32 +113,6 @@ function planComponent(ctx: Context, c: ComponentIntent): ComponentPlan {
   return planComponentOn(ctx, c, dep);
 }
 
-/**
- * The plan for one component whose Deployment is `dep` (undefined: not found, and the caller has said
- * so): replicas or HPA bounds, its PDB, the Deployment patch, and its HA findings.
- */
-export function planComponentOn(
-  ctx: ComponentContext,
-  c: ComponentIntent,
-  dep: ObservedDeployment | undefined,
-): ComponentPlan {
-  const plan: ComponentPlan = {
-    id: c.id,
-    deploymentName: c.deploymentName,
-    found: false,
-    desiredReplicas: floorReplicas(c),
-    managesReplicas: false,
-  };
-  if (!dep) return plan;
-  plan.found = true;
-  plan.deploymentName = dep.name;
-  plan.managesReplicas = planReplicas(ctx, c, dep, plan);
-  plan.podDisruptionBudget = planBudget(ctx, c, dep);
-  deploymentPatch(ctx, c, dep, plan);
-  haFindings(ctx, c, plan);
-  return plan;
-}
-
 function notFound(ctx: Context, c: ComponentIntent): Finding {
   if (c.role === 'gatewayProxy') {
     return {
@@ -208,222 +130,6 @@ function notFound(ctx: Context, c: ComponentIntent): Finding {
       c.role === 'discovery' ? ', or remove spec.discovery when discovery is disabled' : ''
     }`,
   };
-}
-
-/** HPAs: adopt the bounds on an existing one, create one when there is none; returns whether glooha sets replicas. */
-function planReplicas(
-  ctx: ComponentContext,
-  c: ComponentIntent,
-  dep: ObservedDeployment,
-  plan: ComponentPlan,
-): boolean {
-  const hpas = ctx.hpas.filter((h) => h.targetName === dep.name && !h.ours);
-  if (c.autoscaling) {
-    const { minReplicas, maxReplicas } = c.autoscaling;
-    if (hpas.length > 1) {
-      ctx.problems.push({
-        code: 'MultipleHorizontalPodAutoscalers',
-        component: c.id,
-        message: `HPAs ${hpas.map((h) => h.name).join(', ')} all target Deployment ${dep.name}; the HPA controller refuses to scale a Deployment targeted by more than one (AmbiguousSelector): delete all but one`,
-      });
-    }
-    for (const h of hpas) {
-      ctx.patches.push(
-        renderObject('horizontal-pod-autoscaler-patch', {
-          metadata: patchMetadata(h.name, ctx.ns),
-          minReplicas,
-          maxReplicas,
-        }),
-      );
-    }
-    const first = hpas[0];
-    if (first) {
-      plan.autoscaling = { hpaName: first.name, owned: false, minReplicas, maxReplicas };
-    } else {
-      const name = names.hpa(dep.name);
-      ctx.owned.push(
-        renderObject('horizontal-pod-autoscaler', {
-          metadata: ownedMetadata(ctx.owner, name, ctx.ns, componentLabel(c)),
-          targetName: dep.name,
-          minReplicas,
-          maxReplicas,
-        }),
-      );
-      plan.autoscaling = { hpaName: name, owned: true, minReplicas, maxReplicas };
-    }
-    return false;
-  }
-  if (hpas.length > 0) {
-    ctx.problems.push({
-      code: 'HorizontalPodAutoscalerConflict',
-      component: c.id,
-      path: `${c.specPath}.replicas`,
-      message: `HPA ${hpas.map((h) => h.name).join(', ')} targets Deployment ${dep.name}, but the spec sets fixed replicas (${c.replicas}); glooha leaves replicas to the HPA. Use autoscaling in the spec, or delete the HPA`,
-    });
-    return false;
-  }
-  return true;
-}
-
-function sameBudget(a: PodDisruptionBudgetSpec, b: PodDisruptionBudgetSpec): boolean {
-  return (
-    String(a.minAvailable) === String(b.minAvailable) && String(a.maxUnavailable) === String(b.maxUnavailable)
-  );
-}
-
-/** glooha's PDB, unless another PDB already covers the pods (two PDBs make the eviction API refuse). */
-function planBudget(
-  ctx: ComponentContext,
-  c: ComponentIntent,
-  dep: ObservedDeployment,
-): ComponentPlan['podDisruptionBudget'] {
-  const budget = budgetOf(c);
-  const podLabels = podLabelsOf(dep);
-  const foreign = ctx.pdbs.filter((p) => !p.ours && selects(p.selector, podLabels));
-  if (foreign.length > 1) {
-    ctx.problems.push({
-      code: 'MultiplePodDisruptionBudgets',
-      component: c.id,
-      message: `PDBs ${foreign.map((p) => p.name).join(', ')} all select the pods of ${dep.name}; the eviction API refuses to evict a pod covered by more than one PDB, so node drains fail: delete all but one`,
-    });
-    return undefined;
-  }
-  const existing = foreign[0];
-  if (existing) {
-    if (budget && !sameBudget(budget, existing)) {
-      ctx.problems.push({
-        code: 'ForeignPodDisruptionBudget',
-        component: c.id,
-        path: `${c.specPath}.podDisruptionBudget`,
-        message: `PDB ${existing.name} (not glooha's) already covers the pods of ${dep.name} with ${describeBudget(existing)}, not ${describeBudget(budget)}; glooha does not add a second PDB. Set it through the Helm values in ${ctx.helmValuesConfigMap}, or delete it so glooha manages the PDB`,
-      });
-    }
-    return {
-      name: existing.name,
-      owned: false,
-      minAvailable: existing.minAvailable,
-      maxUnavailable: existing.maxUnavailable,
-    };
-  }
-  if (!budget) return undefined;
-  const name = names.pdb(dep.name);
-  ctx.owned.push(
-    renderObject('pod-disruption-budget', {
-      metadata: ownedMetadata(ctx.owner, name, ctx.ns, componentLabel(c)),
-      selector: copySelector(dep.selector),
-      minAvailable: { set: budget.minAvailable !== undefined, value: budget.minAvailable ?? null },
-      maxUnavailable: { set: budget.minAvailable === undefined, value: budget.maxUnavailable ?? null },
-    }),
-  );
-  return { name, owned: true, ...budget };
-}
-
-function describeBudget(b: PodDisruptionBudgetSpec): string {
-  return b.minAvailable !== undefined
-    ? `minAvailable ${b.minAvailable}`
-    : `maxUnavailable ${String(b.maxUnavailable)}`;
-}
-
-function componentLabel(c: ComponentIntent): string {
-  return c.key ?? c.role;
-}
-
-/** What glooha keeps on a component's pods and replicas, wherever it writes them. */
-export interface ComponentFields {
-  replicas?: number;
-  strategy?: RollingUpdateStrategy;
-  /** affinity, topologySpreadConstraints and containers (env), as a pod spec holds them. */
-  podSpec: Record<string, unknown>;
-}
-
-function deploymentPatch(
-  ctx: ComponentContext,
-  c: ComponentIntent,
-  dep: ObservedDeployment,
-  plan: ComponentPlan,
-): void {
-  const podSpec: Record<string, unknown> = {};
-  const antiAffinity = podAntiAffinity(c.antiAffinity, dep.selector);
-  if (antiAffinity) podSpec.affinity = { podAntiAffinity: antiAffinity };
-  const spread = selectorKeysInMatchLabelKeys(ctx, c, dep)
-    ? undefined
-    : topologySpreadConstraints(c.topologySpreadConstraints, dep.selector);
-  if (spread) podSpec.topologySpreadConstraints = spread;
-  const env = ctx.containerEnv?.(ctx, c, dep);
-  if (env) podSpec.containers = [{ name: env.container, env: env.env }];
-  const setReplicas = plan.managesReplicas && c.replicas !== undefined;
-  const rollout = rolloutStrategy(c, plan.podDisruptionBudget);
-  ctx.warnings.push(...rollout.findings);
-  const fields: ComponentFields = {
-    ...(setReplicas ? { replicas: c.replicas } : {}),
-    ...(rollout.strategy ? { strategy: rollout.strategy } : {}),
-    podSpec,
-  };
-  // Where the fields go: the Deployment itself, unless the product writes them elsewhere (kgateway's
-  // proxies: the GatewayParameters its deployer renders them from).
-  const elsewhere = ctx.fieldsTarget?.(c, fields);
-  if (elsewhere !== undefined) {
-    if (elsewhere) ctx.patches.push(elsewhere);
-    return;
-  }
-  const setPodSpec = Object.keys(podSpec).length > 0;
-  const floor = replicasFloor(ctx, plan);
-  if (!setReplicas && !setPodSpec && !rollout.strategy && !floor) return;
-  ctx.patches.push(
-    renderObject('deployment-patch', {
-      metadata: { ...patchMetadata(dep.name, ctx.ns), ...(floor ? { annotations: floor } : {}) },
-      replicas: { set: setReplicas, value: c.replicas ?? null },
-      strategy: { set: rollout.strategy !== undefined, value: rollout.strategy ?? null },
-      podSpec: { set: setPodSpec, value: podSpec },
-    }),
-  );
-}
-
-/**
- * The replicas-floor annotations (see ANNOTATION_MIN_REPLICAS) when glooha keeps this Deployment's
- * replica count: fixed replicas it sets, or an HPA's minReplicas. Only under driftPolicy enforce: with
- * warn or ignore the user has said others may change the Deployment, and admission must not refuse
- * what the operator itself would let stand.
- */
-function replicasFloor(ctx: ComponentContext, plan: ComponentPlan): Record<string, string> | undefined {
-  if (ctx.driftPolicy !== 'enforce') return undefined;
-  const floor = plan.autoscaling?.minReplicas ?? (plan.managesReplicas ? plan.desiredReplicas : undefined);
-  if (floor === undefined) return undefined;
-  return {
-    [ANNOTATION_MIN_REPLICAS]: String(floor),
-    [ANNOTATION_OWNER]: `${ctx.owner.namespace}/${ctx.owner.name}`,
-    [ANNOTATION_HELM_VALUES]: ctx.helmValuesConfigMap,
-    // The replicas-floor policy's message names the kind.
-    [ANNOTATION_OWNER_KIND]: ctx.owner.kind,
-  };
-}
-
-/**
- * matchLabelKeys naming a key of the Deployment's selector: Kubernetes would accept the Deployment
- * and then refuse its pods, and the component would wait for ever. Admission rejects the chart's
- * selector keys; an install with other selectors is caught here, and the constraints are not applied.
- */
-function selectorKeysInMatchLabelKeys(
-  ctx: ComponentContext,
-  c: ComponentIntent,
-  dep: ObservedDeployment,
-): boolean {
-  const selectorKeys = new Set([
-    ...Object.keys(dep.selector.matchLabels ?? {}),
-    ...(dep.selector.matchExpressions ?? []).map((e) => e.key),
-  ]);
-  const clashes = (c.topologySpreadConstraints ?? []).flatMap((t, i) =>
-    (t.matchLabelKeys ?? []).filter((k) => selectorKeys.has(k)).map((k) => ({ i, k })),
-  );
-  const first = clashes[0];
-  if (!first) return false;
-  ctx.problems.push({
-    code: 'MatchLabelKeyInSelector',
-    component: c.id,
-    path: `${c.specPath}.topologySpreadConstraints[${first.i}].matchLabelKeys`,
-    message: `matchLabelKeys ${clashes.map((x) => x.k).join(', ')} ${clashes.length > 1 ? 'are keys' : 'is a key'} of Deployment ${dep.name}'s selector, which glooha already uses as the labelSelector; Kubernetes would then refuse to create its pods, so the topology spread constraints are not applied. Remove ${clashes.length > 1 ? 'them' : 'it'} from matchLabelKeys`,
-  });
-  return true;
 }
 
 function glooEnv(ctx: Context, c: ComponentIntent, dep: ObservedDeployment): ContainerEnv | undefined {
@@ -469,89 +175,6 @@ function anchoredEnv(env: EnvVar[], container: ObservedContainer): (EnvVar | { n
 
 /** The env entry Gloo's chart renders right after customEnv (install/helm/gloo 1-gloo-deployment.yaml). */
 export const CHART_ENV_AFTER_CUSTOM_ENV = 'POD_NAMESPACE';
-
-function haFindings(ctx: ComponentContext, c: ComponentIntent, plan: ComponentPlan): void {
-  if (c.role === 'discovery') return;
-  const who = describeComponent(c.id);
-  const floor = floorReplicas(c);
-  if (floor === 1) {
-    ctx.warnings.push({
-      code: 'SingleReplica',
-      component: c.id,
-      path: c.autoscaling ? `${c.specPath}.autoscaling.minReplicas` : `${c.specPath}.replicas`,
-      message: c.autoscaling
-        ? `the HPA of ${who} may scale it down to a single replica: a node drain or crash then stops it (Polaris hpaMinAvailability); set autoscaling.minReplicas to 2 or more`
-        : `${who} runs a single replica: a node drain or crash stops it (Polaris deploymentMissingReplicas); set replicas to 2 or more`,
-    });
-  }
-  const pdb = plan.podDisruptionBudget;
-  if (!pdb) {
-    ctx.warnings.push({
-      code: 'NoPodDisruptionBudget',
-      component: c.id,
-      path: `${c.specPath}.podDisruptionBudget`,
-      message: `${who} has no PodDisruptionBudget, so a node drain may evict all its pods at once (Polaris missingPodDisruptionBudget); run 2 or more replicas and glooha adds one`,
-    });
-  } else {
-    budgetFindings(ctx, c, pdb, floor, who);
-  }
-  if (floor > 1 && c.antiAffinity === 'none') {
-    ctx.warnings.push({
-      code: 'NoAntiAffinity',
-      component: c.id,
-      path: `${c.specPath}.antiAffinity`,
-      message: `${who} has no pod anti-affinity, so its replicas may share a node and fail together (kube-score deployment-has-host-podantiaffinity); set antiAffinity: preferred`,
-    });
-  }
-}
-
-/** Checks the PDB that will be in force (glooha's or an existing one) against the replica floor. */
-function budgetFindings(
-  ctx: ComponentContext,
-  c: ComponentIntent,
-  pdb: NonNullable<ComponentPlan['podDisruptionBudget']>,
-  floor: number,
-  who: string,
-) {
-  const source = pdb.owned ? 'its PDB' : `PDB ${pdb.name}`;
-  if (pdb.minAvailable !== undefined) {
-    const min = scaledValue(pdb.minAvailable, floor);
-    if (min >= floor && c.autoscaling) {
-      ctx.warnings.push({
-        code: 'HPAMinReplicasBelowPDBMinAvailable',
-        component: c.id,
-        message: `${source} needs ${min} pods available but the HPA of ${who} may scale to ${floor}: at minReplicas every node drain blocks (Polaris pdbMinAvailableGreaterThanHPAMinReplicas)`,
-      });
-    } else if (min >= floor) {
-      ctx.warnings.push({
-        code: 'PDBAllowsFullOutage',
-        component: c.id,
-        message: `${source} needs ${min} of ${floor} pods available, so no pod can be evicted and every node drain blocks (Polaris pdbDisruptionsIsZero)`,
-      });
-    } else if (min === 0) {
-      ctx.warnings.push({
-        code: 'PDBProtectsNothing',
-        component: c.id,
-        message: `${source} has minAvailable ${String(pdb.minAvailable)}, which lets a drain evict every pod of ${who} at once`,
-      });
-    }
-  } else if (pdb.maxUnavailable !== undefined) {
-    const max = scaledValue(pdb.maxUnavailable, floor);
-    if (max >= floor) {
-      ctx.warnings.push({
-        code: 'PDBAllowsFullOutage',
-        component: c.id,
-        message: `${source} allows ${max} of ${floor} pods of ${who} to be unavailable, so a drain may evict all of them at once; use maxUnavailable: 1`,
-      });
-    } else if (max === 0) {
-      ctx.warnings.push({
-        code: 'PDBProtectsNothing',
-        component: c.id,
-        message: `${source} allows no disruption, so every node drain blocks (Polaris pdbDisruptionsIsZero)`,
-      });
-    }
-  }
-}
 
 function leaderElectionRbac(ctx: Context): void {
   const gloo = ctx.observed.gloo;

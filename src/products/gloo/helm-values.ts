@@ -22,7 +22,8 @@
 
 import { defaultSpec } from '../../api/validate.js';
 import type { GlooHA } from '../../api/types.js';
-import { budgetOf, intentsOf, type ComponentIntent } from './components.js';
+import { budgetOf, type ComponentIntent } from '../../core/component.js';
+import { intentsOf } from './components.js';
 import type { Finding } from '../../core/findings.js';
 import { leaderElectionEnv } from './leader-election.js';
 import { chartLabels, type ObservedInstall } from '../../core/observed.js';

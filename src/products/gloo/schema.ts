@@ -25,8 +25,6 @@ export const DEFAULTS = {
   leaderElection: { enabled: true, leaseDuration: '15s', renewDeadline: '10s', retryPeriod: '2s' },
   antiAffinity: 'preferred',
   driftPolicy: 'enforce',
-  /** Applied by the core (not the schema) when replicas > 1 and no PDB is given. */
-  podDisruptionBudget: { maxUnavailable: 1 },
 } as const;
 
 export const MAX_GATEWAY_PROXIES = 16;

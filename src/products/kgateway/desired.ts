@@ -13,13 +13,13 @@ import type {
   KgatewayGatewaySpec,
   KgatewayHA,
 } from '../../api/types.js';
-import { floorReplicas, type ComponentIntent } from '../gloo/components.js';
+import { floorReplicas, type ComponentIntent } from '../../core/component.js';
 import {
   planComponentOn,
   type ComponentContext,
   type ComponentFields,
   type ContainerEnv,
-} from '../gloo/desired.js';
+} from '../../core/component-planner.js';
 import { installNamespaceOf, type ComponentPlan, type DesiredResult } from '../../controller/product.js';
 import type { ProblemCode } from '../../core/findings.js';
 import { stringifyKubeYaml } from '../../api/kube-yaml.js';

@@ -22,7 +22,8 @@
 
 import { API_VERSION, KGATEWAY_KIND } from '../../api/constants.js';
 import type { DefaultedGlooHA, KgatewayHA, PodDisruptionBudgetSpec } from '../../api/types.js';
-import { budgetOf, intentsOf, type ComponentIntent } from '../gloo/components.js';
+import { budgetOf, type ComponentIntent } from '../../core/component.js';
+import { intentsOf } from '../gloo/components.js';
 import { installNamespaceOf } from '../../controller/product.js';
 import type { Finding } from '../../core/findings.js';
 import { rolloutStrategy } from '../../core/rollout-strategy.js';
