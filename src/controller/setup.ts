@@ -113,18 +113,6 @@ function sharedInformer<T extends KubernetesObject>(
   });
 }
 
-/** A product's share of a shared cache: its selection of `namespace`'s objects. */
-function selected<T extends KubernetesObject>(
-  informer: Informer<T>,
-  namespace: string,
-  selection: Selection | undefined,
-): T[] {
-  const objs = informer.store.list(namespace);
-  if (!selection) return objs;
-  const matches = selectionMatcher(selection);
-  return objs.filter((o) => matches(o));
-}
-
 /** Registers one controller per product on shared informers; see the module comment. */
 export function setupControllers(
   mgr: Manager,
@@ -245,10 +233,11 @@ function setupController(
     transform: stripManagedFields,
   });
   objects.addIndex('installNamespace', (g) => [installNamespaceOf(g)]);
-  const deploymentSelection = { labelSelector: product.deploymentSelector };
-  const coverSelection = product.coverSelector ? { labelSelector: product.coverSelector } : undefined;
-  const matchesDeployment = selectionMatcher(deploymentSelection);
-  const matchesCover = coverSelection ? selectionMatcher(coverSelection) : () => true;
+  // This product's selection of the shared caches.
+  const matchesDeployment = selectionMatcher({ labelSelector: product.deploymentSelector });
+  const matchesCover = product.coverSelector
+    ? selectionMatcher({ labelSelector: product.coverSelector })
+    : () => true;
 
   const keysForNamespace = (namespace: string | undefined): string[] =>
     namespace ? objects.store.byIndex('installNamespace', namespace).map((g) => objectKey(g)) : [];
@@ -286,9 +275,9 @@ function setupController(
       key,
       object: g,
       sameNamespace: g ? objects.store.byIndex('installNamespace', ns) : [],
-      deployments: g ? selected(shared.deployments, ns, deploymentSelection) : [],
-      hpas: g ? selected(shared.hpas, ns, coverSelection) : [],
-      pdbs: g ? selected(shared.pdbs, ns, coverSelection) : [],
+      deployments: g ? shared.deployments.store.list(ns).filter(matchesDeployment) : [],
+      hpas: g ? shared.hpas.store.list(ns).filter(matchesCover) : [],
+      pdbs: g ? shared.pdbs.store.list(ns).filter(matchesCover) : [],
       ...(related
         ? { related: new Map(related.map(([kind, inf]) => [kind, g ? inf.store.list(ns) : []])) }
         : {}),
