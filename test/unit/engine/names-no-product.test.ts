@@ -12,7 +12,11 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
-/** The engine: what every product shares (see the brief of issue 24 and docs/architecture.md). */
+/**
+ * The engine: the manager, the runtime (informers, queues), the reconciler, plan and actions, the
+ * transport, leader election, status, health and metrics, the CLI's plumbing, and the parts of the
+ * pure core every product's desired state is planned with.
+ */
 export const ENGINE = [
   'src/controller',
   'src/runtime',
@@ -23,6 +27,16 @@ export const ENGINE = [
   'src/metrics',
   'src/process',
   'src/log.ts',
+  'src/cli/main.ts',
+  'src/cli/glooha.ts',
+  'src/cli/cluster.ts',
+  'src/cli/escape.ts',
+  'src/cli/merge.ts',
+  'src/core/component-planner.ts',
+  'src/core/ownership.ts',
+  'src/core/rollout-strategy.ts',
+  'src/core/scheduling.ts',
+  'src/core/selectors.ts',
 ];
 
 const PRODUCTS_DIR = join(ROOT, 'src/products');
