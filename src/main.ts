@@ -253,7 +253,7 @@ export async function run(
       for (const k of product.relatedKinds)
         relatedServed &&= await serves(
           manager,
-          `/apis/${k.group ? `${k.group}/` : ''}${k.version}`,
+          k.group ? `/apis/${k.group}/${k.version}` : `/api/${k.version}`,
           k.plural,
         );
       setups.push({ product, relatedServed });
