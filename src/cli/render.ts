@@ -10,7 +10,7 @@ import { desired } from '../products/gloo/desired.js';
 import { formatFinding } from '../core/findings.js';
 import { helmValuesNotes } from '../products/gloo/helm-values.js';
 import { helmValuesYaml } from '../core/helm-values-yaml.js';
-import { chartInstall, type ObservedInstall } from '../core/observed.js';
+import { chartInstall, type ObservedInstall } from '../products/gloo/install.js';
 import type { KubeObject } from '../core/templates.js';
 import { EXIT, type RenderArgs } from './args.js';
 import { escapeControl } from './escape.js';

@@ -15,11 +15,8 @@ export {
   kebabCase,
   proxyDeploymentName,
   type ObservedInstall,
-  type ObservedDeployment,
-  type ObservedContainer,
-  type ObservedHPA,
-  type ObservedPDB,
-} from './observed.js';
+} from '../products/gloo/install.js';
+export type { ObservedDeployment, ObservedContainer, ObservedHPA, ObservedPDB } from './observed.js';
 export { ownedSelector, ownerLabels, names, type Owner } from './ownership.js';
 export {
   formatFinding,

@@ -3,7 +3,7 @@
 
 import type { DefaultedSpec } from '../../api/types.js';
 import type { ComponentIntent } from '../../core/component.js';
-import { proxyDeploymentName } from '../../core/observed.js';
+import { proxyDeploymentName } from './install.js';
 
 export function intentsOf(spec: DefaultedSpec): ComponentIntent[] {
   const intents: ComponentIntent[] = [

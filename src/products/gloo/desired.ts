@@ -25,7 +25,8 @@ import type { Finding } from '../../core/findings.js';
 import { helmValues, type HelmValues } from './helm-values.js';
 import { helmValuesYaml } from '../../core/helm-values-yaml.js';
 import { LEASE_RULES, leaderElectionEnv } from './leader-election.js';
-import type { ObservedContainer, ObservedDeployment, ObservedInstall } from '../../core/observed.js';
+import type { ObservedContainer, ObservedDeployment } from '../../core/observed.js';
+import type { ObservedInstall } from './install.js';
 import { names, ownedMetadata, ownerOf, type Owner } from '../../core/ownership.js';
 import { renderObject, type KubeObject } from '../../core/templates.js';
 

@@ -26,7 +26,7 @@ import { budgetOf, type ComponentIntent } from '../../core/component.js';
 import { intentsOf } from './components.js';
 import type { Finding } from '../../core/findings.js';
 import { leaderElectionEnv } from './leader-election.js';
-import { chartLabels, type ObservedInstall } from '../../core/observed.js';
+import { chartLabels, type ObservedInstall } from './install.js';
 import { podAntiAffinity, topologySpreadConstraints } from '../../core/scheduling.js';
 
 export type HelmValues = Record<string, unknown>;

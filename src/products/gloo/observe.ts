@@ -3,7 +3,7 @@
 import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import type { TargetSpec } from '../../api/types.js';
 import { selects } from '../../core/selectors.js';
-import type { ObservedInstall } from '../../core/observed.js';
+import type { ObservedInstall } from './install.js';
 import type { Owner } from '../../core/ownership.js';
 import {
   isOwnedBy,

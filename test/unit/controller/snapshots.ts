@@ -4,7 +4,7 @@
 import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import { FINALIZER, type Plan, type Snapshot } from '../../../src/controller/plan-types.js';
 import { OWNED_KINDS } from '../../../src/controller/kinds.js';
-import { chartLabels, proxyDeploymentName } from '../../../src/core/observed.js';
+import { chartLabels, proxyDeploymentName } from '../../../src/products/gloo/install.js';
 import type { GlooHA, GlooHASpec } from '../../../src/api/types.js';
 import { glooHA, NS } from '../core/fixtures.js';
 

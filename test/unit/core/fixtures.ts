@@ -3,7 +3,7 @@ import { API_VERSION, KIND } from '../../../src/api/constants.js';
 import type { GlooHA, GlooHASpec } from '../../../src/api/types.js';
 import type { Desired } from '../../../src/controller/product.js';
 import { desired } from '../../../src/products/gloo/desired.js';
-import { chartInstall, type ObservedInstall } from '../../../src/core/observed.js';
+import { chartInstall, type ObservedInstall } from '../../../src/products/gloo/install.js';
 import type { KubeObject } from '../../../src/core/templates.js';
 
 export const NS = 'gloo-system';

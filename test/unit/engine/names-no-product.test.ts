@@ -33,6 +33,7 @@ export const ENGINE = [
   'src/cli/escape.ts',
   'src/cli/merge.ts',
   'src/core/component-planner.ts',
+  'src/core/observed.ts',
   'src/core/ownership.ts',
   'src/core/rollout-strategy.ts',
   'src/core/scheduling.ts',
