@@ -304,7 +304,7 @@ function selectorKeysInMatchLabelKeys(
 }
 
 function haFindings(ctx: ComponentContext, c: ComponentIntent, plan: ComponentPlan): void {
-  if (c.role === 'discovery') return;
+  if (c.singleReplica) return;
   const who = describeComponent(c.id);
   const floor = floorReplicas(c);
   if (floor === 1) {

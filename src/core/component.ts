@@ -12,15 +12,21 @@ import type {
 /** The budget a component running more than one replica gets when its spec names none. */
 export const DEFAULT_POD_DISRUPTION_BUDGET = { maxUnavailable: 1 } as const;
 
-export type ComponentRole = 'gloo' | 'discovery' | 'gatewayProxy' | 'controller';
+/** What the component is to its product (Gloo's gloo, discovery, gatewayProxy; kgateway's controller, ...). */
+export type ComponentRole = string;
 
 export interface ComponentIntent {
-  /** 'gloo', 'discovery', 'gatewayProxies.<key>' or (kgateway) 'controller': status key and finding component. */
+  /** Its status key and finding component: `name`, or `group.key` (see ComponentPlan.id). */
   id: string;
   role: ComponentRole;
-  /** The gatewayProxies key (Helm values name) for proxies. */
+  /** The key of its entry in the spec's map of such components (proxies), if it is one. */
   key?: string;
-  /** Where the component's settings live in the GlooHA, for findings. */
+  /**
+   * It runs a single replica by design (Gloo's discovery, which has no leader election): no PDB and
+   * no HA findings.
+   */
+  singleReplica?: boolean;
+  /** Where the component's settings live in the object, for findings. */
   specPath: string;
   deploymentName: string;
   /** Fixed replicas; absent for an autoscaled proxy. */
@@ -39,11 +45,11 @@ export function floorReplicas(c: ComponentIntent): number {
 
 /**
  * The PDB the component should have: the spec's, else maxUnavailable: 1 when it runs more than one
- * replica (a PDB on a single replica either blocks drains or protects nothing). Discovery never gets
- * one: it is a single replica by design.
+ * replica (a PDB on a single replica either blocks drains or protects nothing). A component that runs
+ * a single replica by design (Gloo's discovery) never gets one.
  */
 export function budgetOf(c: ComponentIntent): PodDisruptionBudgetSpec | undefined {
-  if (c.role === 'discovery') return undefined;
+  if (c.singleReplica) return undefined;
   if (c.podDisruptionBudget) return c.podDisruptionBudget;
   return floorReplicas(c) > 1 ? { ...DEFAULT_POD_DISRUPTION_BUDGET } : undefined;
 }

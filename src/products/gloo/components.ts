@@ -22,6 +22,7 @@ export function intentsOf(spec: DefaultedSpec): ComponentIntent[] {
     intents.push({
       id: 'discovery',
       role: 'discovery',
+      singleReplica: true,
       specPath: 'spec.discovery',
       deploymentName: 'discovery',
       replicas: spec.discovery.replicas,

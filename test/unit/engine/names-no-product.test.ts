@@ -32,6 +32,7 @@ export const ENGINE = [
   'src/cli/cluster.ts',
   'src/cli/escape.ts',
   'src/cli/merge.ts',
+  'src/core/component.ts',
   'src/core/component-planner.ts',
   'src/core/observed.ts',
   'src/core/ownership.ts',
