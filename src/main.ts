@@ -6,9 +6,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { GROUP, KGATEWAY_CRD_NAME, KGATEWAY_PLURAL, VERSION } from './api/constants.js';
-import { setupGlooHAController, setupKgatewayHAController } from './controller/glooha-controller.js';
-import { GATEWAYS, GATEWAY_PARAMETERS } from './controller/kinds.js';
+import { GROUP, VERSION } from './api/constants.js';
+import { setupControllers, type ProductSetup } from './controller/setup.js';
 import {
   parseDurationMs,
   resolveLeaderElectionConfig,
@@ -20,6 +19,7 @@ import { loadKubeConfig } from './kube/config.js';
 import { createLogger, isLogLevel, type Logger } from './log.js';
 import { Manager } from './manager/manager.js';
 import { createMetrics } from './metrics/index.js';
+import { PRODUCTS } from './products/index.js';
 import { installFailurePolicy } from './process/failure-policy.js';
 import { version } from './version.js';
 
@@ -201,24 +201,29 @@ export interface RunHooks {
   rediscoveryIntervalMs?: number;
 }
 
-/** What the optional controllers need served: the KgatewayHA CRD, and Gateway API for spec.gateways. */
-interface ServedKinds {
-  kgatewayHA: boolean;
-  gatewayApi: boolean;
+/**
+ * What each product's controller needs served: its CRD (unless required: then its informer reports a
+ * missing one) and the related kinds (Gateway API for a KgatewayHA's spec.gateways). A product whose
+ * CRD is not served is left out.
+ */
+async function discoverProducts(get: DiscoveryGet, signal?: AbortSignal): Promise<ProductSetup[]> {
+  const setups: ProductSetup[] = [];
+  for (const product of PRODUCTS) {
+    const target = { path: `/apis/${GROUP}/${VERSION}`, plural: product.plural };
+    if (!product.crdRequired && !(await serves(get, target, signal))) continue;
+    let relatedServed = true;
+    for (const k of product.relatedKinds) {
+      const path = k.group ? `/apis/${k.group}/${k.version}` : `/api/${k.version}`;
+      relatedServed &&= await serves(get, { path, plural: k.plural }, signal);
+    }
+    setups.push({ product, relatedServed });
+  }
+  return setups;
 }
 
-const KGATEWAYHA_TARGET = { path: `/apis/${GROUP}/${VERSION}`, plural: KGATEWAY_PLURAL };
-const GATEWAY_API_TARGETS = [GATEWAYS, GATEWAY_PARAMETERS].map((k) => ({
-  path: `/apis/${k.group}/${k.version}`,
-  plural: k.plural,
-}));
-
-async function servedKinds(get: DiscoveryGet, signal?: AbortSignal): Promise<ServedKinds> {
-  const kgatewayHA = await serves(get, KGATEWAYHA_TARGET, signal);
-  let gatewayApi = kgatewayHA;
-  for (const target of GATEWAY_API_TARGETS) gatewayApi &&= await serves(get, target, signal);
-  return { kgatewayHA, gatewayApi };
-}
+/** How much of what the products can use is served: it only grows when a CRD is installed later. */
+const servedScore = (setups: ProductSetup[]) => setups.length + setups.filter((s) => s.relatedServed).length;
+const fullScore = () => 2 * PRODUCTS.length;
 
 /**
  * Starts the manager and resolves once its caches synced and it joined the leader election. Rejects
@@ -252,7 +257,6 @@ export async function run(
     resyncPeriodMs: config.resyncPeriodMs,
     metrics,
   };
-  setupGlooHAController(manager, controllerOptions);
   // A signal during start-up stops whatever has started (discovery included) and exits 0.
   const stopped = new AbortController();
   const shutdown = (reason: string) => {
@@ -261,12 +265,12 @@ export async function run(
   };
   hooks.onShutdown?.(shutdown);
   const get: DiscoveryGet = (path, signal) => manager.client.request('GET', path, signal ? { signal } : {});
-  // KgatewayHA is newer than the chart's CRD an upgraded Helm release may still have (Helm never
-  // upgrades CRDs): without it the operator manages GlooHAs as before and says how to add it, rather
-  // than wait for ever for a cache that cannot sync.
-  let kinds: ServedKinds;
+  // A kind newer than the chart's CRDs an upgraded Helm release may still have (Helm never upgrades
+  // CRDs) is skipped with a warning saying how to add it, rather than waited for with a cache that
+  // cannot sync; a required one is always set up (its informer reports the missing CRD).
+  let setups: ProductSetup[];
   try {
-    kinds = await withinStartupWindow(() => servedKinds(get, stopped.signal), {
+    setups = await withinStartupWindow(() => discoverProducts(get, stopped.signal), {
       signal: stopped.signal,
       ...(hooks.discoveryWindowMs !== undefined ? { windowMs: hooks.discoveryWindowMs } : {}),
       onRetry: (err, attempt, delayMs) =>
@@ -284,12 +288,12 @@ export async function run(
       });
     throw err;
   }
-  if (kinds.kgatewayHA)
-    setupKgatewayHAController(manager, { ...controllerOptions, gatewayApi: kinds.gatewayApi });
-  else
-    log.warn(
-      `the ${KGATEWAY_CRD_NAME} CRD is not installed: KgatewayHAs are not managed; apply crds/ of this release (kubectl apply --server-side -f charts/glooha-operator/crds/); the operator restarts by itself once it is served`,
-    );
+  for (const product of PRODUCTS)
+    if (!setups.some((x) => x.product === product))
+      log.warn(
+        `the ${product.plural}.${GROUP} CRD is not installed: ${product.kind}s are not managed; apply crds/ of this release (kubectl apply --server-side -f charts/glooha-operator/crds/); the operator restarts by itself once it is served`,
+      );
+  setupControllers(manager, setups, controllerOptions);
   manager.onFatal(hooks.onFatal ?? (() => {}));
   try {
     await manager.start();
@@ -298,16 +302,13 @@ export async function run(
     await shutdown('start-up failed');
     throw err;
   }
-  if (!kinds.gatewayApi) {
-    const what = kinds.kgatewayHA ? 'Gateway API (Gateways and GatewayParameters)' : KGATEWAY_CRD_NAME;
+  const atStart = servedScore(setups);
+  if (atStart < fullScore()) {
     void watchForKinds({
-      served: async (signal) => {
-        const now = await servedKinds(get, signal);
-        return kinds.kgatewayHA ? now.gatewayApi : now.kgatewayHA;
-      },
+      served: async (signal) => servedScore(await discoverProducts(get, signal)) > atStart,
       onServed: () => {
-        log.info(`the API server now serves ${what}: restarting to watch it`);
-        hooks.onRestart?.(`${what} is now served`);
+        log.info('the API server now serves a kind it did not at start-up: restarting to watch it');
+        hooks.onRestart?.('a kind missing at start-up is now served');
       },
       signal: stopped.signal,
       ...(hooks.rediscoveryIntervalMs !== undefined ? { intervalMs: hooks.rediscoveryIntervalMs } : {}),

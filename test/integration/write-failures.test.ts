@@ -4,6 +4,7 @@
 // body can never succeed, so it must be InvalidObject (Stalled), not a transient error retried for ever.
 import { beforeAll, describe, expect, it } from 'vitest';
 
+import { GROUP, PLURAL, VERSION } from '../../src/api/constants.js';
 import { kubeWriter } from '../../src/controller/actions/writer.js';
 import { terminalFailure } from '../../src/controller/failures.js';
 import { KubeClient, errorStatus } from '../../src/kube/client.js';
@@ -26,7 +27,11 @@ describe('a write the API server cannot decode', () => {
     };
     let err: unknown;
     try {
-      await kubeWriter(client).apply(body, 'glooha-operator', new AbortController().signal);
+      await kubeWriter(client, { group: GROUP, version: VERSION, plural: PLURAL }).apply(
+        body,
+        'glooha-operator',
+        new AbortController().signal,
+      );
     } catch (e) {
       err = e;
     }

@@ -8,9 +8,9 @@ import { describe, expect, it } from 'vitest';
 
 import { parseDuration } from '../../../src/api/duration.js';
 import { LEASE_BOUNDS } from '../../../src/api/rules.js';
-import { DEFAULTS } from '../../../src/api/schema.js';
+import { DEFAULTS } from '../../../src/products/gloo/schema.js';
 import { validateGlooHA } from '../../../src/api/validate.js';
-import { leaderElectionEnv } from '../../../src/core/leader-election.js';
+import { leaderElectionEnv } from '../../../src/products/gloo/leader-election.js';
 import { glooHAObject } from './rule-cases.js';
 
 /** Edge values of every bound, ordinary values, and values whose sums overflow int64 nanoseconds. */
