@@ -406,7 +406,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
   });
   const drift = new Counter({
     name: 'glooha_drift_corrections_total',
-    help: 'Number of times the operator reverted a change made outside it, by GlooHA (or KgatewayHA) and component.',
+    help: 'Number of times the operator reverted a change made outside it, by managed object (namespace, name) and component.',
     labelNames: ['namespace', 'name', 'component'] as const,
     registers,
   });
