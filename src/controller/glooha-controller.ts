@@ -13,6 +13,7 @@ import {
   GROUP,
   KGATEWAY_KIND,
   KGATEWAY_PLURAL,
+  KIND,
   LABEL_MANAGED_BY,
   LABEL_OWNER_KIND,
   LABEL_OWNER_NAME,
@@ -70,8 +71,8 @@ interface Profile {
   /** The owner-kind label value of what it owns (none for a GlooHA's). */
   ownerKind?: string;
   product: Product;
-  /** Per-object metrics series (the GlooHA gauges; none for KgatewayHA yet). */
-  gauges: boolean;
+  /** The kind it reconciles (the `kind` label of its per-object metrics). */
+  kind: string;
 }
 
 const managed = `${LABEL_MANAGED_BY}=${MANAGER}`;
@@ -85,7 +86,7 @@ const GLOO_PROFILE: Profile = {
   leaseName: GLOO_LEASE_NAME,
   ownedSelector: `${managed},!${LABEL_OWNER_KIND}`,
   product: GLOO,
-  gauges: true,
+  kind: KIND,
 };
 
 const KGATEWAY_PROFILE: Profile = {
@@ -96,7 +97,7 @@ const KGATEWAY_PROFILE: Profile = {
   ownedSelector: `${managed},${LABEL_OWNER_KIND}=${KGATEWAY_KIND}`,
   ownerKind: KGATEWAY_KIND,
   product: KGATEWAY,
-  gauges: false,
+  kind: KGATEWAY_KIND,
 };
 
 const OWNER_INDEX = 'owner';
@@ -254,21 +255,20 @@ function setupController(
     };
   };
 
-  // Per-GlooHA series, read from the cache when scraped: status-only updates (which enqueue nothing)
+  // Per-object series, read from the cache when scraped: status-only updates (which enqueue nothing)
   // count at once, and a standby reports the same as the leader.
-  if (profile.gauges)
-    opts.metrics?.glooha.observe(() =>
-      gloohas.store.list().map((g) => {
-        const ready = g.status?.conditions?.find((c) => c.type === 'Ready')?.status;
-        const lease = tracker.lease(installNamespaceOf(g));
-        return {
-          namespace: g.metadata.namespace ?? '',
-          name: g.metadata.name,
-          ready: ready === 'True' ? 'true' : ready === 'False' ? 'false' : 'unknown',
-          ...(lease ? { glooLeaderLease: lease } : {}),
-        };
-      }),
-    );
+  opts.metrics?.glooha.observe(profile.kind, () =>
+    gloohas.store.list().map((g) => {
+      const ready = g.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+      const lease = tracker.lease(installNamespaceOf(g));
+      return {
+        namespace: g.metadata.namespace ?? '',
+        name: g.metadata.name,
+        ready: ready === 'True' ? 'true' : ready === 'False' ? 'false' : 'unknown',
+        ...(lease ? { leaderLease: { name: profile.leaseName, ...lease } } : {}),
+      };
+    }),
+  );
   opts.metrics?.reconcile.register(profile.name, opts.concurrency);
   const toInstall = { mapToKeys: (o: KubernetesObject) => keysForNamespace(o.metadata?.namespace) };
   // The other kind's objects are its own business: kgateway's cover informers see every PDB and HPA,
