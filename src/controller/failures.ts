@@ -54,7 +54,7 @@ export function terminalFailure(err: unknown): TerminalFailure | undefined {
       kind: 'invalid',
       stall: {
         reason: 'InvalidObject',
-        message: `the API server rejected ${prefix}${serverMessage(err)}. Fix the GlooHA spec field that produces this value; the operator retries with backoff`,
+        message: `the API server rejected ${prefix}${serverMessage(err)}. Fix the spec field that produces this value; the operator retries with backoff`,
       },
     };
   }

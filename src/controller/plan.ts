@@ -211,7 +211,7 @@ function livePlan(s: Snapshot, g: HAObject, product: Product): Plan {
         })
         .join('; ')
         .concat(
-          ': give each gateway proxy its own Deployment (check the keys and deploymentName); nothing was written for this GlooHA',
+          `: ${g.kind === KGATEWAY_KIND ? "give each Gateway in spec.gateways its own GatewayParameters (the Gateway's spec.infrastructure.parametersRef), or the same settings to Gateways that share one" : 'give each gateway proxy its own Deployment (check the keys of spec.gatewayProxies and their deploymentName)'}; nothing was written for this ${g.kind}`,
         ),
     });
   }

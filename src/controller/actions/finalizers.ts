@@ -2,6 +2,7 @@
 // Returns the GlooHA as it is after that write: the same object at the resourceVersion the write
 // produced, so a status write later in the same reconcile is based on our own finalizer patch instead
 // of failing with 409 against it (which every new install's first reconcile did).
+import { KIND } from '../../api/constants.js';
 import type { GlooHA } from '../../api/types.js';
 import { WriteError } from './apply.js';
 import type { ObjectWriter } from './writer.js';
@@ -17,6 +18,6 @@ export async function runFinalizers(
     if (resourceVersion === undefined) return g;
     return { ...g, metadata: { ...g.metadata, finalizers, resourceVersion } };
   } catch (err) {
-    throw new WriteError(`GlooHA ${g.metadata.namespace}/${g.metadata.name}`, err);
+    throw new WriteError(`${g.kind || KIND} ${g.metadata.namespace}/${g.metadata.name}`, err);
   }
 }

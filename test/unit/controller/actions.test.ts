@@ -125,6 +125,23 @@ describe('actions', () => {
     expect(w.calls).toEqual([{ op: 'finalizers', finalizers: ['a'] }]);
   });
 
+  it('finalizers and status: a refused write names the object by its own kind (GlooHA or KgatewayHA)', async () => {
+    const w = new FakeWriter();
+    w.failWith = () => apiError(422, 'invalid');
+    const k = { ...g, kind: 'KgatewayHA' };
+    for (const [obj, kind] of [
+      [g, 'GlooHA'],
+      [k, 'KgatewayHA'],
+    ] as const) {
+      const fin = await runFinalizers(obj, ['a'], w, signal()).catch((e: unknown) => e);
+      expect((fin as WriteError).what).toBe(`${kind} ${NS}/ha`);
+      const st = await runStatus(`${NS}/ha`, obj, {}, new ReconcilerMemory(), w, signal()).catch(
+        (e: unknown) => e,
+      );
+      expect((st as WriteError).what).toBe(`${kind} ${NS}/ha status`);
+    }
+  });
+
   it('status: writes once per (status, resourceVersion); again when either changes', async () => {
     const w = new FakeWriter();
     const memory = new ReconcilerMemory();

@@ -1,12 +1,13 @@
 // plan(snapshot): every branch of what one reconcile decides to write, without I/O.
 import { describe, expect, it } from 'vitest';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { MANAGER, RECONCILE_REQUEST_ANNOTATION } from '../../../src/api/constants.js';
+import { KGATEWAY_KIND, MANAGER, RECONCILE_REQUEST_ANNOTATION } from '../../../src/api/constants.js';
 import { HANDOVER_MANAGER } from '../../../src/controller/drift.js';
 import { terminalFailure } from '../../../src/controller/failures.js';
 import {
   decideApply,
   glooProduct,
+  KGATEWAY,
   plan,
   stalledPlan,
   TARGET_REQUEUE_MS,
@@ -15,7 +16,8 @@ import { APPLIED_ANNOTATION, FINALIZER, type Snapshot } from '../../../src/contr
 import { desired } from '../../../src/core/desired.js';
 import type { GlooHA } from '../../../src/api/types.js';
 import { glooHA } from '../core/fixtures.js';
-import { afterPlan, chartDeployments, finalizedGlooHA, NS, snapshotOf } from './snapshots.js';
+import { controllerSelectorLabels } from '../../../src/kgateway/facts.js';
+import { afterPlan, chartDeployments, deployment, finalizedGlooHA, NS, snapshotOf } from './snapshots.js';
 
 const spec = {
   gloo: { replicas: 3 },
@@ -211,6 +213,7 @@ describe('plan: stalls (nothing written but status and a Warning event)', () => 
     };
     const p = plan(snapshotOf(g), glooProduct(twice));
     expect(p.stall?.reason).toBe('ConflictingDesiredObjects');
+    expect(p.stall?.message).toMatch(/deploymentName\); nothing was written for this GlooHA$/);
     expect(p.applies).toEqual([]);
     expect(condition(p.status!, 'Stalled')?.status).toBe('True');
     // identical duplicates are harmless: no stall
@@ -223,6 +226,48 @@ describe('plan: stalls (nothing written but status and a Warning event)', () => 
       };
     };
     expect(plan(snapshotOf(g), glooProduct(same)).stall).toBeUndefined();
+  });
+
+  it('a KgatewayHA whose Gateways share one GatewayParameters with different settings: the message speaks of Gateways and GatewayParameters', () => {
+    const k = finalizedGlooHA({} as never, { name: 'kgw' });
+    Object.assign(k, {
+      kind: KGATEWAY_KIND,
+      spec: { controller: { replicas: 2 }, gateways: { a: { replicas: 2 }, b: { replicas: 3 } } },
+    });
+    const gateway = (name: string) => ({
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'Gateway',
+      metadata: { name, namespace: NS },
+      spec: {
+        infrastructure: {
+          parametersRef: { group: 'gateway.kgateway.dev', kind: 'GatewayParameters', name: 'shared' },
+        },
+      },
+    });
+    const p = plan(
+      snapshotOf(k, {
+        key: `${NS}/kgw`,
+        deployments: [deployment('kgateway', controllerSelectorLabels('kgateway'), 'controller')],
+        gatewayApi: true,
+        gateways: [gateway('a'), gateway('b')],
+        gatewayParameters: [
+          {
+            apiVersion: 'gateway.kgateway.dev/v1alpha1',
+            kind: 'GatewayParameters',
+            metadata: { name: 'shared', namespace: NS },
+          },
+        ],
+      }),
+      KGATEWAY,
+    );
+    expect(p.stall?.reason).toBe('ConflictingDesiredObjects');
+    expect(p.stall?.message).toContain(`GatewayParameters ${NS}/shared is wanted twice`);
+    expect(p.stall?.message).toContain(
+      "its own GatewayParameters (the Gateway's spec.infrastructure.parametersRef)",
+    );
+    expect(p.stall?.message).toMatch(/nothing was written for this KgatewayHA$/);
+    expect(p.stall?.message).not.toMatch(/GlooHA|deploymentName|gateway proxy/);
+    expect(p.applies).toEqual([]);
   });
 
   it('terminal write failures become a Stalled plan with the server message (403, 422)', () => {
