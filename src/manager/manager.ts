@@ -139,7 +139,14 @@ export class Manager {
           callbacks,
           logger: this.log.child({ component: 'leader-election' }),
           metrics: opts.metrics.leaderElection,
-          releaseGuardMs: () => this.releaseGuardMs(),
+          releaseGuardMs: () => {
+            const guardMs = this.releaseGuardMs();
+            this.log.info('releasing the Lease after the term', {
+              guardMs,
+              why: guardMs === 0 ? 'the fencing policy is enforced' : 'no fencing policy seen enforced',
+            });
+            return guardMs;
+          },
         });
       this.leadership = this.elector;
     } else {
