@@ -21,8 +21,9 @@
 // audit log, by the pod the write's token is bound to). The replicas run as the chart deploys them:
 // the chart's RBAC, a token bound to each replica's pod, and — for the "fence on" variants — the
 // chart's fencing ValidatingAdmissionPolicy with --leader-elect-require-fencing-policy. Each watches
-// a namespace with a GlooHA; right after the old leader logs `stopped leading` the bench asks for a
-// reconcile (glooha.io/reconcile-requested-at), which only the next leader can answer with a status
+// a namespace with a GlooHA; right after the SIGTERM the bench asks for a reconcile
+// (glooha.io/reconcile-requested-at), which only the next leader answers (a run where the old one
+// still did is repeated) with a status
 // write. With --baseline REF the same variants also run from the source tree of git ref REF, the runs
 // interleaved round-robin so both see the same load; the audit log also counts the old leader's
 // writes accepted after the new leader's acquire (overlap, must be 0) and refused by admission.
@@ -223,8 +224,9 @@ class Group {
       proc.exited.then((code) => {
         throw new Error(`${name} exited (${code}) during start-up`);
       }),
-      sleep(120_000).then(() => {
-        throw new Error(`${name} did not serve /metrics within 120 s`);
+      // Generous: a loaded 2-core machine has taken over 2 minutes to start one.
+      sleep(300_000).then(() => {
+        throw new Error(`${name} did not serve /metrics within 300 s`);
       }),
     ]);
     const starting = proc.logs.find((l) => l.msg === 'starting');
@@ -390,7 +392,11 @@ function checkoutBaseline(ref: string): string {
   return dir;
 }
 
-async function handoverRun(plane: ControlPlane, kc: KubeConfig, v: Variant): Promise<HandoverRun> {
+async function handoverRun(
+  plane: ControlPlane,
+  kc: KubeConfig,
+  v: Variant,
+): Promise<HandoverRun | undefined> {
   const group = v.group!;
   const leader = await group.leader(45_000);
   const rest = group.live().filter((r) => r !== leader);
@@ -398,14 +404,10 @@ async function handoverRun(plane: ControlPlane, kc: KubeConfig, v: Variant): Pro
   const load1 = loadavg()[0]!;
   const signalAt = Date.now();
   leader.proc.kill('SIGTERM');
-  // Work only the next leader can do: asked once the old term has ended (its writes are fenced).
-  await waitUntil(
-    'the old leader to stop leading',
-    () => electorLogs(leader, 'stopped leading', signalAt).length > 0,
-    (x) => x,
-    10_000,
-    2,
-  );
+  // Work for the next leader, asked at once: waiting to see the old term end first delayed the request
+  // (and so the measured first write) by however long this loaded process took to notice. The old
+  // leader's term ends when it handles the signal, a few milliseconds, before this request can reach
+  // it through its watch; a run where it still answered is not counted (checked below).
   const requested = new Date().toISOString();
   await kc.makeApiClient(CustomObjectsApi).patchNamespacedCustomObject(
     {
@@ -438,8 +440,11 @@ async function handoverRun(plane: ControlPlane, kc: KubeConfig, v: Variant): Pro
   const first = newWrites.find((e) => !isLease(e));
   if (!acquire || !first) throw new Error(`no acquire or first write by ${next.r.name} in the audit log`);
   const old = writes.filter((e) => e.pod === leader.name);
+  const answeredByOld = old.some((e) => !isLease(e) && ok(e) && e.objectRef?.subresource === 'status');
   // The old leader's last Lease write: its release (a renew may have been in flight before it).
   const release = old.filter((e) => isLease(e) && ok(e) && e.verb === 'update').at(-1);
+  await group.add(); // back to full strength
+  if (answeredByOld) return undefined;
   const run: HandoverRun = {
     firstWriteMs: first.at - signalAt,
     startedLeadingMs: next.at - signalAt,
@@ -448,7 +453,6 @@ async function handoverRun(plane: ControlPlane, kc: KubeConfig, v: Variant): Pro
     oldWritesRefused: old.filter((e) => !isLease(e) && e.responseStatus?.code === 403).length,
     load1,
   };
-  await group.add(); // back to full strength
   return run;
 }
 
@@ -503,7 +507,12 @@ async function handoverSuite(
     // Round-robin: every variant sees the same load over the run.
     for (let i = 0; i < runs; i++) {
       for (const v of variants) {
-        const r = await handoverRun(plane, kc, v);
+        let r: HandoverRun | undefined;
+        for (let attempt = 0; !r && attempt < 3; attempt++) {
+          r = await handoverRun(plane, kc, v);
+          if (!r) log(`handover ${v.label} run ${i + 1}: the old leader answered the request; again`);
+        }
+        if (!r) throw new Error(`${v.label}: the old leader answered the request three times in a row`);
         log(`handover ${v.label} run ${i + 1}/${runs}: ${JSON.stringify(r)}`);
         v.runs.push(r);
       }
