@@ -32,7 +32,7 @@ import { budgetOf, floorReplicas, intentsOf, type ComponentIntent } from './comp
 import { describeComponent, type Finding } from './findings.js';
 import { helmValues, type HelmValues } from './helm-values.js';
 import { helmValuesYaml } from './helm-values-yaml.js';
-import { LEASE_RULES, leaderElectionEnv, type EnvVar } from './leader-election.js';
+import { LEASE_RULES, leaderElectionEnv, parseGoBool, type EnvVar } from './leader-election.js';
 import type {
   ObservedContainer,
   ObservedDeployment,
@@ -475,15 +475,15 @@ function glooEnv(ctx: Context, c: ComponentIntent, dep: ObservedDeployment): Con
     return undefined;
   }
   const le = ctx.spec.gloo.leaderElection;
-  const disabledByOthers = container.env?.some(
-    (e) => e.name === ENV_DISABLE_LEADER_ELECTION && e.value === 'true',
+  const disabledBy = container.env?.find(
+    (e) => e.name === ENV_DISABLE_LEADER_ELECTION && parseGoBool(e.value) === true,
   );
-  if (le.enabled && disabledByOthers) {
+  if (le.enabled && disabledBy) {
     ctx.problems.push({
       code: 'LeaderElectionDisabledByHelm',
       component: c.id,
       path: 'spec.gloo.leaderElection.enabled',
-      message: `the gloo container sets ${ENV_DISABLE_LEADER_ELECTION}=true (gloo.disableLeaderElection in the Helm values), so every gloo replica acts as leader; remove gloo.disableLeaderElection from the Helm values (see ${names.helmValuesConfigMap(ctx.owner)})`,
+      message: `the gloo container sets ${ENV_DISABLE_LEADER_ELECTION}=${disabledBy.value} (gloo.disableLeaderElection, or gloo.deployment.customEnv, in the Helm values; Gloo reads it as Go's strconv.ParseBool does), so every gloo replica acts as leader; remove it from the Helm values (see ${names.helmValuesConfigMap(ctx.owner)})`,
     });
   }
   return { container: GLOO_CONTAINER, env: anchoredEnv(leaderElectionEnv(le), container) };

@@ -399,6 +399,43 @@ describe('gloo leader election', () => {
     expect(d.problems[0]?.message).toContain('ha-helm-values');
   });
 
+  // Gloo parses DISABLE_LEADER_ELECTION with Go's strconv.ParseBool: every spelling it takes as true
+  // disables election; its false spellings and non-booleans leave it on.
+  it.each(['true', 'True', 'TRUE', 't', 'T', '1'])(
+    'reports leader election disabled by DISABLE_LEADER_ELECTION=%s (strconv.ParseBool true)',
+    (value) => {
+      const g = glooHA({ gloo: { replicas: 3 } });
+      const d = run(
+        g,
+        installFor(
+          g,
+          (i) =>
+            i.gloo &&
+            (i.gloo.containers[0] = { name: 'gloo', env: [{ name: 'DISABLE_LEADER_ELECTION', value }] }),
+        ),
+      );
+      expect(codes(d.problems)).toEqual(['LeaderElectionDisabledByHelm']);
+      expect(d.problems[0]?.message).toContain(`DISABLE_LEADER_ELECTION=${value}`);
+    },
+  );
+
+  it.each(['false', 'False', 'FALSE', 'f', 'F', '0', 'yes', 'on', ' true', ''])(
+    'does not report DISABLE_LEADER_ELECTION=%j (not true for strconv.ParseBool)',
+    (value) => {
+      const g = glooHA({ gloo: { replicas: 3 } });
+      const d = run(
+        g,
+        installFor(
+          g,
+          (i) =>
+            i.gloo &&
+            (i.gloo.containers[0] = { name: 'gloo', env: [{ name: 'DISABLE_LEADER_ELECTION', value }] }),
+        ),
+      );
+      expect(codes(d.problems)).toEqual([]);
+    },
+  );
+
   it('reports a gloo Deployment without a gloo container, and still manages replicas', () => {
     const g = glooHA({ gloo: { replicas: 3 } });
     const d = run(
