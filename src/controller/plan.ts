@@ -16,12 +16,17 @@
 // The glooha.io/reconcile-requested-at annotation's value goes to status.lastHandledReconcileAt.
 // Failures met while carrying a plan out (403, 400/422) become a Stalled plan through stalledPlan().
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { RECONCILE_REQUEST_ANNOTATION } from '../api/constants.js';
-import { KGATEWAY_KIND } from '../api/constants.js';
+import {
+  ANNOTATION_OWNER,
+  ANNOTATION_OWNER_KIND,
+  KGATEWAY_KIND,
+  KIND,
+  RECONCILE_REQUEST_ANNOTATION,
+} from '../api/constants.js';
 import type { GlooHA, GlooHAStatus, HAObject, KgatewayHA } from '../api/types.js';
 import { desired, installNamespaceOf, type Desired, type DesiredResult } from '../core/desired.js';
 import { desiredKgateway } from '../kgateway/desired.js';
-import { observeKgateway } from '../kgateway/observe.js';
+import { isKgatewayController, observeKgateway } from '../kgateway/observe.js';
 import { ownerOf } from '../core/ownership.js';
 import type { KubeObject } from '../core/templates.js';
 import { isOlderResourceVersion } from '../kube/resource-version.js';
@@ -53,6 +58,11 @@ export { ownerOf };
  * turned into the desired state, or why there is nothing to manage yet.
  */
 export interface Product {
+  /**
+   * Whether one of the product's objects in the install's namespace (a Deployment, an HPA, a
+   * GatewayParameters) belongs to the install `g` targets, when one namespace holds several.
+   */
+  inTarget(g: HAObject, obj: KubernetesObject): boolean;
   desired(
     g: HAObject,
     s: Snapshot,
@@ -65,6 +75,7 @@ export interface Product {
  * core's desired(); a parameter only so tests can feed the guards.
  */
 export const glooProduct = (computeDesired: typeof desired = desired): Product => ({
+  inTarget: (g, obj) => inTarget(obj, (g as GlooHA).spec?.target),
   desired(g, s, ownedOf) {
     const ns = installNamespaceOf(g);
     const target = (g as GlooHA).spec?.target;
@@ -93,6 +104,9 @@ export const GLOO = glooProduct();
 
 /** kgateway: a KgatewayHA against the controller Deployment kgateway's chart labels kgateway=kgateway. */
 export const KGATEWAY: Product = {
+  // Only the controller Deployment carries the release (GatewayParameters belong to Gateways).
+  inTarget: (g, obj) =>
+    obj.kind !== 'Deployment' || isKgatewayController(obj, (g as KgatewayHA).spec?.target),
   desired(g, s, ownedOf) {
     const ns = installNamespaceOf(g);
     const k = g as KgatewayHA;
@@ -166,7 +180,7 @@ export function stalledPlan(s: Snapshot, stall: Stall, requeueAfterMs?: number):
 export function plan(s: Snapshot, product: Product = GLOO): Plan {
   const g = s.glooHA;
   if (!g) return { ...emptyPlan(), forget: true };
-  if (g.metadata.deletionTimestamp) return finalizePlan(s, g);
+  if (g.metadata.deletionTimestamp) return finalizePlan(s, g, product);
   const p = livePlan(s, g, product);
   // Our finalizer goes on in this same reconcile, before any other write (execute() sends it first):
   // a reconcile of its own went to the back of the queue, behind every other key, at a cold start.
@@ -385,17 +399,12 @@ function suspendedPlan(s: Snapshot, g: HAObject, d: Desired, would: Plan, decide
  * another namespace (no cross-namespace ownerReferences) are deleted here. Gloo's Deployments and
  * HPAs keep their values (see handover.ts). Then the finalizer goes.
  */
-function finalizePlan(s: Snapshot, g: HAObject): Plan {
+function finalizePlan(s: Snapshot, g: HAObject, product: Product): Plan {
   const out = emptyPlan();
   if (!finalizersOf(g).includes(FINALIZER)) return out;
   const owner = ownerOf(g);
   const ns = installNamespaceOf(g);
-  // Only the product's own objects: the HPAs that scale its Deployments (kgateway's HPA informer sees
-  // every HPA, a GlooHA's included, and those are the GlooHA's to hand over, not this object's).
-  const ours = new Set(s.deployments.map((d) => d.metadata?.name));
-  const hpas = s.glooHpas.filter((h) => ours.has(h.spec?.scaleTargetRef?.name));
-  for (const live of [...s.deployments, ...hpas, ...(s.gatewayParameters ?? [])] as KubernetesObject[]) {
-    if (live.metadata?.namespace !== ns) continue;
+  for (const live of handoverScope(s, g, product)) {
     const h = handoverOf(live);
     if (h) out.handover.push(h);
   }
@@ -408,6 +417,36 @@ function finalizePlan(s: Snapshot, g: HAObject): Plan {
   }
   out.finalizers = finalizersOf(g).filter((f) => f !== FINALIZER);
   return out;
+}
+
+/**
+ * The objects of the install that `g` may have written to and hands back on deletion. All the
+ * operator's applies share one field manager, so "holds a field of ours" does not say whose: an
+ * object of another install in the namespace (another spec.target), or one whose replicas floor names
+ * another GlooHA, is not ours; and a GlooHA that stood back for an older rival of the same install
+ * never wrote at all (handing over would strip the rival's fields).
+ */
+function handoverScope(s: Snapshot, g: HAObject, product: Product): KubernetesObject[] {
+  if (olderRival(g, s.sameNamespace)) return [];
+  const ns = installNamespaceOf(g);
+  const owner = ownerOf(g);
+  const mine = (o: KubernetesObject) => {
+    const a = o.metadata?.annotations ?? {};
+    if (a[ANNOTATION_OWNER] === undefined) return true;
+    return (
+      a[ANNOTATION_OWNER] === `${owner.namespace}/${owner.name}` &&
+      (a[ANNOTATION_OWNER_KIND] ?? KIND) === (owner.kind ?? KIND)
+    );
+  };
+  const scoped = (o: KubernetesObject) => o.metadata?.namespace === ns && product.inTarget(g, o) && mine(o);
+  const deployments = (s.deployments as KubernetesObject[]).filter(scoped);
+  // The HPAs that scale those Deployments (kgateway's HPA informer sees every HPA, a GlooHA's
+  // included, and those are the GlooHA's to hand over, not this object's).
+  const targets = new Set(deployments.map((d) => d.metadata?.name));
+  const hpas = s.glooHpas.filter(
+    (h) => h.metadata?.namespace === ns && targets.has(h.spec?.scaleTargetRef?.name),
+  );
+  return [...deployments, ...hpas, ...(s.gatewayParameters ?? []).filter(scoped)];
 }
 
 /**

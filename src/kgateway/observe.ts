@@ -1,13 +1,21 @@
 // From cached API objects to the ObservedKgateway the kgateway core takes, as controller/observe.ts
 // does for Gloo. kgateway's chart labels its controller kgateway=kgateway (kgateway.selectorLabels);
 // spec.target.helmRelease picks one release's controller when a namespace holds several.
-import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import type { KgatewayTargetSpec } from '../api/types.js';
 import { observedDeployment, observeInstall, type InstallObjects } from '../controller/observe.js';
 import type { Owner } from '../core/ownership.js';
 import type { ObservedGateway, ObservedKgateway } from './desired.js';
 
 const INSTANCE_LABEL = 'app.kubernetes.io/instance';
+
+/** Whether `d` is the controller Deployment of the kgateway release `target` names (any, without one). */
+export function isKgatewayController(d: KubernetesObject, target: KgatewayTargetSpec | undefined): boolean {
+  const labels = d.metadata?.labels ?? {};
+  return (
+    labels.kgateway === 'kgateway' && (!target?.helmRelease || labels[INSTANCE_LABEL] === target.helmRelease)
+  );
+}
 
 export function observeKgateway(
   objs: InstallObjects,
@@ -19,10 +27,7 @@ export function observeKgateway(
     parameters: [],
   },
 ): ObservedKgateway {
-  const isController = (d: V1Deployment) =>
-    d.metadata?.labels?.kgateway === 'kgateway' &&
-    (!target?.helmRelease || d.metadata.labels[INSTANCE_LABEL] === target.helmRelease);
-  const controller = objs.deployments.find(isController);
+  const controller = objs.deployments.find((d) => isKgatewayController(d, target));
   // HPAs and PDBs are read as for Gloo (only their kind-independent parts).
   const { hpas, pdbs } = observeInstall({ ...objs, deployments: [] }, owner);
   return {

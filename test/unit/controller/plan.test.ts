@@ -141,6 +141,90 @@ describe('plan: lifecycle branches', () => {
   });
 });
 
+describe('plan: deletion hands over only what this GlooHA wrote', () => {
+  const single = { gloo: { replicas: 3 } };
+  // Two Gloo releases in one namespace, told apart by their Helm release (as `helm install a` and
+  // `helm install b` with distinct names would leave them).
+  const releaseDeployments = (r: string) =>
+    chartDeployments(single).map((d) => ({
+      ...d,
+      metadata: {
+        ...d.metadata,
+        name: `${d.metadata!.name}-${r}`,
+        annotations: { 'meta.helm.sh/release-name': r },
+      },
+    }));
+  const ours = [{ manager: MANAGER, operation: 'Apply', fieldsV1: { 'f:spec': { 'f:replicas': {} } } }];
+  const withOurFields = (s: Snapshot): Snapshot => ({
+    ...s,
+    deployments: s.deployments.map((d) => ({ ...d, metadata: { ...d.metadata, managedFields: ours } })),
+  });
+  const deleting = (g: GlooHA): GlooHA => ({
+    ...g,
+    metadata: { ...g.metadata, deletionTimestamp: '2030-01-03T00:00:00Z' as never },
+  });
+  const settle = (s: Snapshot) => {
+    const first = afterPlan(s, plan(s));
+    return afterPlan(first, plan(first));
+  };
+
+  it('deleting GlooHA a (release a) leaves release b and its GlooHA alone', () => {
+    const a = finalizedGlooHA({ ...single, target: { helmRelease: 'a' } }, { name: 'a' });
+    const b = finalizedGlooHA({ ...single, target: { helmRelease: 'b' } }, { name: 'b' });
+    const both = {
+      sameNamespace: [a, b],
+      deployments: [...releaseDeployments('a'), ...releaseDeployments('b')],
+    };
+    const afterA = settle(snapshotOf(a, { key: `${NS}/a`, ...both }));
+    const afterB = settle({ ...afterA, key: `${NS}/b`, glooHA: b });
+    const live = withOurFields(afterB);
+    // b's floor is on gloo-b, a's on gloo-a: both were applied.
+    const floorOf = (name: string) =>
+      live.deployments.find((d) => d.metadata?.name === name)?.metadata?.annotations?.['glooha.io/owner'];
+    expect([floorOf('gloo-a'), floorOf('gloo-b')]).toEqual([`${NS}/a`, `${NS}/b`]);
+
+    const p = plan({ ...live, key: `${NS}/a`, glooHA: deleting(a), sameNamespace: [deleting(a), b] });
+    expect(p.handover.map((h) => h.what).sort()).toEqual([
+      `Deployment ${NS}/discovery-a`,
+      `Deployment ${NS}/gloo-a`,
+    ]);
+    expect(p.finalizers).toEqual([]);
+  });
+
+  it('a Deployment whose replicas floor names another GlooHA is not handed over', () => {
+    const a = finalizedGlooHA(single, { name: 'a' });
+    const s = withOurFields(settle(snapshotOf(a, { key: `${NS}/a` })));
+    const gloo = s.deployments.find((d) => d.metadata?.name === 'gloo')!;
+    gloo.metadata!.annotations = { ...gloo.metadata!.annotations, 'glooha.io/owner': `${NS}/someone-else` };
+    const p = plan({ ...s, glooHA: deleting(a), sameNamespace: [deleting(a)] });
+    expect(p.handover.map((h) => h.what)).toEqual([`Deployment ${NS}/discovery`]);
+  });
+
+  it("deleting a stalled younger rival hands over nothing: the install is the older GlooHA's", () => {
+    const older = finalizedGlooHA(single, {
+      name: 'first',
+      creationTimestamp: '2029-01-01T00:00:00Z' as never,
+    });
+    const younger = finalizedGlooHA(single, { name: 'second' });
+    const s = withOurFields(
+      settle(snapshotOf(older, { key: `${NS}/first`, sameNamespace: [older, younger] })),
+    );
+    const stalled = plan({ ...s, key: `${NS}/second`, glooHA: younger });
+    expect(stalled.stall?.reason).toBe('ConflictingGlooHA');
+    const p = plan({
+      ...s,
+      key: `${NS}/second`,
+      glooHA: deleting(younger),
+      sameNamespace: [older, deleting(younger)],
+    });
+    expect(p.handover).toEqual([]);
+    expect(p.finalizers).toEqual([]);
+    // The older one, deleted while the younger still stands, does hand its install over.
+    const q = plan({ ...s, glooHA: deleting(older), sameNamespace: [deleting(older), younger] });
+    expect(q.handover.map((h) => h.what)).toContain(`Deployment ${NS}/gloo`);
+  });
+});
+
 describe('plan: stalls (nothing written but status and a Warning event)', () => {
   it('an older GlooHA manages the same install: ConflictingGlooHA', () => {
     const older = finalizedGlooHA(spec, {
