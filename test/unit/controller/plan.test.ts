@@ -141,6 +141,52 @@ describe('plan: lifecycle branches', () => {
   });
 });
 
+describe("plan: deletion leaves a rollout strategy safe at the chart's single replica", () => {
+  const required = { gloo: { replicas: 3, antiAffinity: 'required' as const } };
+  const deletingWith = (managedFields: unknown[]) => {
+    const g = finalizedGlooHA(required);
+    const s = settled(snapshotOf(g));
+    const gloo = s.deployments.find((d) => d.metadata?.name === 'gloo')!;
+    expect(gloo.spec?.strategy?.rollingUpdate).toEqual({ maxSurge: 0, maxUnavailable: 1 });
+    gloo.metadata!.managedFields = managedFields as never;
+    gloo.metadata!.resourceVersion = '42';
+    const p = plan({
+      ...s,
+      glooHA: { ...g, metadata: { ...g.metadata, deletionTimestamp: '2030-01-03T00:00:00Z' as never } },
+    });
+    return p.handover.find((h) => h.what === `Deployment ${NS}/gloo`)!;
+  };
+
+  it('our maxSurge 0 goes back to the API default (25%/25%) before ownership is released', () => {
+    const h = deletingWith([
+      {
+        manager: MANAGER,
+        operation: 'Apply',
+        fieldsV1: {
+          'f:spec': { 'f:replicas': {}, 'f:strategy': { 'f:rollingUpdate': { 'f:maxSurge': {} } } },
+        },
+      },
+    ]);
+    expect(h.prepare).toEqual({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'gloo', namespace: NS, resourceVersion: '42' },
+      spec: {
+        strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } },
+      },
+    });
+    expect(h.release.metadata?.resourceVersion).toBe('42');
+  });
+
+  it('a strategy someone else set is left as it is', () => {
+    const h = deletingWith([
+      { manager: MANAGER, operation: 'Apply', fieldsV1: { 'f:spec': { 'f:replicas': {} } } },
+      { manager: 'kubectl-edit', operation: 'Update', fieldsV1: { 'f:spec': { 'f:strategy': {} } } },
+    ]);
+    expect(h.prepare).toBeUndefined();
+  });
+});
+
 describe('plan: deletion hands over only what this GlooHA wrote', () => {
   const single = { gloo: { replicas: 3 } };
   // Two Gloo releases in one namespace, told apart by their Helm release (as `helm install a` and
