@@ -60,11 +60,6 @@ interface Profile {
   plural: string;
   /** Selects the product's Deployments. */
   productSelector: string;
-  /**
-   * Selects the HPAs and PDBs that may cover them (undefined: all). Gloo's chart labels its own
-   * app=gloo; kgateway's proxies get theirs from their users (or `glooha migrate`), unlabelled.
-   */
-  coverSelector?: string;
   leaseName: string;
   ownedSelector: string;
   /** The owner-kind label value of what it owns (none for a GlooHA's). */
@@ -81,7 +76,6 @@ const GLOO_PROFILE: Profile = {
   plural: PLURAL,
   // Gloo's chart labels everything it creates app=gloo: watch that, not every Deployment.
   productSelector: 'app=gloo',
-  coverSelector: 'app=gloo',
   leaseName: GLOO_LEASE_NAME,
   ownedSelector: `${managed},!${LABEL_OWNER_KIND}`,
   product: GLOO,
@@ -172,13 +166,13 @@ function setupController(
     ...DEPLOYMENTS,
     labelSelector: profile.productSelector,
   });
-  const glooHpas = mgr.informer<V2HorizontalPodAutoscaler & KubernetesObject>({
-    ...GLOO_HPAS,
-    ...(profile.coverSelector ? { labelSelector: profile.coverSelector } : {}),
-  });
+  // Every HPA and PDB, not only those labelled like the product's: what covers a Deployment is what
+  // targets it (scaleTargetRef) or selects its pods, and a user's `kubectl autoscale` or `kubectl
+  // create pdb` carries no label of the chart's (observe.ts matches them). One informer per kind,
+  // shared by both controllers.
+  const glooHpas = mgr.informer<V2HorizontalPodAutoscaler & KubernetesObject>({ ...GLOO_HPAS });
   const glooPdbs = mgr.informer<V1PodDisruptionBudget & KubernetesObject>({
     ...GLOO_PDBS,
-    ...(profile.coverSelector ? { labelSelector: profile.coverSelector } : {}),
     transform: stripManagedFields,
   });
   const owned = new Map(

@@ -22,7 +22,10 @@ export interface Snapshot {
   glooHA: HAObject | undefined;
   /** Every other object of its kind whose install is in the same namespace (for the rival check). */
   sameNamespace: HAObject[];
-  /** The product's Deployments, HPAs and PDBs (Gloo's: app=gloo; kgateway's: kgateway=kgateway) in the install's namespace. */
+  /**
+   * The product's Deployments (Gloo's: app=gloo; kgateway's: kgateway=kgateway) and every HPA and PDB
+   * in the install's namespace (which of them cover a Deployment is decided by target and selector).
+   */
   deployments: V1Deployment[];
   glooHpas: V2HorizontalPodAutoscaler[];
   glooPdbs: V1PodDisruptionBudget[];
