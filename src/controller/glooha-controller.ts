@@ -29,6 +29,7 @@ import type { OperatorMetrics } from '../metrics/index.js';
 import { realClock, type Clock } from '../runtime/clock.js';
 import { anyOf, deepEqual, generationChanged, type EventFilter } from '../runtime/filters.js';
 import type { Informer } from '../runtime/informer.js';
+import { ServedListTypes } from '../kube/openapi-list-types.js';
 import { stripManagedFields, stripManagedFieldsOf } from '../runtime/transforms.js';
 import { objectKey } from '../runtime/store.js';
 import { EventRecorder } from './actions/events.js';
@@ -41,6 +42,7 @@ import {
   GLOO_HPAS,
   GLOO_PDBS,
   LEASES,
+  LIST_TYPED_KINDS,
   OWNED_KINDS,
 } from './kinds.js';
 import { ReconcilerMemory } from './memory.js';
@@ -209,6 +211,13 @@ function setupController(
   });
   mgr.onStop(() => tracker.stop());
 
+  // How server-side apply merges the lists of what we write, from the API server's own schema: the
+  // drift comparison must see a list-map as the API server merges it (compare.ts).
+  const servedListTypes = new ServedListTypes(
+    mgr.client,
+    [...LIST_TYPED_KINDS, ...(gatewayApi ? [GATEWAY_PARAMETERS] : [])],
+    mgr.log,
+  );
   const memory = new ReconcilerMemory();
   const writer = kubeWriter(mgr.client);
   const events = new EventRecorder(writer, mgr.log, () => clock.wallNow().getTime());
@@ -279,17 +288,19 @@ function setupController(
     name: profile.name,
     concurrency: opts.concurrency,
     resyncPeriodMs: opts.resyncPeriodMs,
-    reconcile: (key, ctx) =>
-      reconcile(key, ctx, {
+    reconcile: async (key, ctx) => {
+      const listTypes = await servedListTypes.get(ctx.signal);
+      return reconcile(key, ctx, {
         controllerName: profile.name,
         product: profile.product,
-        snapshot,
+        snapshot: (k) => ({ ...snapshot(k), listTypes }),
         writer,
         events,
         memory,
         metrics: opts.metrics,
         log: mgr.log,
-      }),
+      });
+    },
     watches: [
       // Spec (generation), deletion, finalizers, labels and annotations, and status written by
       // anyone but us; not our own status writes.

@@ -49,6 +49,14 @@ export const GATEWAY_PARAMETERS: KindInfo = {
   plural: 'gatewayparameters',
 };
 
+/**
+ * The kinds whose list types the operator reads from the API server's OpenAPI (the built-in ones it
+ * writes; ConfigMaps hold no list), and that `glooha render --merge-into` carries a snapshot of.
+ */
+export const LIST_TYPED_KINDS: readonly KindInfo[] = [DEPLOYMENTS, ...OWNED_KINDS].filter(
+  (k) => k.group !== '',
+);
+
 /** Where objects of `kind` live; throws for a kind the operator never writes. */
 export function kindInfo(kind: string): KindInfo {
   const info = [...OWNED_KINDS, DEPLOYMENTS, GATEWAY_PARAMETERS].find((k) => k.kind === kind);

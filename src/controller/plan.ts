@@ -29,6 +29,7 @@ import { desiredKgateway } from '../kgateway/desired.js';
 import { isKgatewayController, observeKgateway } from '../kgateway/observe.js';
 import { ownerOf } from '../core/ownership.js';
 import type { KubeObject } from '../core/templates.js';
+import { kindKey, type ListTypes } from '../kube/list-types.js';
 import { isOlderResourceVersion } from '../kube/resource-version.js';
 import { canonicalJson, isSubset, stableHash } from './compare.js';
 import { olderRival, selfConflicts } from './conflicts.js';
@@ -264,6 +265,7 @@ export function decideApply(
   live: KubernetesObject | undefined,
   driftPolicy: Desired['driftPolicy'],
   ownApplies: ReadonlyMap<string, OwnApply> = new Map(),
+  listTypes: ListTypes = {},
 ): { apply?: PlannedApply; drift?: DriftReport } {
   const hash = stableHash(body);
   const what = `${body.kind} ${body.metadata.namespace}/${body.metadata.name}`;
@@ -278,9 +280,10 @@ export function decideApply(
     return {};
   if (live.metadata?.annotations?.[APPLIED_ANNOTATION] !== hash)
     return { apply: { ...base, reason: 'update' } };
-  if (isSubset(body, live)) return {};
+  const lists = listTypes[kindKey(body.apiVersion, body.kind)];
+  if (isSubset(body, live, lists)) return {};
   if (driftPolicy === 'ignore') return {};
-  const message = describeDrift(body, live);
+  const message = describeDrift(body, live, lists);
   if (driftPolicy === 'warn') return { drift: { message, corrected: false } };
   return {
     apply: { ...base, reason: 'drift', drift: message },
@@ -292,7 +295,7 @@ function applyPlan(s: Snapshot, g: HAObject, d: Desired, ns: string): Plan {
   const out = emptyPlan();
   const drift: DriftReport[] = [];
   const consider = (body: KubeObject, live: KubernetesObject | undefined, stage: number) => {
-    const decision = decideApply(body, live, d.driftPolicy, s.ownApplies);
+    const decision = decideApply(body, live, d.driftPolicy, s.ownApplies, s.listTypes);
     if (decision.apply) out.applies.push({ ...decision.apply, stage });
     if (decision.drift) drift.push(decision.drift);
   };
