@@ -141,6 +141,35 @@ describe('plan: lifecycle branches', () => {
   });
 });
 
+describe('plan: lists merged by the served schema', () => {
+  it("another manager's hostname spread constraint beside ours (server-side apply keeps both): no write, no drift", () => {
+    const g = finalizedGlooHA({
+      gloo: {
+        replicas: 3,
+        topologySpreadConstraints: [
+          { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway' },
+        ],
+      },
+    });
+    const s = settled(snapshotOf(g));
+    const gloo = s.deployments.find((d) => d.metadata?.name === 'gloo')!;
+    const podSpec = gloo.spec!.template.spec!;
+    podSpec.topologySpreadConstraints = [
+      {
+        maxSkew: 1,
+        topologyKey: 'kubernetes.io/hostname',
+        whenUnsatisfiable: 'DoNotSchedule',
+        labelSelector: { matchLabels: { gloo: 'gloo' } },
+      },
+      ...(podSpec.topologySpreadConstraints ?? []),
+    ];
+    const p = plan(s);
+    expect(p.applies.map((a) => `${a.reason} ${a.what}`)).toEqual([]);
+    expect(p.events.filter((e) => e.reason.startsWith('Drift'))).toEqual([]);
+    expect(condition(p.status ?? s.glooHA?.status, 'Drifted')?.status ?? 'False').toBe('False');
+  });
+});
+
 describe("plan: deletion leaves a rollout strategy safe at the chart's single replica", () => {
   const required = { gloo: { replicas: 3, antiAffinity: 'required' as const } };
   const deletingWith = (managedFields: unknown[]) => {
