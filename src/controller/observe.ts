@@ -26,6 +26,8 @@ export function isOwnedBy(obj: KubernetesObject, owner: Owner): boolean {
   );
 }
 
+const HELM_RELEASE_ANNOTATION = 'meta.helm.sh/release-name';
+
 export function observedDeployment(d: V1Deployment): ObservedDeployment {
   const spec = d.spec;
   return {
@@ -39,6 +41,9 @@ export function observedDeployment(d: V1Deployment): ObservedDeployment {
     })),
     serviceAccountName: spec?.template?.spec?.serviceAccountName,
     replicas: spec?.replicas,
+    ...(d.metadata?.annotations?.[HELM_RELEASE_ANNOTATION]
+      ? { helmRelease: d.metadata.annotations[HELM_RELEASE_ANNOTATION] }
+      : {}),
   };
 }
 
@@ -48,8 +53,6 @@ export interface InstallObjects {
   hpas: V2HorizontalPodAutoscaler[];
   pdbs: V1PodDisruptionBudget[];
 }
-
-const HELM_RELEASE_ANNOTATION = 'meta.helm.sh/release-name';
 
 /** Whether an object belongs to the install spec.target names (selector and Helm release narrow it). */
 export function inTarget(obj: KubernetesObject, target: TargetSpec | undefined): boolean {

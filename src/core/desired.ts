@@ -616,7 +616,12 @@ function helmValuesConfigMap(ctx: Context, g: DefaultedGlooHA, values: HelmValue
       ctx.owner.namespace,
       'helm-values',
     ),
-    valuesYaml: helmValuesYaml(values, `${g.metadata.namespace ?? 'default'}/${g.metadata.name}`),
+    valuesYaml: helmValuesYaml(values, `${g.metadata.namespace ?? 'default'}/${g.metadata.name}`, {
+      // The release Helm recorded on the gloo Deployment; `gloo`, the name Gloo's docs install as.
+      release: g.spec.target?.helmRelease ?? ctx.observed.gloo?.helmRelease ?? 'gloo',
+      namespace: ctx.ns,
+      configMap: { namespace: ctx.owner.namespace, name: names.helmValuesConfigMap(ctx.owner) },
+    }),
   });
 }
 
