@@ -140,9 +140,7 @@ const isMap = (v: Json): v is JsonMap => typeof v === 'object' && v !== null && 
 export function listTypeAt(lists: KindListTypes | undefined, path: string, ...values: Json[][]): ListType {
   if (lists) return lists[path] ?? ATOMIC;
   const named = (v: Json) => isMap(v) && typeof v.name === 'string';
-  return values.every((xs) => xs.length > 0 && xs.every(named))
-    ? { type: 'map', keys: ['name'] }
-    : ATOMIC;
+  return values.every((xs) => xs.length > 0 && xs.every(named)) ? { type: 'map', keys: ['name'] } : ATOMIC;
 }
 
 /**
