@@ -36,7 +36,7 @@ import {
   setHeaderOptions,
 } from '@kubernetes/client-node';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -46,6 +46,7 @@ import { startControlPlane, type ControlPlane } from '../test/env/controlplane.j
 import { createNamespace, setControlPlane } from '../test/support/cluster.js';
 import { createGlooInstall } from '../test/support/gloo-install.js';
 import { createGlooHA, getGlooHA } from '../test/support/glooha.js';
+import { auditLogText } from '../test/support/audit.js';
 import {
   boundToPod,
   installOperatorRbac,
@@ -173,7 +174,7 @@ async function stopProcess(p: OperatorProcess): Promise<void> {
 /** Successful writes to the Lease in `namespace`, from the API server's audit log, by received time. */
 function leaseWrites(auditLogPath: string, namespace: string): number[] {
   const out: number[] = [];
-  for (const line of readFileSync(auditLogPath, 'utf8').split('\n')) {
+  for (const line of auditLogText(auditLogPath).split('\n')) {
     if (!line) continue;
     const ev = JSON.parse(line) as {
       stage: string;
@@ -334,7 +335,7 @@ function podWrites(
   since: number,
 ): (AuditRecord & { at: number; pod: string })[] {
   const out: (AuditRecord & { at: number; pod: string })[] = [];
-  for (const line of readFileSync(auditLogPath, 'utf8').split('\n')) {
+  for (const line of auditLogText(auditLogPath).split('\n')) {
     if (!line) continue;
     const ev = JSON.parse(line) as AuditRecord;
     if (ev.stage !== 'ResponseComplete' || !WRITE_VERBS.has(ev.verb)) continue;

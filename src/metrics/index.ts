@@ -54,7 +54,7 @@ export type ReadyState = 'true' | 'false' | 'unknown';
 const READY_STATES: readonly ReadyState[] = ['true', 'false', 'unknown'];
 
 /** What the per-object series read of one GlooHA or KgatewayHA, at scrape time. */
-export interface GlooHAHealth {
+export interface ObjectHealth {
   namespace: string;
   name: string;
   ready: ReadyState;
@@ -78,9 +78,13 @@ export interface GloohaMetrics {
    * glooha_product_leader_lease_{age,duration}_seconds{kind,namespace,name,lease}. One source per
    * kind; setting a kind's source again replaces it.
    */
-  observe(kind: string, source: () => readonly GlooHAHealth[]): void;
-  /** glooha_drift_corrections_total{component} += n: the operator reverted a manual change. */
-  driftCorrected(component: string, n?: number): void;
+  observe(kind: string, source: () => readonly ObjectHealth[]): void;
+  /**
+   * glooha_drift_corrections_total{namespace,name,component} += n: the operator reverted a manual
+   * change in the install of GlooHA (or KgatewayHA) namespace/name. Per install, so that an alert
+   * on one install is not the sum of several.
+   */
+  driftCorrected(owner: { namespace: string; name: string }, component: string, n?: number): void;
 }
 
 export interface OperatorMetrics {
@@ -361,8 +365,8 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
   const fencingPolicy = { setMissing: (missing: boolean) => policyMissing.set(missing ? 1 : 0) };
 
   // --- per-object series: read from the cache when scraped (see the module comment)
-  const sources = new Map<string, () => readonly GlooHAHealth[]>();
-  const each = function* (): Generator<[string, GlooHAHealth]> {
+  const sources = new Map<string, () => readonly ObjectHealth[]>();
+  const each = function* (): Generator<[string, ObjectHealth]> {
     for (const [kind, source] of sources) for (const g of source()) yield [kind, g];
   };
   new Gauge({
@@ -446,15 +450,16 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
   });
   const drift = new Counter({
     name: 'glooha_drift_corrections_total',
-    help: 'Number of times the operator reverted a change made outside it, by component.',
-    labelNames: ['component'] as const,
+    help: 'Number of times the operator reverted a change made outside it, by managed object (namespace, name) and component.',
+    labelNames: ['namespace', 'name', 'component'] as const,
     registers,
   });
   const glooha: GloohaMetrics = {
     observe: (kind, fn) => {
       sources.set(kind, fn);
     },
-    driftCorrected: (component, n = 1) => drift.inc({ component }, n),
+    driftCorrected: (owner, component, n = 1) =>
+      drift.inc({ namespace: owner.namespace, name: owner.name, component }, n),
   };
 
   return {

@@ -22,9 +22,9 @@ import {
   RECONCILE_REQUEST_ANNOTATION,
   VERSION,
 } from '../../src/api/constants.js';
-import { UNRECONCILED_STATUS } from '../../src/api/schema.js';
+import { UNRECONCILED_STATUS } from '../../src/products/gloo/schema.js';
 import type { GlooHA } from '../../src/api/types.js';
-import { CONTROLLER_LEASE_NAME, controllerSelectorLabels } from '../../src/kgateway/facts.js';
+import { CONTROLLER_LEASE_NAME, controllerSelectorLabels } from '../../src/products/kgateway/facts.js';
 import { formatMicroTime } from '../../src/leader/lease-client.js';
 import { auditWrites, describeAudit } from '../support/audit.js';
 import { adminKubeConfig, createNamespace } from '../support/cluster.js';

@@ -1,6 +1,6 @@
 import { register as globalRegistry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { createMetrics, type GlooHAHealth } from '../../../src/metrics/index.js';
+import { createMetrics, type ObjectHealth } from '../../../src/metrics/index.js';
 
 /**
  * controller-runtime's series, written down from its source (v0.20-v0.22):
@@ -195,7 +195,7 @@ describe('createMetrics', () => {
     const m = createMetrics({ defaultMetrics: false });
     let body = (await m.expose()).body;
     expect(sample(body, 'glooha_resources{kind="GlooHA",ready="true"}')).toBeUndefined(); // no controller yet
-    let gloo: GlooHAHealth[] = [
+    let gloo: ObjectHealth[] = [
       {
         namespace: 'a',
         name: 'one',
@@ -207,7 +207,7 @@ describe('createMetrics', () => {
       { namespace: 'b', name: 'new', ready: 'unknown' },
     ];
     // A KgatewayHA may share a GlooHA's namespace and name: the kind keeps their series apart.
-    const kgateway: GlooHAHealth[] = [
+    const kgateway: ObjectHealth[] = [
       {
         namespace: 'a',
         name: 'one',
@@ -217,8 +217,9 @@ describe('createMetrics', () => {
     ];
     m.glooha.observe('GlooHA', () => gloo);
     m.glooha.observe('KgatewayHA', () => kgateway);
-    m.glooha.driftCorrected('gloo');
-    m.glooha.driftCorrected('gateway-proxy', 2);
+    m.glooha.driftCorrected({ namespace: 'team-a', name: 'gloo' }, 'gloo');
+    m.glooha.driftCorrected({ namespace: 'team-b', name: 'gloo' }, 'gloo');
+    m.glooha.driftCorrected({ namespace: 'team-a', name: 'gloo' }, 'gateway-proxy', 2);
     body = (await m.expose()).body;
     expect(sample(body, 'glooha_resources{kind="GlooHA",ready="true"}')).toBe(2);
     expect(sample(body, 'glooha_resources{kind="GlooHA",ready="false"}')).toBe(1);
@@ -252,8 +253,19 @@ describe('createMetrics', () => {
     expect(sample(body, 'glooha_gloo_leader_lease_duration_seconds{namespace="a",name="one"}')).toBe(15);
     expect(body.match(/^glooha_gloo_leader_lease_age_seconds\{/gm)).toHaveLength(1);
     expect(sample(body, 'glooha_gloo_leader_lease_age_seconds{namespace="a",name="two"}')).toBeUndefined();
-    expect(sample(body, 'glooha_drift_corrections_total{component="gloo"}')).toBe(1);
-    expect(sample(body, 'glooha_drift_corrections_total{component="gateway-proxy"}')).toBe(2);
+    // per install: one counter per GlooHA, not one summed across installs
+    expect(
+      sample(body, 'glooha_drift_corrections_total{namespace="team-a",name="gloo",component="gloo"}'),
+    ).toBe(1);
+    expect(
+      sample(body, 'glooha_drift_corrections_total{namespace="team-b",name="gloo",component="gloo"}'),
+    ).toBe(1);
+    expect(
+      sample(
+        body,
+        'glooha_drift_corrections_total{namespace="team-a",name="gloo",component="gateway-proxy"}',
+      ),
+    ).toBe(2);
     // A status-only change shows at the next scrape; a deleted GlooHA's series go.
     gloo = [{ namespace: 'a', name: 'two', ready: 'false' }];
     body = (await m.expose()).body;
