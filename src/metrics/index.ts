@@ -68,9 +68,6 @@ export interface ObjectHealth {
   };
 }
 
-/** The kind whose per-object series keep their deprecated Gloo-only names for one release. */
-const GLOO_KIND = 'GlooHA';
-
 export interface GloohaMetrics {
   /**
    * Where the per-object series of `kind` (GlooHA, KgatewayHA) read from when scraped (that kind's
@@ -78,7 +75,18 @@ export interface GloohaMetrics {
    * glooha_product_leader_lease_{age,duration}_seconds{kind,namespace,name,lease}. One source per
    * kind; setting a kind's source again replaces it.
    */
-  observe(kind: string, source: () => readonly ObjectHealth[]): void;
+  observe(
+    kind: string,
+    source: () => readonly ObjectHealth[],
+    options?: {
+      /**
+       * Also export the kind's lease series under their deprecated names,
+       * glooha_gloo_leader_lease_{age,duration}_seconds{namespace,name}, kept for one release (the
+       * product that had them asks for them).
+       */
+      deprecatedLeaseSeries?: boolean;
+    },
+  ): void;
   /**
    * glooha_drift_corrections_total{namespace,name,component} += n: the operator reverted a manual
    * change in the install of GlooHA (or KgatewayHA) namespace/name. Per install, so that an alert
@@ -369,9 +377,13 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
   const each = function* (): Generator<[string, ObjectHealth]> {
     for (const [kind, source] of sources) for (const g of source()) yield [kind, g];
   };
+  const deprecatedLeaseKinds = new Set<string>();
+  const deprecated = function* (): Generator<[string, ObjectHealth]> {
+    for (const [kind, g] of each()) if (deprecatedLeaseKinds.has(kind)) yield [kind, g];
+  };
   new Gauge({
     name: 'glooha_resources',
-    help: 'Number of GlooHA and KgatewayHA resources by kind and the status of their Ready condition.',
+    help: "Number of the operator's HA resources by kind and the status of their Ready condition.",
     labelNames: ['kind', 'ready'] as const,
     registers,
     collect() {
@@ -384,7 +396,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
   });
   new Gauge({
     name: 'glooha_ready',
-    help: "1 when the GlooHA's or KgatewayHA's Ready condition is True, 0 when it is False, Unknown or not reported yet.",
+    help: "1 when the HA resource's Ready condition is True, 0 when it is False, Unknown or not reported yet.",
     labelNames: ['kind', 'namespace', 'name'] as const,
     registers,
     collect() {
@@ -395,7 +407,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
   });
   new Gauge({
     name: 'glooha_product_leader_lease_age_seconds',
-    help: "Seconds since this replica last saw the managed product's leader Lease renewed (Gloo's gloo, kgateway's kgateway-envoy), per GlooHA or KgatewayHA; above glooha_product_leader_lease_duration_seconds no replica of the product leads.",
+    help: "Seconds since this replica last saw the managed product's leader Lease (named by the lease label) renewed, per HA resource; above glooha_product_leader_lease_duration_seconds no replica of the product leads.",
     labelNames: ['kind', 'namespace', 'name', 'lease'] as const,
     registers,
     collect() {
@@ -410,7 +422,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
   });
   new Gauge({
     name: 'glooha_product_leader_lease_duration_seconds',
-    help: "The managed product's leader Lease leaseDurationSeconds, per GlooHA or KgatewayHA.",
+    help: "The managed product's leader Lease leaseDurationSeconds, per HA resource.",
     labelNames: ['kind', 'namespace', 'name', 'lease'] as const,
     registers,
     collect() {
@@ -427,23 +439,23 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
   // existing dashboards and alerts keep working.
   new Gauge({
     name: 'glooha_gloo_leader_lease_age_seconds',
-    help: 'Deprecated: use glooha_product_leader_lease_age_seconds{kind="GlooHA"}. Seconds since this replica last saw the Gloo install\'s leader Lease renewed, per GlooHA.',
+    help: 'Deprecated: use glooha_product_leader_lease_age_seconds with the kind label. Seconds since this replica last saw the leader Lease renewed, per HA resource.',
     labelNames: ['namespace', 'name'] as const,
     registers,
     collect() {
       this.reset();
-      for (const g of sources.get(GLOO_KIND)?.() ?? [])
+      for (const [, g] of deprecated())
         if (g.leaderLease) this.set({ namespace: g.namespace, name: g.name }, g.leaderLease.ageSeconds);
     },
   });
   new Gauge({
     name: 'glooha_gloo_leader_lease_duration_seconds',
-    help: 'Deprecated: use glooha_product_leader_lease_duration_seconds{kind="GlooHA"}. The Gloo install\'s leader Lease leaseDurationSeconds, per GlooHA.',
+    help: 'Deprecated: use glooha_product_leader_lease_duration_seconds with the kind label. The leader Lease leaseDurationSeconds, per HA resource.',
     labelNames: ['namespace', 'name'] as const,
     registers,
     collect() {
       this.reset();
-      for (const g of sources.get(GLOO_KIND)?.() ?? [])
+      for (const [, g] of deprecated())
         if (g.leaderLease)
           this.set({ namespace: g.namespace, name: g.name }, g.leaderLease.leaseDurationSeconds);
     },
@@ -455,8 +467,10 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
     registers,
   });
   const glooha: GloohaMetrics = {
-    observe: (kind, fn) => {
+    observe: (kind, fn, options) => {
       sources.set(kind, fn);
+      if (options?.deprecatedLeaseSeries) deprecatedLeaseKinds.add(kind);
+      else deprecatedLeaseKinds.delete(kind);
     },
     driftCorrected: (owner, component, n = 1) =>
       drift.inc({ namespace: owner.namespace, name: owner.name, component }, n),

@@ -26,6 +26,7 @@ export const glooProduct = (computeDesired: typeof desired = desired): Product =
   // it (scaleTargetRef) or selects its pods, and a user's `kubectl autoscale` or `kubectl create pdb`
   // carries no label of the chart's (the observation matches them).
   leaseName: GLOO_LEASE_NAME,
+  deprecatedLeaseSeries: true,
   relatedKinds: [],
   // patch: the finalizer is set by a merge patch of the GlooHA's metadata.finalizers (a custom resource
   // has no finalizers subresource; gloohas/finalizers only gates blockOwnerDeletion on ownerReferences).

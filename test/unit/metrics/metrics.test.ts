@@ -215,7 +215,7 @@ describe('createMetrics', () => {
         leaderLease: { name: 'kgateway-envoy', ageSeconds: 20, leaseDurationSeconds: 15 },
       },
     ];
-    m.glooha.observe('GlooHA', () => gloo);
+    m.glooha.observe('GlooHA', () => gloo, { deprecatedLeaseSeries: true });
     m.glooha.observe('KgatewayHA', () => kgateway);
     m.glooha.driftCorrected({ namespace: 'team-a', name: 'gloo' }, 'gloo');
     m.glooha.driftCorrected({ namespace: 'team-b', name: 'gloo' }, 'gloo');
