@@ -3,9 +3,10 @@
 // cluster to talk to. client-node alone throws a raw ENOENT stack for a missing file and, with nothing
 // at all, silently points at http://localhost:8080.
 import { KubeConfig } from '@kubernetes/client-node';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
 
 /** No usable kubeconfig: the message says what was looked at and what to do. */
 export class KubeConfigError extends Error {
@@ -82,8 +83,44 @@ export function contextNamespace(kc: KubeConfig): string {
 }
 
 function readFile(kc: KubeConfig, path: string, source: string): void {
+  let text: string;
   try {
-    kc.loadFromFile(path);
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why =
+      code === 'EISDIR'
+        ? 'it is a directory'
+        : code === 'EACCES' || code === 'EPERM'
+          ? 'permission denied'
+          : (err as Error).message.split('\n')[0];
+    throw new KubeConfigError(`${source} cannot be read: ${why}; give a kubeconfig file`);
+  }
+  // client-node reads an empty file or a YAML scalar as a config with nothing in it (or fails on a
+  // property of undefined): say what the file is instead.
+  if (text.trim() === '')
+    throw new KubeConfigError(
+      `${source} is empty: it is not a kubeconfig (kubectl config view --raw writes one)`,
+    );
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (err) {
+    throw new KubeConfigError(
+      `${source} cannot be read: not YAML (${(err as Error).message.split('\n')[0]})`,
+    );
+  }
+  if (
+    typeof doc !== 'object' ||
+    doc === null ||
+    Array.isArray(doc) ||
+    !('clusters' in doc || 'contexts' in doc)
+  )
+    throw new KubeConfigError(
+      `${source} has no clusters or contexts: not a usable kubeconfig (kubectl config view --raw writes one)`,
+    );
+  try {
+    kc.loadFromFile(path); // resolves the file's relative certificate paths against its directory
   } catch (err) {
     throw new KubeConfigError(`${source} cannot be read: ${(err as Error).message.split('\n')[0]}`);
   }
