@@ -469,15 +469,26 @@ export const TOPIC_USAGE: Record<Command, string> = {
 
 type Values = Partial<Record<Flag, string | boolean>>;
 
-/** kubectl (pflag) reads `-o=json` as `-o json`; node's parseArgs would keep the `=`. */
+/**
+ * kubectl (pflag) reads `-o=json` as `-o json`; node's parseArgs would keep the `=`. A boolean's
+ * `-A=false` becomes `--all-namespaces=false`, whose value the parser then judges.
+ */
 function splitShortEquals(argv: readonly string[]): string[] {
+  const byShort = new Map<string, Flag>(
+    (Object.keys(FLAGS) as Flag[]).flatMap((f) => {
+      const short = (FLAGS[f] as FlagSpec).short;
+      return short ? [[short, f] as const] : [];
+    }),
+  );
   const out: string[] = [];
   let rest = false;
   for (const arg of argv) {
     if (!rest && arg === '--') rest = true;
-    const m = !rest && /^-([a-zA-Z])=(.*)$/s.exec(arg);
-    if (m) out.push(`-${m[1]}`, m[2] as string);
-    else out.push(arg);
+    const m = rest ? null : /^-([a-zA-Z])=(.*)$/s.exec(arg);
+    const flag = m && byShort.get(m[1] as string);
+    if (!m || !flag) out.push(arg);
+    else if (FLAGS[flag].type === 'boolean') out.push(`--${flag}=${m[2]}`);
+    else out.push(`-${m[1]}`, m[2] as string);
   }
   return out;
 }
