@@ -1,11 +1,13 @@
 // The cluster-facing CLI (glooha status, check, helm-values) against the real API server, with the
 // operator running as the chart's ServiceAccount; plus what an SRE reads off /metrics meanwhile
 // (glooha_ready as soon as Ready=True, no reconcile error on delete) and the transport's error text.
-import { AppsV1Api, CoordinationV1Api, type V1Deployment } from '@kubernetes/client-node';
+import { AppsV1Api, CoordinationV1Api, CustomObjectsApi, type V1Deployment } from '@kubernetes/client-node';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { GROUP, KGATEWAY_PLURAL, RECONCILE_REQUEST_ANNOTATION, VERSION } from '../../src/api/constants.js';
+import type { KgatewayHA } from '../../src/api/types.js';
 import { EXIT } from '../../src/cli/args.js';
 import { main } from '../../src/cli/main.js';
 import { KubeApiError, KubeClient } from '../../src/kube/client.js';
@@ -61,6 +63,28 @@ function operatorDeployment(namespace: string, serviceAccountName: string): V1De
       },
     },
   };
+}
+
+const kgatewayhas = () => admin.makeApiClient(CustomObjectsApi);
+
+async function createKgatewayHA(namespace: string, name: string, spec: KgatewayHA['spec']): Promise<void> {
+  await kgatewayhas().createNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace,
+    plural: KGATEWAY_PLURAL,
+    body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'KgatewayHA', metadata: { name, namespace }, spec },
+  });
+}
+
+async function getKgatewayHA(namespace: string, name: string): Promise<KgatewayHA> {
+  return (await kgatewayhas().getNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace,
+    plural: KGATEWAY_PLURAL,
+    name,
+  })) as KgatewayHA;
 }
 
 const ready = (g: { status?: { conditions?: Array<{ type: string; status: string }> } }) =>
@@ -130,8 +154,10 @@ describe('glooha CLI against the API server', { timeout: 180_000 }, () => {
   it('status: a table, JSON and YAML; exit 0 when every GlooHA is Ready, 4 for a missing name', async () => {
     const table = await glooha(['status', '-n', glooNs]);
     expect(table.code, table.stderr).toBe(EXIT.OK);
-    expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+READY\s+STALLED\s+REASON/);
-    expect(table.stdout).toMatch(/^gloo\s+True\s+False\s+Reconciled\s+gloo 2\/2, gatewayProxy 2\/2/m);
+    expect(table.stdout.split('\n')[0]).toMatch(/^KIND\s+NAME\s+READY\s+STALLED\s+REASON/);
+    expect(table.stdout).toMatch(
+      /^GlooHA\s+gloo\s+True\s+False\s+Reconciled\s+gloo 2\/2, gatewayProxy 2\/2/m,
+    );
 
     const json = await glooha(['status', 'gloo', '-n', glooNs, '-o', 'json']);
     expect(json.code).toBe(EXIT.OK);
@@ -146,7 +172,7 @@ describe('glooha CLI against the API server', { timeout: 180_000 }, () => {
 
     const missing = await glooha(['status', 'nope', '-n', glooNs]);
     expect(missing.code).toBe(EXIT.NOT_FOUND);
-    expect(missing.stderr).toBe(`glooha: GlooHA ${glooNs}/nope not found\n`);
+    expect(missing.stderr).toBe(`glooha: GlooHA or KgatewayHA ${glooNs}/nope not found\n`);
   });
 
   it('status: a GlooHA whose Gloo install is missing is not Ready, and status exits 5', async () => {
@@ -172,6 +198,122 @@ describe('glooha CLI against the API server', { timeout: 180_000 }, () => {
     await deleteGlooHA(ns, 'lonely');
   });
 
+  it('status -n NS covers KgatewayHAs: a Stalled one beside no GlooHA exits 5 and is named, not "No GlooHAs found"', async () => {
+    const ns = await createNamespace('kgw-stalled');
+    await createKgatewayHA(ns, 'kgateway', {
+      controller: { replicas: 1, leaderElection: { enabled: false } },
+    });
+    const r = await eventually(
+      'the operator to report the KgatewayHA Stalled (no kgateway install there)',
+      () => glooha(['status', '-n', ns]),
+      (x) => /^KgatewayHA\s+kgateway\s+False\s+True\s/m.test(x.stdout),
+    );
+    expect(r.code).toBe(EXIT.UNHEALTHY);
+    expect(r.stderr).not.toContain('No GlooHAs');
+    expect(r.stderr).toMatch(new RegExp(`^KgatewayHA ${ns}/kgateway: `, 'm'));
+    const only = await glooha(['status', '-n', ns, '--kind', 'kha', '-ojson']);
+    expect(only.code).toBe(EXIT.UNHEALTHY);
+    expect((JSON.parse(only.stdout) as { items: Array<{ kind: string }> }).items.map((i) => i.kind)).toEqual([
+      'KgatewayHA',
+    ]);
+    const none = await glooha(['status', '-n', ns, '--kind=glooha']);
+    expect(none).toMatchObject({ code: EXIT.OK, stdout: '' });
+    expect(none.stderr).toBe(`No GlooHAs found in namespace ${ns}.\n`);
+  });
+
+  it("suspend, reconcile and resume: Flux's verbs on a GlooHA and a KgatewayHA, end to end through the operator", async () => {
+    // GlooHA: reconcile waits for the operator to echo the request, then reports Ready.
+    const rec = await glooha(['reconcile', 'gloo', `-n${glooNs}`, '--timeout=90s']);
+    expect(rec.code, rec.stderr).toBe(EXIT.OK);
+    expect(rec.stdout).toMatch(new RegExp(`^GlooHA ${glooNs}/gloo reconciled: Ready=True \\(Reconciled\\)`));
+    const handled = (await getGlooHA(glooNs, 'gloo')).metadata.annotations?.[RECONCILE_REQUEST_ANNOTATION];
+    expect((await getGlooHA(glooNs, 'gloo')).status?.lastHandledReconcileAt).toBe(handled);
+
+    const sus = await glooha(['suspend', 'gloo', '-n', glooNs]);
+    expect(sus.code, sus.stderr).toBe(EXIT.OK);
+    expect((await getGlooHA(glooNs, 'gloo')).spec?.suspend).toBe(true);
+    expect((await glooha(['suspend', 'gloo', '-n', glooNs])).stdout).toBe(
+      `GlooHA ${glooNs}/gloo is already suspended\n`,
+    );
+    const res = await glooha(['resume', 'gloo', '-n', glooNs, '--timeout', '90s']);
+    expect(res.code, res.stderr).toBe(EXIT.OK);
+    expect(res.stdout).toMatch(/reconciled: Ready=True/);
+    expect((await getGlooHA(glooNs, 'gloo')).spec?.suspend).toBe(false);
+
+    // KgatewayHA, found by name without --kind: the request is handled by its own controller.
+    const ns = await createNamespace('kgw-verbs');
+    await createKgatewayHA(ns, 'edge', { controller: { replicas: 1, leaderElection: { enabled: false } } });
+    const kSus = await glooha(['suspend', 'edge', '-n', ns]);
+    expect(kSus.stdout).toMatch(new RegExp(`^KgatewayHA ${ns}/edge suspended`));
+    const kRec = await glooha(['reconcile', 'edge', '-n', ns, '--timeout', '90s']);
+    expect(kRec.code, kRec.stderr).toBe(EXIT.OK);
+    expect(kRec.stdout).toContain(`KgatewayHA ${ns}/edge handled (suspended: nothing written)`);
+    // Resumed, it is Stalled (there is no kgateway install): handled, and exit 5 with the reason.
+    const kRes = await glooha(['resume', 'edge', '-n', ns, '--kind', 'kgatewayha', '--timeout', '90s']);
+    expect(kRes.code).toBe(EXIT.UNHEALTHY);
+    expect(kRes.stderr).toMatch(new RegExp(`KgatewayHA ${ns}/edge handled, Stalled: Ready=False`));
+    const k = await getKgatewayHA(ns, 'edge');
+    expect(k.spec?.suspend).toBe(false);
+    expect(k.status?.lastHandledReconcileAt).toBe(k.metadata.annotations?.[RECONCILE_REQUEST_ANNOTATION]);
+
+    // Not there at all: 4; the wrong kind named: 4 for that kind.
+    expect((await glooha(['reconcile', 'nope', '-n', ns])).code).toBe(EXIT.NOT_FOUND);
+    const wrong = await glooha(['suspend', 'edge', '-n', ns, '--kind', 'glooha']);
+    expect(wrong).toMatchObject({ code: EXIT.NOT_FOUND, stderr: `glooha: GlooHA ${ns}/edge not found\n` });
+  });
+
+  it("check covers kgateway: both CRDs, each install's KgatewayHA, and its controller's Lease kgateway-envoy", async () => {
+    const ns = await createNamespace('kgw-check');
+    const labels = { kgateway: 'kgateway', 'app.kubernetes.io/name': 'kgateway' };
+    await apps.createNamespacedDeployment({
+      namespace: ns,
+      body: {
+        metadata: { name: 'kgateway', namespace: ns, labels },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: labels },
+          template: {
+            metadata: { labels },
+            spec: { containers: [{ name: 'controller', image: 'kgateway:test' }] },
+          },
+        },
+      },
+    });
+    const kgwLeader = new RegExp(`^\\[FAIL\\] kgateway leader: no Lease ${ns}/kgateway-envoy`, 'm');
+    const before = await glooha(['check', '--operator-namespace', id.namespace]);
+    expect(before.code).toBe(EXIT.UNHEALTHY);
+    expect(before.stdout).toMatch(/^\[ok\]\s+CRD: kgatewayhas\.glooha\.io serves v1alpha1$/m);
+    expect(before.stdout).toContain(
+      `[warn] kgateway install: ${ns}/kgateway has no KgatewayHA (not made HA)`,
+    );
+    expect(before.stdout).toMatch(kgwLeader);
+    // kgateway's leader, as controller-runtime writes its Lease (renewed now, 15 s).
+    const leases = admin.makeApiClient(CoordinationV1Api);
+    await leases.createNamespacedLease({
+      namespace: ns,
+      body: {
+        metadata: { name: 'kgateway-envoy', namespace: ns },
+        spec: {
+          holderIdentity: 'kgateway-0_abc',
+          leaseDurationSeconds: 15,
+          renewTime: new Date().toISOString() as unknown as Date,
+        },
+      },
+    });
+    await createKgatewayHA(ns, 'kgateway', {
+      controller: { replicas: 1, leaderElection: { enabled: false } },
+    });
+    const after = await glooha(['check', '--operator-namespace', id.namespace]);
+    expect(after.stdout).toContain(`[ok]   kgateway install: ${ns}/kgateway is targeted by a KgatewayHA`);
+    expect(after.stdout).toMatch(
+      new RegExp(
+        `^\\[ok\\]\\s+kgateway leader: kgateway-0_abc, Lease ${ns}/kgateway-envoy renewed \\d+s ago`,
+        'm',
+      ),
+    );
+    await apps.deleteNamespacedDeployment({ namespace: ns, name: 'kgateway' });
+  });
+
   it('helm-values prints the ConfigMap the operator keeps; 4 for a GlooHA that does not exist', async () => {
     const r = await glooha(['helm-values', 'gloo', '-n', glooNs]);
     expect(r.code, r.stderr).toBe(EXIT.OK);
@@ -179,7 +321,7 @@ describe('glooha CLI against the API server', { timeout: 180_000 }, () => {
     expect(values.gloo.deployment.replicas).toBe(2);
     const missing = await glooha(['helm-values', 'nope', '-n', glooNs]);
     expect(missing.code).toBe(EXIT.NOT_FOUND);
-    expect(missing.stderr).toContain(`GlooHA ${glooNs}/nope not found`);
+    expect(missing.stderr).toContain(`GlooHA or KgatewayHA ${glooNs}/nope not found`);
   });
 
   it('check passes for a healthy install: CRD, operator, its leader, RBAC (SubjectAccessReview), Gloo', async () => {
