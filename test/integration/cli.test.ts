@@ -22,7 +22,10 @@ import {
   type InProcessOperator,
   type OperatorIdentity,
 } from '../support/operator.js';
+import { readmeBlock } from '../support/readme.js';
 import { eventually } from '../support/wait.js';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 
 const admin = adminKubeConfig();
 const apps = admin.makeApiClient(AppsV1Api);
@@ -173,6 +176,33 @@ describe('glooha CLI against the API server', { timeout: 180_000 }, () => {
     const missing = await glooha(['status', 'nope', '-n', glooNs]);
     expect(missing.code).toBe(EXIT.NOT_FOUND);
     expect(missing.stderr).toBe(`glooha: GlooHA or KgatewayHA ${glooNs}/nope not found\n`);
+  });
+
+  it("the README's cluster commands, as written: npx glooha status -A and npx glooha check (bash -c)", async () => {
+    const run = (block: string) =>
+      promisify(execFile)('bash', ['-c', readmeBlock(block)], {
+        cwd: join(import.meta.dirname, '..', '..'),
+        env: {
+          ...process.env,
+          KUBECONFIG: controlPlane().kubeconfigPath,
+          npm_config_update_notifier: 'false',
+        },
+      }).then(
+        (r) => ({ code: 0, ...r }),
+        (e: { code: number; stdout: string; stderr: string }) => e,
+      );
+    // Other files of this lane share the control plane: objects of theirs may be in any state, so
+    // the exit status is 0 or 5 (a health verdict), never a usage or cluster error.
+    const status = await run('npx glooha status -A');
+    expect([EXIT.OK, EXIT.UNHEALTHY], status.stderr).toContain(status.code);
+    expect(status.stdout.split('\n')[0]).toMatch(/^NAMESPACE\s+KIND\s+NAME\s+READY/);
+    expect(status.stdout).toMatch(new RegExp(`^${glooNs}\\s+GlooHA\\s+gloo\\s+True\\s`, 'm'));
+    const check = await run('npx glooha check');
+    expect([EXIT.OK, EXIT.UNHEALTHY], check.stderr).toContain(check.code);
+    expect(check.stdout).toMatch(/^\[ok\]\s+CRD: gloohas\.glooha\.io serves v1alpha1$/m);
+    expect(check.stdout).toMatch(/^\[ok\]\s+CRD: kgatewayhas\.glooha\.io serves v1alpha1$/m);
+    expect(check.stdout).toContain(`[ok]   Gloo install: ${glooNs}/gloo is targeted by a GlooHA`);
+    expect(check.stderr).toMatch(/^\d+ failed, \d+ warning\(s\), \d+ ok$/m);
   });
 
   it('status: a GlooHA whose Gloo install is missing is not Ready, and status exits 5', async () => {

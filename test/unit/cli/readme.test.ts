@@ -10,15 +10,11 @@ import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { HELM_UPGRADE_COMMANDS } from '../../../src/core/helm-values-yaml.js';
 import { validateKgatewayHA } from '../../../src/api/validate.js';
+import { shellBlocks } from '../../support/readme.js';
 
 const exec = promisify(execFile);
 const repoRoot = join(import.meta.dirname, '..', '..', '..');
 const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
-
-/** The ```sh blocks of a Markdown text, in order. */
-export function shellBlocks(markdown: string): string[] {
-  return [...markdown.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => (m[1] as string).trimEnd());
-}
 
 type Check =
   | { run: 'offline'; expect: (stdout: string) => void }
@@ -80,7 +76,7 @@ kubectl -n kgateway-system wait kgatewayha/kgateway --for=condition=Ready --time
   },
   'npx glooha status -A': {
     run: 'elsewhere',
-    by: 'test/integration/cli.test.ts "status: a table, JSON and YAML" (status -A)',
+    by: 'test/integration/cli.test.ts "the README\'s cluster commands, as written" (bash -c against the test control plane)',
   },
   [HELM_UPGRADE]: {
     run: 'elsewhere',
