@@ -67,7 +67,7 @@ kubectl -n glooha-system rollout status deployment/glooha-operator`]: {
   [`kubectl apply -f examples/glooha.yaml
 kubectl -n gloo-system wait glooha/gloo --for=condition=Ready --timeout=5m`]: {
     run: 'elsewhere',
-    by: 'npm run demo (applies examples/glooha.yaml and waits for Ready); test/integration/health.test.ts (kubectl wait)',
+    by: 'test/integration/gloo-chart-rollout.test.ts "the README commands work as written" (bash -c, on Gloo\'s real chart in gloo-system)',
   },
   [`kubectl apply -f examples/kgatewayha.yaml
 kubectl -n kgateway-system wait kgatewayha/kgateway --for=condition=Ready --timeout=5m`]: {
