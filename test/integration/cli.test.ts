@@ -11,6 +11,7 @@ import type { KgatewayHA } from '../../src/api/types.js';
 import { EXIT } from '../../src/cli/args.js';
 import { main } from '../../src/cli/main.js';
 import { KubeApiError, KubeClient } from '../../src/kube/client.js';
+import { formatMicroTime } from '../../src/leader/lease-client.js';
 import { adminKubeConfig, controlPlane, createNamespace, kubeConfigFor } from '../support/cluster.js';
 import { createGlooInstall } from '../support/gloo-install.js';
 import { createGlooHA, deleteGlooHA, getGlooHA } from '../support/glooha.js';
@@ -309,39 +310,43 @@ describe('glooha CLI against the API server', { timeout: 180_000 }, () => {
         },
       },
     });
-    const kgwLeader = new RegExp(`^\\[FAIL\\] kgateway leader: no Lease ${ns}/kgateway-envoy`, 'm');
-    const before = await glooha(['check', '--operator-namespace', id.namespace]);
-    expect(before.code).toBe(EXIT.UNHEALTHY);
-    expect(before.stdout).toMatch(/^\[ok\]\s+CRD: kgatewayhas\.glooha\.io serves v1alpha1$/m);
-    expect(before.stdout).toContain(
-      `[warn] kgateway install: ${ns}/kgateway has no KgatewayHA (not made HA)`,
-    );
-    expect(before.stdout).toMatch(kgwLeader);
-    // kgateway's leader, as controller-runtime writes its Lease (renewed now, 15 s).
-    const leases = admin.makeApiClient(CoordinationV1Api);
-    await leases.createNamespacedLease({
-      namespace: ns,
-      body: {
-        metadata: { name: 'kgateway-envoy', namespace: ns },
-        spec: {
-          holderIdentity: 'kgateway-0_abc',
-          leaseDurationSeconds: 15,
-          renewTime: new Date().toISOString() as unknown as Date,
+    try {
+      const kgwLeader = new RegExp(`^\\[FAIL\\] kgateway leader: no Lease ${ns}/kgateway-envoy`, 'm');
+      const before = await glooha(['check', '--operator-namespace', id.namespace]);
+      expect(before.code).toBe(EXIT.UNHEALTHY);
+      expect(before.stdout).toMatch(/^\[ok\]\s+CRD: kgatewayhas\.glooha\.io serves v1alpha1$/m);
+      expect(before.stdout).toContain(
+        `[warn] kgateway install: ${ns}/kgateway has no KgatewayHA (not made HA)`,
+      );
+      expect(before.stdout).toMatch(kgwLeader);
+      // kgateway's leader, as controller-runtime writes its Lease (renewed now, 15 s).
+      const leases = admin.makeApiClient(CoordinationV1Api);
+      await leases.createNamespacedLease({
+        namespace: ns,
+        body: {
+          metadata: { name: 'kgateway-envoy', namespace: ns },
+          spec: {
+            holderIdentity: 'kgateway-0_abc',
+            leaseDurationSeconds: 15,
+            renewTime: formatMicroTime(new Date()) as unknown as Date,
+          },
         },
-      },
-    });
-    await createKgatewayHA(ns, 'kgateway', {
-      controller: { replicas: 1, leaderElection: { enabled: false } },
-    });
-    const after = await glooha(['check', '--operator-namespace', id.namespace]);
-    expect(after.stdout).toContain(`[ok]   kgateway install: ${ns}/kgateway is targeted by a KgatewayHA`);
-    expect(after.stdout).toMatch(
-      new RegExp(
-        `^\\[ok\\]\\s+kgateway leader: kgateway-0_abc, Lease ${ns}/kgateway-envoy renewed \\d+s ago`,
-        'm',
-      ),
-    );
-    await apps.deleteNamespacedDeployment({ namespace: ns, name: 'kgateway' });
+      });
+      await createKgatewayHA(ns, 'kgateway', {
+        controller: { replicas: 1, leaderElection: { enabled: false } },
+      });
+      const after = await glooha(['check', '--operator-namespace', id.namespace]);
+      expect(after.stdout).toContain(`[ok]   kgateway install: ${ns}/kgateway is targeted by a KgatewayHA`);
+      expect(after.stdout).toMatch(
+        new RegExp(
+          `^\\[ok\\]\\s+kgateway leader: kgateway-0_abc, Lease ${ns}/kgateway-envoy renewed \\d+s ago`,
+          'm',
+        ),
+      );
+    } finally {
+      // Other tests' checks list kgateway installs in every namespace.
+      await apps.deleteNamespacedDeployment({ namespace: ns, name: 'kgateway' });
+    }
   });
 
   it('helm-values prints the ConfigMap the operator keeps; 4 for a GlooHA that does not exist', async () => {
