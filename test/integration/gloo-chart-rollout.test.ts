@@ -99,10 +99,14 @@ function helmHome(dir: string): Record<string, string> {
   };
 }
 
-/** Each pod of the install (by UID) and each Deployment's replicas: what an upgrade must not change. */
+/**
+ * Each pod of the install's Deployments (by UID) and each Deployment's replicas: what an upgrade must
+ * not change. Job pods are left out: the chart's hook Jobs (gateway-certgen) run anew on every upgrade.
+ */
 async function podsAndReplicas(ns: string): Promise<{ pods: string[]; replicas: Record<string, number> }> {
   const pods = (await core.listNamespacedPod({ namespace: ns })).items
     .filter((p) => !p.metadata?.deletionTimestamp)
+    .filter((p) => !p.metadata?.ownerReferences?.some((o) => o.kind === 'Job'))
     .map((p) => `${p.metadata?.name} ${p.metadata?.uid}`)
     .sort();
   const replicas = Object.fromEntries(
