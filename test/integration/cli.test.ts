@@ -332,17 +332,24 @@ describe('glooha CLI against the API server', { timeout: 180_000 }, () => {
           },
         },
       });
-      await createKgatewayHA(ns, 'kgateway', {
-        controller: { replicas: 1, leaderElection: { enabled: false } },
-      });
-      const after = await glooha(['check', '--operator-namespace', id.namespace]);
-      expect(after.stdout).toContain(`[ok]   kgateway install: ${ns}/kgateway is targeted by a KgatewayHA`);
-      expect(after.stdout).toMatch(
+      const led = await glooha(['check', '--operator-namespace', id.namespace]);
+      expect(led.stdout).toMatch(
         new RegExp(
           `^\\[ok\\]\\s+kgateway leader: kgateway-0_abc, Lease ${ns}/kgateway-envoy renewed \\d+s ago`,
           'm',
         ),
       );
+      // A KgatewayHA without leader election: the operator sets KGW_DISABLE_LEADER_ELECTION, and check
+      // no longer asks for a Lease.
+      await createKgatewayHA(ns, 'kgateway', {
+        controller: { replicas: 1, leaderElection: { enabled: false } },
+      });
+      const after = await eventually(
+        'check to see the KgatewayHA and the leader election it turned off',
+        () => glooha(['check', '--operator-namespace', id.namespace]),
+        (x) => x.stdout.includes(`[ok]   kgateway leader: ${ns}/kgateway: leader election is off`),
+      );
+      expect(after.stdout).toContain(`[ok]   kgateway install: ${ns}/kgateway is targeted by a KgatewayHA`);
     } finally {
       // Other tests' checks list kgateway installs in every namespace.
       await apps.deleteNamespacedDeployment({ namespace: ns, name: 'kgateway' });
