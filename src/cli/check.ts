@@ -5,16 +5,16 @@
 import type { V1Deployment, V1Lease } from '@kubernetes/client-node';
 import { GROUP, KGATEWAY_PLURAL, PLURAL, VERSION } from '../api/constants.js';
 import type { GlooHA, KgatewayHA } from '../api/types.js';
-import { installNamespaceOf } from '../core/desired.js';
+import { installNamespaceOf } from '../controller/product.js';
 import { accessAllowed, type Access } from '../kube/access.js';
 import { errorStatus } from '../kube/client.js';
 import { resourcePath } from '../kube/paths.js';
-import { RECONCILER_PERMISSIONS } from '../controller/permissions.js';
+import { RECONCILER_PERMISSIONS } from '../products/index.js';
 import {
   CONTROLLER_CONTAINER,
   CONTROLLER_LEASE_NAME,
   ENV_DISABLE_LEADER_ELECTION,
-} from '../kgateway/facts.js';
+} from '../products/kgateway/facts.js';
 import { EXIT, type CheckArgs } from './args.js';
 import { explain, type Cluster } from './cluster.js';
 import { escapeControl } from './escape.js';

@@ -6,7 +6,6 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 
 /** No usable kubeconfig: the message says what was looked at and what to do. */
 export class KubeConfigError extends Error {
@@ -87,41 +86,19 @@ function readFile(kc: KubeConfig, path: string, source: string): void {
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why =
-      code === 'EISDIR'
-        ? 'it is a directory'
-        : code === 'EACCES' || code === 'EPERM'
-          ? 'permission denied'
-          : (err as Error).message.split('\n')[0];
-    throw new KubeConfigError(`${source} cannot be read: ${why}; give a kubeconfig file`);
-  }
-  // client-node reads an empty file or a YAML scalar as a config with nothing in it (or fails on a
-  // property of undefined): say what the file is instead.
-  if (text.trim() === '')
-    throw new KubeConfigError(
-      `${source} is empty: it is not a kubeconfig (kubectl config view --raw writes one)`,
-    );
-  let doc: unknown;
-  try {
-    doc = parseYaml(text);
-  } catch (err) {
-    throw new KubeConfigError(
-      `${source} cannot be read: not YAML (${(err as Error).message.split('\n')[0]})`,
-    );
-  }
-  if (
-    typeof doc !== 'object' ||
-    doc === null ||
-    Array.isArray(doc) ||
-    !('clusters' in doc || 'contexts' in doc)
-  )
-    throw new KubeConfigError(
-      `${source} has no clusters or contexts: not a usable kubeconfig (kubectl config view --raw writes one)`,
-    );
-  try {
-    kc.loadFromFile(path); // resolves the file's relative certificate paths against its directory
-  } catch (err) {
     throw new KubeConfigError(`${source} cannot be read: ${(err as Error).message.split('\n')[0]}`);
+  }
+  // client-node reads an empty file (or one that is only a scalar) as undefined and then fails with
+  // "Cannot read properties of undefined (reading 'clusters')": say what is wrong instead.
+  if (text.trim() === '' || !/^\s*[A-Za-z"'{-]/m.test(text))
+    throw new KubeConfigError(
+      `${source} is empty: it must be a kubeconfig (apiVersion: v1, kind: Config, clusters, users, contexts)`,
+    );
+  try {
+    kc.loadFromString(text);
+  } catch (err) {
+    throw new KubeConfigError(
+      `${source} cannot be read as a kubeconfig (apiVersion: v1, kind: Config, clusters, users, contexts): ${(err as Error).message.split('\n')[0]}`,
+    );
   }
 }

@@ -210,12 +210,12 @@ describe('kubeconfig', () => {
   it.each([
     [
       '/dev/null',
-      'kubeconfig /dev/null (--kubeconfig) is empty: it is not a kubeconfig (kubectl config view --raw writes one)',
+      'kubeconfig /dev/null (--kubeconfig) is empty: it must be a kubeconfig (apiVersion: v1, kind: Config, clusters, users, contexts)',
     ],
-    ['/', 'kubeconfig / (--kubeconfig) cannot be read: it is a directory; give a kubeconfig file'],
+    ['/', 'kubeconfig / (--kubeconfig) cannot be read: EISDIR: illegal operation on a directory, read'],
     [
       'package.json',
-      'kubeconfig package.json (--kubeconfig) has no clusters or contexts: not a usable kubeconfig (kubectl config view --raw writes one)',
+      'kubeconfig package.json (--kubeconfig) has no current context with a cluster; pick one with --context or kubectl config use-context NAME',
     ],
   ])('an unusable --kubeconfig %s is one line saying what it is, exit 3', async (path, message) => {
     const r = await run(['status', '--kubeconfig', path]);

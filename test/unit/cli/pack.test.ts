@@ -90,7 +90,7 @@ describe('npx glooha in a fresh checkout', () => {
       );
       expect('code' in unusable && unusable.code).toBe(3);
       expect((unusable as { stderr: string }).stderr).toBe(
-        'glooha: kubeconfig /dev/null (--kubeconfig) is empty: it is not a kubeconfig (kubectl config view --raw writes one)\n',
+        'glooha: kubeconfig /dev/null (--kubeconfig) is empty: it must be a kubeconfig (apiVersion: v1, kind: Config, clusters, users, contexts)\n',
       );
     },
   );

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { HELM_UPGRADE_COMMANDS } from '../../../src/core/helm-values-yaml.js';
+import { upgradeCommand } from '../../../src/core/helm-values-yaml.js';
 import { validateKgatewayHA } from '../../../src/api/validate.js';
 import { shellBlocks } from '../../support/readme.js';
 
@@ -109,17 +109,15 @@ describe('README commands', () => {
   );
 
   it('the Helm upgrade is the one the ConfigMap header gives, for the example GlooHA', () => {
-    const [, upgrade] = HELM_UPGRADE.split('\n');
-    for (const header of Object.values(HELM_UPGRADE_COMMANDS)) {
-      // The header's command with the example's release and namespace, and the file the README writes.
-      let expected = header
-        .replace('<release>', 'gloo')
-        .replace('<namespace>', 'gloo-system')
-        .replace(/-f values\.yaml$/, '-f values-glooha.yaml');
-      if (!expected.includes(' -n '))
-        expected = expected.replace(' gloo/gloo ', ' gloo/gloo -n gloo-system ');
-      expect(upgrade).toBe(expected);
-    }
+    // The command the ConfigMap header and the replicas-floor message print, for the example GlooHA,
+    // written on two lines instead of joined by &&.
+    const expected = upgradeCommand({
+      release: 'gloo',
+      namespace: 'gloo-system',
+      configMap: { namespace: 'gloo-system', name: 'gloo-helm-values' },
+    });
+    // The header leaves the chart overridable ("${GLOO_CHART:-gloo/gloo}"); the README names its default.
+    expect(HELM_UPGRADE.split('\n').join(' && ')).toBe(expected.replace(/"\$\{GLOO_CHART:-([^}]+)\}"/, '$1'));
   });
 
   it('the install commands name what deploy/install.yaml holds, and the KgatewayHA example is valid', () => {
