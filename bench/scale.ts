@@ -32,7 +32,7 @@
 //     fresh set of N installs, the same number of installs at once as the operator's --concurrency, each
 //     install's writes one after another.
 // Prints one table row per run and writes bench/results/scale-<mode>.json (with machine load). With
-// --readme, the table also replaces the one between the bench/scale markers in README.md, with the
+// --readme, the table also replaces the one between the bench/scale markers in docs/benchmarks.md, with the
 // command line, the date and the load, so the README's figures are always a run's output.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -742,7 +742,7 @@ const USAGE = `usage: npx tsx bench/scale.ts [--installs N[,N...] (default 10,10
   [--concurrency C[,C...] (default: the operator's default; a list is a sweep)] [--steady-seconds S (default 60)]
   [--samples K (default 20)] [--no-floor] [--operator-root DIR (default: this checkout; built with npm run build first)]
   [--node-flags "FLAGS[;FLAGS...]" (passed to node before the operator's script; a list is a sweep)] [--no-build (dist/ is current)] [--out FILE]
-  [--readme (write the table into README.md between its bench/scale markers)]`;
+  [--readme (write the table into docs/benchmarks.md between its bench/scale markers)]`;
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
@@ -846,8 +846,8 @@ async function main(): Promise<number> {
       `\`npm run bench:scale -- ${args.join(' ')}\`, ` +
       `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} cores, ` +
       `1-minute load at each row's start: ${load.join(', ')}`;
-    writeReadmeTable(join(repoRoot, 'README.md'), caption, table);
-    process.stdout.write(`updated the bench/scale table in README.md\n`);
+    writeReadmeTable(join(repoRoot, 'docs', 'benchmarks.md'), caption, table);
+    process.stdout.write(`updated the bench/scale table in docs/benchmarks.md\n`);
   }
   return 0;
 }
