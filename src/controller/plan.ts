@@ -15,7 +15,7 @@
 // branch into a report: no applies, prunes or events, only a status naming what would be written.
 // The glooha.io/reconcile-requested-at annotation's value goes to status.lastHandledReconcileAt.
 // Failures met while carrying a plan out (403, 400/422) become a Stalled plan through stalledPlan().
-import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject, V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
 import { RECONCILE_REQUEST_ANNOTATION } from '../api/constants.js';
 import { KGATEWAY_KIND } from '../api/constants.js';
 import type { GlooHA, GlooHAStatus, HAObject, KgatewayHA } from '../api/types.js';
@@ -68,7 +68,7 @@ export const glooProduct = (computeDesired: typeof desired = desired): Product =
   desired(g, s, ownedOf) {
     const ns = installNamespaceOf(g);
     const target = (g as GlooHA).spec?.target;
-    const hpas = [...s.glooHpas, ...ownedOf('HorizontalPodAutoscaler')];
+    const hpas = [...s.glooHpas, ...(ownedOf('HorizontalPodAutoscaler') as V2HorizontalPodAutoscaler[])];
     const pdbs = [...s.glooPdbs, ...ownedOf('PodDisruptionBudget')];
     const observed = observeInstall(
       { namespace: ns, deployments: s.deployments.filter((d) => inTarget(d, target)), hpas, pdbs },
@@ -100,7 +100,7 @@ export const KGATEWAY: Product = {
       {
         namespace: ns,
         deployments: s.deployments,
-        hpas: [...s.glooHpas, ...ownedOf('HorizontalPodAutoscaler')],
+        hpas: [...s.glooHpas, ...(ownedOf('HorizontalPodAutoscaler') as V2HorizontalPodAutoscaler[])],
         pdbs: [...s.glooPdbs, ...ownedOf('PodDisruptionBudget')],
       },
       ownerOf(g),
