@@ -12,6 +12,31 @@ import { build } from 'esbuild';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+/**
+ * Marks the modules whose path matches `pattern` free of side effects (esbuild's `sideEffects: false`,
+ * as a package.json could say): an import nothing uses drops the whole module. client-node's package.json
+ * does not say it, and its ~700 generated model classes each assign static fields at load time, which
+ * esbuild must otherwise keep although the operator uses none of them (it reads plain JSON).
+ */
+function sideEffectFree(pattern) {
+  return {
+    name: 'side-effect-free',
+    setup(b) {
+      b.onResolve({ filter: /.*/ }, async (args) => {
+        if (args.pluginData === 'side-effect-free') return undefined;
+        const r = await b.resolve(args.path, {
+          kind: args.kind,
+          importer: args.importer,
+          resolveDir: args.resolveDir,
+          pluginData: 'side-effect-free',
+        });
+        if (r.errors.length > 0 || !pattern.test(r.path)) return undefined;
+        return { ...r, sideEffects: false };
+      });
+    },
+  };
+}
+
 const out = process.argv[2];
 if (!out) {
   console.error('usage: node scripts/bundle.mjs OUTDIR');
@@ -31,6 +56,7 @@ const result = await build({
   legalComments: 'linked',
   metafile: true,
   logLevel: 'warning',
+  plugins: [sideEffectFree(/[\\/]node_modules[\\/]@kubernetes[\\/]client-node[\\/]/)],
   // CommonJS dependencies (handlebars, prom-client, ...) call require(): give the ESM bundle one.
   banner: {
     js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
