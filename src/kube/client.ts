@@ -441,10 +441,25 @@ export class KubeClient {
     }
     if (opts.auth) ctx.setHeaderParam('Authorization', `Basic ${Buffer.from(opts.auth).toString('base64')}`);
     const pooled = this.pooled(opts);
-    if (pooled) ctx.setDispatcher(fenced ? pooled.fenced : pooled.unfenced);
+    if (pooled) {
+      ctx.setDispatcher(fenced ? pooled.fenced : pooled.unfenced);
+      return;
+    }
+    // A SOCKS proxy: client-node's own dispatcher for it (unpooled; its connector is not public),
+    // fenced all the same.
+    const scratch = new RequestContext(ctx.getUrl(), ctx.getHttpMethod());
+    await this.kubeConfig.applySecurityAuthentication(scratch);
+    const own = scratch.getDispatcher();
+    const check = this.fence;
+    if (own)
+      ctx.setDispatcher(
+        fenced && check
+          ? own.compose(fenceInterceptor(check, (layer: FenceLayer) => this.fenceMetrics.writeRefused(layer)))
+          : own,
+      );
   }
 
-  /** The pool for the TLS identity (and proxy) in `opts`; undefined for a SOCKS proxy (left to fetch). */
+  /** The pool for the TLS identity (and proxy) in `opts`; undefined for a SOCKS proxy. */
   private pooled(opts: HttpsRequestOptions): Pooled | undefined {
     const tls: Record<string, unknown> = {};
     for (const k of ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername'] as const) {
