@@ -6,9 +6,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { GROUP, KGATEWAY_CRD_NAME, KGATEWAY_PLURAL, VERSION } from './api/constants.js';
-import { setupGlooHAController, setupKgatewayHAController } from './controller/glooha-controller.js';
-import { GATEWAYS, GATEWAY_PARAMETERS } from './controller/kinds.js';
+import { GROUP, VERSION } from './api/constants.js';
+import { setupControllers, type ProductSetup } from './controller/setup.js';
 import {
   parseDurationMs,
   resolveLeaderElectionConfig,
@@ -20,6 +19,7 @@ import { loadKubeConfig } from './kube/config.js';
 import { createLogger, isLogLevel, type Logger } from './log.js';
 import { Manager } from './manager/manager.js';
 import { createMetrics } from './metrics/index.js';
+import { PRODUCTS } from './products/index.js';
 import { installFailurePolicy } from './process/failure-policy.js';
 import { version } from './version.js';
 
@@ -237,30 +237,34 @@ export async function run(
     resyncPeriodMs: config.resyncPeriodMs,
     metrics,
   };
-  setupGlooHAController(manager, controllerOptions);
-  // KgatewayHA is newer than the chart's CRD an upgraded Helm release may still have (Helm never
-  // upgrades CRDs): without it the operator manages GlooHAs as before and says how to add it, rather
-  // than wait for ever for a cache that cannot sync.
+  // A kind newer than the chart's CRDs an upgraded Helm release may still have (Helm never upgrades
+  // CRDs) is skipped with a warning saying how to add it, rather than waited for with a cache that
+  // cannot sync; a required one is always set up (its informer reports the missing CRD).
+  const setups: ProductSetup[] = [];
   try {
-    if (await serves(manager, `/apis/${GROUP}/${VERSION}`, KGATEWAY_PLURAL)) {
-      const gatewayApi =
-        (await serves(manager, `/apis/${GATEWAYS.group}/${GATEWAYS.version}`, GATEWAYS.plural)) &&
-        (await serves(
+    for (const product of PRODUCTS) {
+      if (!product.crdRequired && !(await serves(manager, `/apis/${GROUP}/${VERSION}`, product.plural))) {
+        log.warn(
+          `the ${product.plural}.${GROUP} CRD is not installed: ${product.kind}s are not managed; apply crds/ of this release (kubectl apply --server-side -f charts/glooha-operator/crds/) and restart the operator`,
+        );
+        continue;
+      }
+      let relatedServed = true;
+      for (const k of product.relatedKinds)
+        relatedServed &&= await serves(
           manager,
-          `/apis/${GATEWAY_PARAMETERS.group}/${GATEWAY_PARAMETERS.version}`,
-          GATEWAY_PARAMETERS.plural,
-        ));
-      setupKgatewayHAController(manager, { ...controllerOptions, gatewayApi });
-    } else
-      log.warn(
-        `the ${KGATEWAY_CRD_NAME} CRD is not installed: KgatewayHAs are not managed; apply crds/ of this release (kubectl apply --server-side -f charts/glooha-operator/crds/) and restart the operator`,
-      );
+          k.group ? `/apis/${k.group}/${k.version}` : `/api/${k.version}`,
+          k.plural,
+        );
+      setups.push({ product, relatedServed });
+    }
   } catch (err) {
     log.error('start-up failed', {
       reason: `API discovery of ${GROUP}/${VERSION}: ${(err as Error).message}`,
     });
     throw err;
   }
+  setupControllers(manager, setups, controllerOptions);
   manager.onFatal(hooks.onFatal ?? (() => {}));
   const shutdown = (reason: string) => manager.stop(reason, SHUTDOWN_BUDGET_MS);
   hooks.onShutdown?.(shutdown);

@@ -4,10 +4,10 @@
 // still never reaches the cluster as objects.
 
 import { API_VERSION, KGATEWAY_KIND, KIND } from './constants.js';
-import { kgatewayHASchema, kgatewaySpecSchema } from './kgateway-schema.js';
+import { kgatewayHASchema, kgatewaySpecSchema } from '../products/kgateway/schema.js';
 import { DEF, type Schema } from './openapi.js';
 import { RULES, type Rule } from './rules.js';
-import { glooHASchema, specSchema } from './schema.js';
+import { glooHASchema, specSchema } from '../products/gloo/schema.js';
 import { applyDefaults, joinPath, setOwn, validateStructure, type FieldError } from './structural.js';
 import type {
   DefaultedGlooHA,

@@ -36,7 +36,7 @@ export interface TerminalFailure {
 }
 
 /** The stall a terminal write failure means, or undefined for a transient one. */
-export function terminalFailure(err: unknown): TerminalFailure | undefined {
+export function terminalFailure(err: unknown, kind?: string): TerminalFailure | undefined {
   const code = errorStatus((err as { cause?: unknown }).cause ?? err) ?? errorStatus(err);
   const what = (err as { what?: unknown }).what;
   const prefix = typeof what === 'string' ? `${what}: ` : '';
@@ -54,7 +54,7 @@ export function terminalFailure(err: unknown): TerminalFailure | undefined {
       kind: 'invalid',
       stall: {
         reason: 'InvalidObject',
-        message: `the API server rejected ${prefix}${serverMessage(err)}. Fix the GlooHA spec field that produces this value; the operator retries with backoff`,
+        message: `the API server rejected ${prefix}${serverMessage(err)}. Fix the ${kind ? `${kind} ` : ''}spec field that produces this value; the operator retries with backoff`,
       },
     };
   }

@@ -4,7 +4,7 @@
 // as `on` or `n` is quoted, or Helm would read a boolean.
 
 import { stringifyKubeYaml } from '../api/kube-yaml.js';
-import type { HelmValues } from './helm-values.js';
+import type { HelmValues } from '../products/gloo/helm-values.js';
 
 /**
  * The commands the header recommends (tested in test/integration/helm-coexistence.test.ts). Both

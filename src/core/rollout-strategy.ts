@@ -15,7 +15,7 @@
 
 import { scaledValue } from '../api/intstr.js';
 import type { PodDisruptionBudgetSpec } from '../api/types.js';
-import { floorReplicas, type ComponentIntent } from './components.js';
+import { floorReplicas, type ComponentIntent } from './component.js';
 import { describeComponent, type Finding } from './findings.js';
 
 export interface RollingUpdateStrategy {

@@ -34,6 +34,7 @@ import { errorStatus, type KubeClient } from '../kube/client.js';
 import { resourcePath, type ResourceRef } from '../kube/paths.js';
 import { realClock, sleep, type Clock } from './clock.js';
 import type { EventFilter } from './filters.js';
+import { selectionMatcher, type Selection } from './selection.js';
 import { backoffDelay } from './ratelimit.js';
 import { Store, type Cache, type Delta, type IndexFunc } from './store.js';
 import { silentLogger, type Logger } from '../log.js';
@@ -174,6 +175,11 @@ interface ReflectorConfig<T extends KubernetesObject> {
   transform?: (obj: T) => T;
   /** Stores only the objects this accepts (a cluster-wide watch serving a set of namespaces). */
   keep?: (obj: T) => boolean;
+  /**
+   * One selection of a union: the objects another selection also holds are that one's to remove (a
+   * re-list does not drop them, a delete event leaving them selected there does not remove them).
+   */
+  heldElsewhere?: (obj: T) => boolean;
   clock: Clock;
   log: Logger;
   transport: Transport<T>;
@@ -302,7 +308,9 @@ class Reflector<T extends KubernetesObject> {
     } while (cont && !signal.aborted);
     if (signal.aborted) throw signal.reason;
     this.stats.lists++;
-    for (const d of this.cfg.store.replace(items, this.cfg.namespace)) this.cfg.emit(d);
+    const elsewhere = this.cfg.heldElsewhere;
+    const scope = elsewhere ? (o: T) => !elsewhere(o) : undefined;
+    for (const d of this.cfg.store.replace(items, this.cfg.namespace, scope)) this.cfg.emit(d);
     this.resourceVersion = rv;
     this.cfg.log.debug('listed', { count: items.length, resourceVersion: rv });
   }
@@ -410,6 +418,10 @@ class Reflector<T extends KubernetesObject> {
         break;
       }
       case 'DELETED': {
+        if (this.cfg.heldElsewhere?.(obj)) {
+          if (rv) this.resourceVersion = rv; // still selected by another selection: its watch tells
+          break;
+        }
         const d = this.cfg.store.remove(this.cfg.transform ? this.cfg.transform(obj) : obj);
         if (rv) this.resourceVersion = rv;
         if (d) this.cfg.emit(d);
@@ -448,6 +460,8 @@ function abortable<R>(promise: Promise<R>, signal: AbortSignal): Promise<R> {
 // Informer: one or more reflectors (one per namespace, or one cluster-wide) behind one store and one
 // set of handlers.
 
+export type { Selection };
+
 export interface EventHandler<T> {
   /** Events the filter rejects are not delivered to this handler (e.g. `ignoreNoopUpdates`). */
   filter?: EventFilter<T>;
@@ -462,6 +476,12 @@ export interface InformerOptions<T> extends ResourceRef {
   namespaces?: readonly string[];
   labelSelector?: string;
   fieldSelector?: string;
+  /**
+   * Watch the union of these selections instead (one list+watch per selection and namespace, one
+   * store): for readers that each need a selection no single selector expresses. Replaces
+   * labelSelector and fieldSelector.
+   */
+  selections?: readonly Selection[];
   /** Items per list page (default 500). */
   pageSize?: number;
   /**
@@ -516,16 +536,40 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
     this.opts = opts;
     this.transport = transport;
     this.watched = opts.namespaces && opts.namespaces.length > 0 ? [...new Set(opts.namespaces)] : [];
-    if (this.watched.length === 0) this.reflectors.push(this.reflectorFor(undefined));
-    for (const namespace of this.watched) this.reflectors.push(this.reflectorFor(namespace));
+    this.selections =
+      opts.selections && opts.selections.length > 0
+        ? opts.selections
+        : [{ labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector }];
+    const matchers = this.selections.length > 1 ? this.selections.map((s) => selectionMatcher(s)) : [];
+    this.heldElsewhere = this.selections.map((_, i) =>
+      matchers.length > 0 ? (o: T) => matchers.some((m, j) => j !== i && m(o)) : undefined,
+    );
+    this.addReflectors(this.watched.length === 0 ? [undefined] : this.watched);
   }
 
-  private reflectorFor(namespace: string | undefined, keep?: (obj: T) => boolean): Reflector<T> {
+  private readonly selections: readonly Selection[];
+  private readonly heldElsewhere: readonly (((obj: T) => boolean) | undefined)[];
+
+  /** A reflector per namespace and selection. */
+  private addReflectors(namespaces: readonly (string | undefined)[], keep?: (obj: T) => boolean): void {
+    for (const namespace of namespaces)
+      this.selections.forEach((selection, i) =>
+        this.reflectors.push(this.reflectorFor(namespace, selection, this.heldElsewhere[i], keep)),
+      );
+  }
+
+  private reflectorFor(
+    namespace: string | undefined,
+    selection: Selection,
+    heldElsewhere: ((obj: T) => boolean) | undefined,
+    keep?: (obj: T) => boolean,
+  ): Reflector<T> {
     const opts = this.opts;
     return new Reflector<T>({
       namespace,
-      labelSelector: opts.labelSelector,
-      fieldSelector: opts.fieldSelector,
+      labelSelector: selection.labelSelector,
+      fieldSelector: selection.fieldSelector,
+      heldElsewhere,
       pageSize: opts.pageSize ?? 500,
       watchTimeoutSeconds: () => opts.watchTimeoutSeconds ?? 300 + Math.random() * 300,
       stallTimeoutMs: opts.stallTimeoutMs,
@@ -560,11 +604,8 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
     if (this.abort) throw new Error(`informer ${this.name} already started`);
     if (this.watched.length === 0) return;
     const keep = new Set(this.watched);
-    this.reflectors.splice(
-      0,
-      this.reflectors.length,
-      this.reflectorFor(undefined, (o) => keep.has(o.metadata?.namespace ?? '')),
-    );
+    this.reflectors.splice(0, this.reflectors.length);
+    this.addReflectors([undefined], (o) => keep.has(o.metadata?.namespace ?? ''));
   }
 
   /** The cache (read-only view). */
@@ -665,9 +706,15 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
     return this.syncWaiters.size;
   }
 
-  /** The resourceVersion each watch would resume from (namespace '' = cluster-wide). */
+  /**
+   * The resourceVersion each watch would resume from (namespace '' = cluster-wide; with several
+   * selections, `namespace#n` for the n-th after the first).
+   */
   resourceVersions(): Record<string, string> {
-    return Object.fromEntries(this.reflectors.map((r) => [r.namespace ?? '', r.resourceVersion]));
+    const n = this.selections.length;
+    return Object.fromEntries(
+      this.reflectors.map((r, i) => [`${r.namespace ?? ''}${i % n ? `#${i % n}` : ''}`, r.resourceVersion]),
+    );
   }
 
   /** Counters summed over all namespaces (tests use them to prove a watch resumed instead of re-listing). */

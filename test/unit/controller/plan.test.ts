@@ -6,13 +6,14 @@ import { HANDOVER_MANAGER } from '../../../src/controller/drift.js';
 import { terminalFailure } from '../../../src/controller/failures.js';
 import {
   decideApply,
-  glooProduct,
-  plan,
+  plan as planFor,
   stalledPlan,
   TARGET_REQUEUE_MS,
 } from '../../../src/controller/plan.js';
 import { APPLIED_ANNOTATION, FINALIZER, type Snapshot } from '../../../src/controller/plan-types.js';
-import { desired } from '../../../src/core/desired.js';
+import type { Product } from '../../../src/controller/product.js';
+import { GLOO, glooProduct } from '../../../src/products/gloo/index.js';
+import { desired } from '../../../src/products/gloo/desired.js';
 import type { GlooHA } from '../../../src/api/types.js';
 import { glooHA } from '../core/fixtures.js';
 import { afterPlan, chartDeployments, finalizedGlooHA, NS, snapshotOf } from './snapshots.js';
@@ -24,6 +25,9 @@ const spec = {
     publicGw: { autoscaling: { minReplicas: 2, maxReplicas: 5 } },
   },
 };
+
+/** A GlooHA's plan (the product these tests exercise). */
+const plan = (s: Snapshot, product: Product = GLOO) => planFor(s, product);
 
 const condition = (
   status: { conditions?: { type: string; status: string; reason?: string }[] } | undefined,
@@ -69,7 +73,7 @@ describe('plan: lifecycle branches', () => {
     ];
     const deleting = {
       ...s,
-      glooHA: {
+      object: {
         ...g,
         metadata: {
           ...g.metadata,
@@ -90,6 +94,7 @@ describe('plan: lifecycle branches', () => {
       [APPLIED_ANNOTATION]: null,
       'glooha.io/min-replicas': null,
       'glooha.io/owner': null,
+      'glooha.io/owner-kind': null,
       'glooha.io/helm-values': null,
     });
     expect((h.release.metadata?.managedFields ?? []).map((m) => m.manager)).not.toContain(MANAGER);
@@ -122,7 +127,7 @@ describe('plan: lifecycle branches', () => {
     expect(pdbs.length).toBeGreaterThan(0);
     const deleting = {
       ...created,
-      glooHA: { ...g, metadata: { ...g.metadata, deletionTimestamp: '2030-01-03T00:00:00Z' as never } },
+      object: { ...g, metadata: { ...g.metadata, deletionTimestamp: '2030-01-03T00:00:00Z' as never } },
     };
     const p = plan(deleting);
     expect(p.prunes.map((r) => `${r.kind}/${r.namespace}`)).toContain('PodDisruptionBudget/elsewhere');
@@ -309,7 +314,7 @@ describe('plan: applies', () => {
     expect(p.prunes).toEqual([]);
     expect(p.status).toBeUndefined();
     expect(p.requeueAfterMs).toBeUndefined();
-    expect(condition(s.glooHA!.status, 'Ready')).toMatchObject({ status: 'True' });
+    expect(condition(s.object!.status, 'Ready')).toMatchObject({ status: 'True' });
   });
 
   it('update: a spec change re-applies what it changes (hash mismatch), not drift', () => {
@@ -317,11 +322,11 @@ describe('plan: applies', () => {
     const s = settled(snapshotOf(g));
     const changed = {
       ...s,
-      glooHA: {
-        ...s.glooHA!,
+      object: {
+        ...s.object!,
         spec: { ...spec, gloo: { replicas: 4 } },
-        metadata: { ...s.glooHA!.metadata, generation: 2 },
-      },
+        metadata: { ...s.object!.metadata, generation: 2 },
+      } as GlooHA,
     };
     const p = plan(changed);
     const gloo = p.applies.find((a) => a.body.metadata?.name === 'gloo' && a.body.kind === 'Deployment');
@@ -467,7 +472,7 @@ describe('plan: applies', () => {
     const s = settled(snapshotOf(g));
     const p = plan({
       ...s,
-      glooHA: { ...s.glooHA!, status: undefined },
+      object: { ...s.object!, status: undefined },
       lastCorrections: [{ message: 'restored Deployment gloo: spec.replicas', corrected: true }],
     });
     expect(condition(p.status!, 'Drifted')).toMatchObject({
@@ -492,7 +497,7 @@ describe('plan: applies', () => {
   it('suspended under driftPolicy enforce: drift is reported (Drifted=True), not corrected, no event', () => {
     const g = finalizedGlooHA(spec);
     const s = settled(snapshotOf(g));
-    const suspendedSnap = { ...s, glooHA: { ...s.glooHA!, spec: { ...s.glooHA!.spec, suspend: true } } };
+    const suspendedSnap = { ...s, object: { ...s.object!, spec: { ...s.object!.spec, suspend: true } } };
     const drifted = {
       ...suspendedSnap,
       deployments: suspendedSnap.deployments.map((d) =>
@@ -526,9 +531,9 @@ describe('plan: applies', () => {
     const s = settled(snapshotOf(g));
     const requested = {
       ...s,
-      glooHA: {
-        ...s.glooHA!,
-        metadata: { ...s.glooHA!.metadata, annotations: { [RECONCILE_REQUEST_ANNOTATION]: '1700000000' } },
+      object: {
+        ...s.object!,
+        metadata: { ...s.object!.metadata, annotations: { [RECONCILE_REQUEST_ANNOTATION]: '1700000000' } },
       },
     };
     const p = plan(requested);

@@ -4,7 +4,7 @@
 import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import { FINALIZER, type Plan, type Snapshot } from '../../../src/controller/plan-types.js';
 import { OWNED_KINDS } from '../../../src/controller/kinds.js';
-import { chartLabels, proxyDeploymentName } from '../../../src/core/observed.js';
+import { chartLabels, proxyDeploymentName } from '../../../src/products/gloo/install.js';
 import type { GlooHA, GlooHASpec } from '../../../src/api/types.js';
 import { glooHA, NS } from '../core/fixtures.js';
 
@@ -58,11 +58,11 @@ export function finalizedGlooHA(spec: GlooHASpec, meta: Partial<GlooHA['metadata
 export function snapshotOf(g: GlooHA | undefined, extra: Partial<Snapshot> = {}): Snapshot {
   return {
     key: `${NS}/ha`,
-    glooHA: g,
+    object: g,
     sameNamespace: g ? [g] : [],
     deployments: g ? chartDeployments(g.spec ?? {}) : [],
-    glooHpas: [],
-    glooPdbs: [],
+    hpas: [],
+    pdbs: [],
     owned: new Map(OWNED_KINDS.map((k) => [k.kind, []])),
     leader: undefined,
     lastCorrections: [],
@@ -136,6 +136,6 @@ export function afterPlan(s: Snapshot, plan: Plan): Snapshot {
       ),
     );
   }
-  const glooHA = s.glooHA && plan.status ? { ...s.glooHA, status: plan.status } : s.glooHA;
-  return { ...s, glooHA, deployments, owned };
+  const object = s.object && plan.status ? { ...s.object, status: plan.status } : s.object;
+  return { ...s, object, deployments, owned };
 }

@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { GlooHA } from '../../../src/api/types.js';
-import { desired } from '../../../src/core/desired.js';
-import { LEASE_RULES } from '../../../src/core/leader-election.js';
+import { desired } from '../../../src/products/gloo/desired.js';
+import { LEASE_RULES } from '../../../src/products/gloo/leader-election.js';
 import { NS, codes, find, get, glooHA, installFor, run } from './fixtures.js';
 
 const repoRoot = join(import.meta.dirname, '..', '..', '..');
@@ -307,6 +307,7 @@ describe('gloo leader election', () => {
       annotations: {
         'glooha.io/min-replicas': '3',
         'glooha.io/owner': `${NS}/ha`,
+        'glooha.io/owner-kind': 'GlooHA',
         'glooha.io/helm-values': 'ha-helm-values',
       },
     });
@@ -433,6 +434,7 @@ describe("replicas floor (read by the chart's admission policy)", () => {
     expect(floorOf(d, 'public-gw')).toEqual({
       'glooha.io/min-replicas': '4',
       'glooha.io/owner': `${NS}/ha`,
+      'glooha.io/owner-kind': 'GlooHA',
       'glooha.io/helm-values': 'ha-helm-values',
     });
   });

@@ -2,7 +2,7 @@
 // agreement with the objects the operator applies (so Helm and the operator never undo each other).
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { helmValues, helmValuesNotes } from '../../../src/core/helm-values.js';
+import { helmValues, helmValuesNotes } from '../../../src/products/gloo/helm-values.js';
 import { helmValuesYaml } from '../../../src/core/helm-values-yaml.js';
 import { codes, get, glooHA, installFor, run } from './fixtures.js';
 

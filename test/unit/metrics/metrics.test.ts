@@ -1,6 +1,6 @@
 import { register as globalRegistry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { createMetrics, type GlooHAHealth } from '../../../src/metrics/index.js';
+import { createMetrics, type ObjectHealth } from '../../../src/metrics/index.js';
 
 /**
  * controller-runtime's series, written down from its source (v0.20-v0.22):
@@ -195,12 +195,12 @@ describe('createMetrics', () => {
     const m = createMetrics({ defaultMetrics: false });
     let body = (await m.expose()).body;
     expect(sample(body, 'glooha_resources{ready="true"}')).toBe(0);
-    let health: GlooHAHealth[] = [
+    let health: ObjectHealth[] = [
       {
         namespace: 'a',
         name: 'one',
         ready: 'true',
-        glooLeaderLease: { ageSeconds: 1.5, leaseDurationSeconds: 15 },
+        leaderLease: { ageSeconds: 1.5, leaseDurationSeconds: 15 },
       },
       { namespace: 'a', name: 'two', ready: 'true' },
       { namespace: 'b', name: 'one', ready: 'false' },

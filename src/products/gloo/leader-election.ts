@@ -15,13 +15,11 @@ import {
   ENV_RENEW_PERIOD,
   ENV_RETRY_PERIOD,
   GLOO_LEASE_NAME,
-} from '../api/constants.js';
-import type { LeaderElectionSpec } from '../api/types.js';
+} from '../../api/constants.js';
+import type { LeaderElectionSpec } from '../../api/types.js';
+import type { EnvVar } from '../../core/component-planner.js';
 
-export interface EnvVar {
-  name: string;
-  value: string;
-}
+export type { EnvVar };
 
 /** The env glooha manages on the gloo container. */
 export function leaderElectionEnv(le: Required<LeaderElectionSpec>): EnvVar[] {
