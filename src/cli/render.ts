@@ -2,7 +2,7 @@
 // observed install (from --install, or Gloo's chart layout) and prints YAML. Everything it needs from
 // the outside world comes through `CliIO`, so tests run it in-process.
 
-import { parseAllKubeYaml, stringifyKubeYaml, toKubeJS } from '../api/kube-yaml.js';
+import { KubeYamlError, parseAllKubeYaml, stringifyKubeYaml, toKubeJS } from '../api/kube-yaml.js';
 import { validateGlooHA, type FieldError } from '../api/validate.js';
 import type { GlooHA } from '../api/types.js';
 import { installNamespaceOf } from '../controller/product.js';
@@ -158,7 +158,14 @@ export async function readOrFail(io: CliIO, path: string): Promise<string> {
 
 /** The documents of a YAML stream as kubectl reads them, or the problems that stop that. */
 function parseDocuments(text: string): { values: unknown[]; problems: string[] } {
-  const docs = parseAllKubeYaml(text);
+  let docs;
+  try {
+    docs = parseAllKubeYaml(text);
+  } catch (err) {
+    // Beyond the parse limits (YAML_LIMITS), or a directive kubectl refuses.
+    if (err instanceof KubeYamlError) return { values: [], problems: [`YAML: ${err.message}`] };
+    throw err;
+  }
   const list = Array.isArray(docs) ? docs : [];
   const problems: string[] = [];
   if (!Array.isArray(docs)) problems.push('not a YAML stream');

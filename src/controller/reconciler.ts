@@ -1,6 +1,7 @@
 // The reconciler (one per product's kind): take a snapshot of the caches, plan, run the plan's actions. Level-triggered
 // and idempotent, in the Flux/controller-runtime mould: a steady state plans no write, and every write
 // carries the reconcile's AbortSignal — its leader term's — and passes the transport's fence.
+import { splitKey } from '../runtime/store.js';
 import { errorStatus } from '../kube/client.js';
 import { NotLeaderError } from '../leader/leadership.js';
 import type { Logger } from '../log.js';
@@ -60,7 +61,11 @@ export async function execute(
       object: a.what,
       ...(a.drift ? { drift: a.drift } : {}),
     });
-    if (a.reason === 'drift') deps.metrics?.glooha.driftCorrected(a.component);
+    if (a.reason === 'drift')
+      deps.metrics?.glooha.driftCorrected(
+        { namespace: splitKey(s.key).namespace ?? '', name: splitKey(s.key).name },
+        a.component,
+      );
   });
   await runReleaseReplicas(p.releaseReplicas, writer, signal, (r) =>
     log.info('released ownership of spec.replicas, value kept', { object: r.what }),

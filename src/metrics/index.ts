@@ -72,8 +72,12 @@ export interface GloohaMetrics {
    * GlooHA informer's cache). The last source set wins.
    */
   observe(source: () => readonly ObjectHealth[]): void;
-  /** glooha_drift_corrections_total{component} += n: the operator reverted a manual change. */
-  driftCorrected(component: string, n?: number): void;
+  /**
+   * glooha_drift_corrections_total{namespace,name,component} += n: the operator reverted a manual
+   * change in the install of GlooHA (or KgatewayHA) namespace/name. Per install, so that an alert
+   * on one install is not the sum of several.
+   */
+  driftCorrected(owner: { namespace: string; name: string }, component: string, n?: number): void;
 }
 
 export interface OperatorMetrics {
@@ -402,15 +406,16 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
   });
   const drift = new Counter({
     name: 'glooha_drift_corrections_total',
-    help: 'Number of times the operator reverted a change made outside it, by component.',
-    labelNames: ['component'] as const,
+    help: 'Number of times the operator reverted a change made outside it, by managed object (namespace, name) and component.',
+    labelNames: ['namespace', 'name', 'component'] as const,
     registers,
   });
   const glooha: GloohaMetrics = {
     observe: (fn) => {
       source = fn;
     },
-    driftCorrected: (component, n = 1) => drift.inc({ component }, n),
+    driftCorrected: (owner, component, n = 1) =>
+      drift.inc({ namespace: owner.namespace, name: owner.name, component }, n),
   };
 
   return {

@@ -152,6 +152,14 @@ export interface ReflectorStats {
   events: number;
 }
 
+/** A watch that ends within this without an object is not a working watch (it resets no backoff). */
+const HEALTHY_WATCH_MS = 1000;
+
+/** 410 Gone again before any watch worked since the last re-list: backed off like any error. */
+class RepeatedGoneError extends Error {
+  readonly code = 410;
+}
+
 class WatchError extends Error {
   constructor(
     message: string,
@@ -196,6 +204,8 @@ class Reflector<T extends KubernetesObject> {
   /** Ends the current watch so the loop starts the next one right away (set while a watch runs). */
   restartWatch?: () => void;
   readonly stats: ReflectorStats = { lists: 0, watches: 0, resumes: 0, expired: 0, errors: 0, events: 0 };
+  /** Watch events other than ERROR: what tells a working watch from one that fails at once. */
+  private objectEvents = 0;
   private readonly cfg: ReflectorConfig<T>;
 
   constructor(cfg: ReflectorConfig<T>) {
@@ -207,9 +217,14 @@ class Reflector<T extends KubernetesObject> {
   }
 
   async run(signal: AbortSignal, onSynced: () => void): Promise<void> {
+    // `failures` and `gone` are reset only by a watch that worked (it delivered an object or stayed
+    // open a while), never by a list: a list succeeds whenever the API server is up, so resetting on
+    // it let a watch that fails right after every list (410 from a fresh resourceVersion, a watch
+    // forbidden while the list is allowed) loop with no delay (3,398 lists in 500 ms). client-go's
+    // reflector likewise resets its backoff only after it has run without error for a while.
     let failures = 0;
+    let gone = 0;
     let listedJustNow = false;
-    let lastWasGone = false;
     while (!signal.aborted) {
       try {
         if (!this.resourceVersion) {
@@ -219,22 +234,25 @@ class Reflector<T extends KubernetesObject> {
             this.synced = true;
             onSynced();
           }
-          failures = 0;
-          lastWasGone = false;
         }
         if (!listedJustNow) this.stats.resumes++;
         listedJustNow = false;
         const started = this.cfg.clock.now();
-        const eventsBefore = this.stats.events;
+        const objectsBefore = this.objectEvents;
         const outcome = await this.watchOnce(signal);
         if (outcome === 'stopped') break;
+        const worked =
+          this.objectEvents > objectsBefore || this.cfg.clock.now() - started >= HEALTHY_WATCH_MS;
+        if (worked) {
+          failures = 0;
+          gone = 0;
+        }
         if (outcome === 'expired') {
           // The resourceVersion we hold is older than the server's watch window: start over from a list.
           this.stats.expired++;
-          this.cfg.log.info('watch expired (410 Gone), re-listing', {
-            resourceVersion: this.resourceVersion,
-          });
           this.resourceVersion = '';
+          if (++gone > 1) throw new RepeatedGoneError('watch expired (410 Gone) again after a re-list');
+          this.cfg.log.info('watch expired (410 Gone), re-listing');
           continue;
         }
         if (outcome === 'stalled') {
@@ -246,24 +264,19 @@ class Reflector<T extends KubernetesObject> {
         if (outcome === 'restart') continue;
         // A clean close (server-side timeout, apiserver restart): resume right away from the last
         // resourceVersion, unless the watch ended immediately with nothing — then back off like an error.
-        if (this.stats.events === eventsBefore && this.cfg.clock.now() - started < 1000) {
-          throw new Error('watch closed immediately without events');
-        }
-        failures = 0;
+        if (!worked) throw new Error('watch closed immediately without events');
       } catch (err) {
         if (signal.aborted) break;
-        if (errorStatus(err) === 410) {
+        if (errorStatus(err) === 410 && !(err instanceof RepeatedGoneError)) {
           // HTTP 410 on the watch request (or an expired list continue token): re-list right away,
-          // unless the previous attempt ended the same way (then back off like any error).
+          // unless it happened again since the last watch that worked (then back off like any error).
           this.stats.expired++;
           this.resourceVersion = '';
-          if (!lastWasGone) {
-            lastWasGone = true;
+          if (++gone === 1) {
             this.cfg.log.info('resourceVersion expired (410 Gone), re-listing');
             continue;
           }
         }
-        lastWasGone = false;
         this.stats.errors++;
         const delay = backoffDelay(failures, this.cfg.backoffBaseMs, this.cfg.backoffMaxMs, 0.5);
         failures++;
@@ -351,6 +364,7 @@ class Reflector<T extends KubernetesObject> {
       const onEvent = (type: string, raw: unknown) => {
         if (finished) return;
         this.stats.events++;
+        if (type !== 'ERROR') this.objectEvents++;
         armStall();
         try {
           const outcome = this.applyEvent(type, raw);
@@ -683,6 +697,8 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
   waitForSync(signal?: AbortSignal): Promise<void> {
     if (this.hasSynced()) return Promise.resolve();
     if (signal?.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
+    // stop() has already woken its waiters: a later one would wait for ever.
+    if (this.stopped) return Promise.reject(new Error(`informer ${this.name} stopped before it synced`));
     return new Promise((resolve, reject) => {
       // Either way out unregisters the other: an aborted wait leaves no waiter behind, a finished one
       // no abort listener on a signal that may live much longer (a start-up deadline, a term).

@@ -55,19 +55,22 @@ const labelSelector = (description: string) =>
     {
       matchLabels: labelMap('Labels the selected objects must have, all of them.'),
       matchExpressions: array(
-        object(
-          {
-            key: string({ description: 'The label key the requirement applies to.', maxLength: 317 }),
-            operator: string({
-              description: "How the key's value relates to values: In, NotIn, Exists or DoesNotExist.",
-              enum: ['In', 'NotIn', 'Exists', 'DoesNotExist'],
-            }),
-            values: array(string({ maxLength: 63 }), {
-              description: 'Label values: non-empty for In and NotIn, empty for Exists and DoesNotExist.',
-              maxItems: 16,
-            }),
-          },
-          { required: ['key', 'operator'] },
+        def(
+          'LabelSelectorRequirement',
+          object(
+            {
+              key: string({ description: 'The label key the requirement applies to.', maxLength: 317 }),
+              operator: string({
+                description: "How the key's value relates to values: In, NotIn, Exists or DoesNotExist.",
+                enum: ['In', 'NotIn', 'Exists', 'DoesNotExist'],
+              }),
+              values: array(string({ maxLength: 63 }), {
+                description: 'Label values: non-empty for In and NotIn, empty for Exists and DoesNotExist.',
+                maxItems: 16,
+              }),
+            },
+            { required: ['key', 'operator'] },
+          ),
         ),
         {
           description:
