@@ -1,6 +1,6 @@
 // Gloo as a product: a GlooHA keeps a Gloo install (its gloo, discovery and gateway-proxy
 // Deployments, labelled app=gloo by Gloo's chart) available.
-import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject, V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
 import { GLOO_LEASE_NAME, GROUP, KIND, PLURAL } from '../../api/constants.js';
 import type { GlooHA } from '../../api/types.js';
 import { ownerOf } from '../../core/ownership.js';
@@ -41,7 +41,7 @@ export const glooProduct = (computeDesired: typeof desired = desired): Product =
   desired(g, s, ownedOf) {
     const ns = installNamespaceOf(g);
     const target = (g as GlooHA).spec?.target;
-    const hpas = [...s.hpas, ...ownedOf('HorizontalPodAutoscaler')];
+    const hpas = [...s.hpas, ...(ownedOf('HorizontalPodAutoscaler') as V2HorizontalPodAutoscaler[])];
     const pdbs = [...s.pdbs, ...ownedOf('PodDisruptionBudget')];
     const observed = observeInstall(
       {

@@ -1,5 +1,6 @@
 // kgateway as a product: a KgatewayHA keeps a kgateway install available — its controller Deployment
 // (kgateway's chart) and the proxies its deployer renders from the GatewayParameters the Gateways name.
+import type { V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
 import { GROUP, KGATEWAY_KIND, KGATEWAY_PLURAL } from '../../api/constants.js';
 import type { KgatewayHA } from '../../api/types.js';
 import { ownerOf } from '../../core/ownership.js';
@@ -68,7 +69,7 @@ export const KGATEWAY: Product = {
       {
         namespace: ns,
         deployments: s.deployments,
-        hpas: [...s.hpas, ...ownedOf('HorizontalPodAutoscaler')],
+        hpas: [...s.hpas, ...(ownedOf('HorizontalPodAutoscaler') as V2HorizontalPodAutoscaler[])],
         pdbs: [...s.pdbs, ...ownedOf('PodDisruptionBudget')],
       },
       ownerOf(g),
