@@ -172,7 +172,9 @@ export function kgatewayFixtures(
     maxBuffer: 1 << 20,
   });
   const dir = out.trim().split('\n').pop() ?? '';
-  const crds = existsSync(dir) ? readdirSync(dir).find((f) => /^gateway-api-v.*-standard\.yaml$/.test(f)) : undefined;
+  const crds = existsSync(dir)
+    ? readdirSync(dir).find((f) => /^gateway-api-v.*-standard\.yaml$/.test(f))
+    : undefined;
   if (!crds) throw new Error(`${kgatewayScript} left no Gateway API CRDs in ${JSON.stringify(dir)}`);
   const fixtures: KgatewayFixtures = {
     version,

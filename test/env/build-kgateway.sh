@@ -26,7 +26,8 @@
 # Output: $GLOOHA_TESTBIN_CACHE/../kgateway/<version>-<key>/ (default ~/.cache/glooha-operator/kgateway/):
 #   kgateway-<v>.tgz  kgateway-crds-<v>.tgz  kgateway-proxy-<v>.tgz  gateway-api-<gwv>-standard.yaml
 #   kgateway (the controller, with --controller)
-# Each version is built under its own lock, into temp names renamed when complete. Prints each
+# Each version's charts and controller are built under locks of their own, into temp names renamed
+# when complete. Prints each
 # version's directory on stdout (the last line is the last version's); progress goes to stderr.
 set -euo pipefail
 
@@ -70,6 +71,9 @@ build_version() { # version
   read -r gwv gwapi < <(cd "$mod" && go list -m -f '{{.Version}} {{.Dir}}' "$GATEWAY_API_MODULE")
   [ -d "$kgw" ] && [ -d "$gwapi" ] || { echo "build-kgateway: cannot find kgateway $v's modules" >&2; exit 1; }
 
+  # Charts and controller under locks of their own: the unit tests' charts never wait for a compile.
+  exec 8>"$root/.$v.charts.lock"
+  flock 8
   if [ -d "$out" ]; then
     echo "build-kgateway: kgateway $v charts cached in $out" >&2
   else
@@ -83,7 +87,6 @@ build_version() { # version
     for chart in kgateway kgateway-crds envoy; do
       "$helm" package --version "$v" --app-version "$v" --destination "$tmp" "$tmp/src-$chart" >&2
     done
-    mv "$tmp/envoy-$v.tgz" "$tmp/kgateway-proxy-$v.tgz"
     rm -rf "$tmp"/src-*
     # Gateway API's standard channel, as its release's standard-install.yaml bundles it.
     for f in "$gwapi"/config/crd/standard/gateway.networking.k8s.io_*.yaml; do
@@ -94,7 +97,10 @@ build_version() { # version
     echo "build-kgateway: kgateway $v charts and Gateway API $gwv CRDs in $out ($(( $(date +%s) - t0 ))s)" >&2
   fi
 
+  flock -u 8
   if [ "$controller" = 1 ]; then
+    exec 9>"$root/.$v.controller.lock"
+    flock 9
     if [ -x "$out/kgateway" ]; then
       echo "build-kgateway: kgateway $v controller cached in $out" >&2
     else
@@ -107,13 +113,9 @@ build_version() { # version
       mv "$out/.kgateway.tmp" "$out/kgateway"
       echo "build-kgateway: kgateway $v controller built in $(( $(date +%s) - t0 ))s into $out" >&2
     fi
+    flock -u 9
   fi
   echo "$out"
 }
 
-for v in "${versions[@]}"; do
-  (
-    flock 9
-    build_version "$v"
-  ) 9>"$root/.$v.lock"
-done
+for v in "${versions[@]}"; do build_version "$v"; done

@@ -94,7 +94,10 @@ describe(`kgateway ${KGATEWAY_VERSION}'s controller, one process per controller 
       'a renewal in the audit log',
       async () =>
         auditWrites({ since }).filter(
-          (e) => e.objectRef?.resource === 'leases' && e.objectRef.namespace === ns && e.objectRef.name === 'kgateway-envoy',
+          (e) =>
+            e.objectRef?.resource === 'leases' &&
+            e.objectRef.namespace === ns &&
+            e.objectRef.name === 'kgateway-envoy',
         ),
       (evs) => evs.length > 0,
     );
@@ -108,9 +111,14 @@ describe(`kgateway ${KGATEWAY_VERSION}'s controller, one process per controller 
       { name: 'kgateway', namespace: ns, body: { spec: { replicas: 3 } } },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );
-    await eventually('three processes', async () => controllers!.processes().size, (n) => n === 3, {
-      timeoutMs: 60_000,
-    });
+    await eventually(
+      'three processes',
+      async () => controllers!.processes().size,
+      (n) => n === 3,
+      {
+        timeoutMs: 60_000,
+      },
+    );
     const victim = [...controllers!.processes().values()][0]!;
     await core.deleteNamespacedPod({ name: victim.pod, namespace: ns });
     await eventually(
@@ -159,7 +167,10 @@ describe('the kubelet semantics the harness reproduces', () => {
   it('divides quantities, reads fieldRefs and expands $(VAR) as the kubelet does', () => {
     expect(quantityToNumber('500m')).toBe(0.5);
     expect(quantityToNumber('256Gi')).toBe(256 * 2 ** 30);
-    const pod = { metadata: { name: 'p', namespace: 'n', labels: { a: 'b' } }, spec: { nodeName: 'node-1', containers: [] } };
+    const pod = {
+      metadata: { name: 'p', namespace: 'n', labels: { a: 'b' } },
+      spec: { nodeName: 'node-1', containers: [] },
+    };
     expect(fieldValue(pod, 'metadata.name')).toBe('p');
     expect(fieldValue(pod, "metadata.labels['a']")).toBe('b');
     expect(fieldValue(pod, 'spec.nodeName')).toBe('node-1');

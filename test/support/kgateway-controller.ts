@@ -95,7 +95,9 @@ export class KgatewayControllers {
   private stopped = false;
   private lastError = '';
 
-  private constructor(private readonly opts: Required<Omit<KgatewayControllerOptions, 'admin'>> & { admin: KubeConfig }) {
+  private constructor(
+    private readonly opts: Required<Omit<KgatewayControllerOptions, 'admin'>> & { admin: KubeConfig },
+  ) {
     this.dir = mkdtempSync(join(tmpdir(), 'glooha-kgw-'));
     this.socket = join(this.dir, 'api.sock');
     this.core = opts.admin.makeApiClient(CoreV1Api);
@@ -141,7 +143,10 @@ export class KgatewayControllers {
   /** All logs' last lines, for a failing assertion's message. */
   describe(lines = 15): string {
     const pods = new Set(this.history.map((h) => h.pod));
-    return [...pods].map((p) => `--- kgateway in pod ${p}:\n${this.tail(p, lines)}`).join('\n') || '(no process started)';
+    return (
+      [...pods].map((p) => `--- kgateway in pod ${p}:\n${this.tail(p, lines)}`).join('\n') ||
+      '(no process started)'
+    );
   }
 
   /**
@@ -150,7 +155,10 @@ export class KgatewayControllers {
    */
   kill(pod: string, signal: NodeJS.Signals = 'SIGKILL'): KgatewayProcess {
     const r = this.running.get(pod);
-    if (!r) throw new Error(`no kgateway process runs for pod ${pod} (running: ${[...this.running.keys()].join(', ') || 'none'})`);
+    if (!r)
+      throw new Error(
+        `no kgateway process runs for pod ${pod} (running: ${[...this.running.keys()].join(', ') || 'none'})`,
+      );
     killGroup(r.child, signal);
     return r.proc;
   }
@@ -211,7 +219,12 @@ export class KgatewayControllers {
     const wanted = new Map<string, V1Pod>();
     for (const pod of pods) {
       // The kubelet runs a pod once it is bound to a node, until it is deleted.
-      if (pod.spec?.nodeName && !pod.metadata?.deletionTimestamp && pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed')
+      if (
+        pod.spec?.nodeName &&
+        !pod.metadata?.deletionTimestamp &&
+        pod.status?.phase !== 'Succeeded' &&
+        pod.status?.phase !== 'Failed'
+      )
         wanted.set(pod.metadata!.name!, pod);
     }
     for (const [name, r] of this.running) {
@@ -267,7 +280,12 @@ export class KgatewayControllers {
     const child = spawn('unshare', ['--net', '--uts', 'bash', '-c', script], {
       stdio: ['ignore', fd, fd],
       detached: true,
-      env: { PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin', ...env, GLOOHA_POD_NAME: name, GLOOHA_KGATEWAY: this.opts.binary },
+      env: {
+        PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin',
+        ...env,
+        GLOOHA_POD_NAME: name,
+        GLOOHA_KGATEWAY: this.opts.binary,
+      },
     });
     closeSync(fd);
     live.add(child);
@@ -315,11 +333,17 @@ export class KgatewayControllers {
         spec: {
           audiences: [],
           expirationSeconds: 3600,
-          boundObjectRef: { apiVersion: 'v1', kind: 'Pod', name: pod.metadata!.name!, uid: pod.metadata!.uid },
+          boundObjectRef: {
+            apiVersion: 'v1',
+            kind: 'Pod',
+            name: pod.metadata!.name!,
+            uid: pod.metadata!.uid,
+          },
         },
       },
     });
-    if (!tr.status?.token) throw new Error(`TokenRequest for pod ${ns}/${pod.metadata!.name} returned no token`);
+    if (!tr.status?.token)
+      throw new Error(`TokenRequest for pod ${ns}/${pod.metadata!.name} returned no token`);
     return tr.status.token;
   }
 }
@@ -329,7 +353,12 @@ function kubeconfigYaml(token: string): string {
   return JSON.stringify({
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name: 'test', cluster: { server: info.server, 'certificate-authority': join(info.pkiDir, 'ca.crt') } }],
+    clusters: [
+      {
+        name: 'test',
+        cluster: { server: info.server, 'certificate-authority': join(info.pkiDir, 'ca.crt') },
+      },
+    ],
     users: [{ name: 'pod', user: { token } }],
     contexts: [{ name: 'pod', context: { cluster: 'test', user: 'pod' } }],
     'current-context': 'pod',
@@ -363,28 +392,43 @@ export function quantityToNumber(q: string): number {
  * envFrom first, then env in order, each value's $(VAR) references expanded from those before it.
  * Service links (FOO_SERVICE_HOST) are left out: their ClusterIPs lead nowhere here.
  */
-export async function resolveEnv(core: CoreV1Api, pod: V1Pod, container: V1Container): Promise<Record<string, string>> {
+export async function resolveEnv(
+  core: CoreV1Api,
+  pod: V1Pod,
+  container: V1Container,
+): Promise<Record<string, string>> {
   const ns = pod.metadata?.namespace ?? 'default';
   const out: Record<string, string> = {};
   const configMaps = new Map<string, Record<string, string>>();
   const secrets = new Map<string, Record<string, string>>();
   const configMap = async (name: string) => {
-    if (!configMaps.has(name)) configMaps.set(name, (await core.readNamespacedConfigMap({ name, namespace: ns })).data ?? {});
+    if (!configMaps.has(name))
+      configMaps.set(name, (await core.readNamespacedConfigMap({ name, namespace: ns })).data ?? {});
     return configMaps.get(name)!;
   };
   const secret = async (name: string) => {
     if (!secrets.has(name)) {
       const data = (await core.readNamespacedSecret({ name, namespace: ns })).data ?? {};
-      secrets.set(name, Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')])));
+      secrets.set(
+        name,
+        Object.fromEntries(
+          Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]),
+        ),
+      );
     }
     return secrets.get(name)!;
   };
   for (const from of container.envFrom ?? []) {
-    const data = from.configMapRef
-      ? await configMap(from.configMapRef.name!).catch((e) => (from.configMapRef?.optional ? {} : Promise.reject(e)))
+    const optional = from.configMapRef?.optional ?? from.secretRef?.optional ?? false;
+    const read = from.configMapRef
+      ? configMap(from.configMapRef.name!)
       : from.secretRef
-        ? await secret(from.secretRef.name!).catch((e) => (from.secretRef?.optional ? {} : Promise.reject(e)))
-        : {};
+        ? secret(from.secretRef.name!)
+        : Promise.resolve({});
+    const data: Record<string, string> = await read.catch((err: unknown) => {
+      if (optional) return {};
+      throw err;
+    });
     for (const [k, v] of Object.entries(data)) out[`${from.prefix ?? ''}${k}`] = v;
   }
   let node: { allocatable?: Record<string, string> } | undefined;

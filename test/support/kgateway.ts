@@ -76,8 +76,9 @@ export async function installKgatewayCrds(
 
 /**
  * The values kgateway's deployer passes its proxy chart for a Gateway (pkg/kgateway/deployer/
- * gateway_parameters.go): the Gateway's name as release and gateway.name, and the GatewayParameters'
- * deployment and podTemplate fields.
+ * gateway_parameters.go): the Gateway's name as release, gateway.name and gateway.fullnameOverride
+ * (2.4's chart names its objects from the latter only), and the GatewayParameters' deployment and
+ * podTemplate fields.
  */
 export function deployerValues(
   gateway: string,
@@ -88,6 +89,7 @@ export function deployerValues(
   return {
     gateway: {
       name: gateway,
+      fullnameOverride: gateway,
       gatewayName: gateway,
       gatewayNamespace: namespace,
       gatewayClassName: 'kgateway',
