@@ -5,7 +5,8 @@
 //    terminationGracePeriodSeconds; a process that exits on its own is restarted with a back-off, as a
 //    container under restartPolicy Always (controller-runtime exits when it loses its Lease).
 //  - its env is the pod's container env resolved as the kubelet resolves it (value, fieldRef,
-//    resourceFieldRef, configMapKeyRef, secretKeyRef, envFrom, $(VAR) references);
+//    resourceFieldRef, configMapKeyRef, secretKeyRef, envFrom, $(VAR) references), except that a CPU
+//    count is capped at this machine's cores (kwok's nodes claim 32);
 //  - its credentials are a token bound to the pod (TokenRequest with boundObjectRef, what the kubelet
 //    mounts), in a kubeconfig that KUBECONFIG names;
 //  - it runs in its own network and UTS namespaces (`unshare --net --uts`): its hostname is the pod's
@@ -26,7 +27,7 @@ import {
 } from '@kubernetes/client-node';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { adminKubeConfig, controlPlane } from './cluster.js';
@@ -457,7 +458,10 @@ export async function resolveEnv(
       }
       if (q === undefined) return '0';
       const d = quantityToNumber(String(divisor ?? '1'));
-      return String(Math.max(1, Math.ceil(quantityToNumber(String(q)) / d)));
+      const value = Math.max(1, Math.ceil(quantityToNumber(String(q)) / d));
+      // kwok's nodes claim 32 CPUs: GOMAXPROCS that high on this machine's few cores would only add
+      // GC workers fighting for them, so CPU is capped at the cores there are.
+      return String(res === 'cpu' && d === 1 ? Math.min(value, availableParallelism()) : value);
     }
     if (from.configMapKeyRef) {
       const data = await configMap(from.configMapKeyRef.name!).catch((err) => {
