@@ -13,7 +13,7 @@ import { defineConfig } from 'vitest/config';
 const TIMING = ['operator-ha', 'leader-election', 'fencing', 'api-requests', 'kgateway-controller'].map(
   (f) => `test/integration/${f}.test.ts`,
 );
-const HELM = ['test/integration/helm-coexistence.test.ts'];
+const HELM = ['test/integration/helm-coexistence.test.ts', 'test/integration/docs-helm-commands.test.ts'];
 
 const integration = (name: string, include: string[], exclude: string[] = []) => ({
   test: {

@@ -16,12 +16,13 @@
 // Prints a table (median / min / max) and writes bench/results/failover.json. The processes run as
 // the control plane's admin user: this measures timing, not RBAC (the integration tests do that).
 import { CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { startControlPlane, type ControlPlane } from '../test/env/controlplane.js';
+import { auditLogText } from '../test/support/audit.js';
 import {
   metricValue,
   repoRoot,
@@ -144,7 +145,7 @@ async function stopProcess(p: OperatorProcess): Promise<void> {
 /** Successful writes to the Lease in `namespace`, from the API server's audit log, by received time. */
 function leaseWrites(auditLogPath: string, namespace: string): number[] {
   const out: number[] = [];
-  for (const line of readFileSync(auditLogPath, 'utf8').split('\n')) {
+  for (const line of auditLogText(auditLogPath).split('\n')) {
     if (!line) continue;
     const ev = JSON.parse(line) as {
       stage: string;

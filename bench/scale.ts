@@ -44,6 +44,7 @@ import { PatchStrategy, type KubernetesObject, type V1Deployment } from '@kubern
 import { API_VERSION, GROUP, KIND, MANAGER, PLURAL, VERSION } from '../src/api/constants.js';
 import type { GlooHA, GlooHASpec } from '../src/api/types.js';
 import { plan } from '../src/controller/plan.js';
+import { GLOO } from '../src/products/gloo/index.js';
 import { FINALIZER, APPLIED_ANNOTATION } from '../src/controller/plan-types.js';
 import { KubeClient } from '../src/kube/client.js';
 import { resourcePath } from '../src/kube/paths.js';
@@ -663,19 +664,22 @@ async function floor(
   await pool(fresh, SETUP_PARALLEL, async (ns) => {
     const g = await admin.request<GlooHA & KubernetesObject>('GET', resourcePath(GLOOHAS, ns, 'gloo'));
     const deps = await admin.request<{ items: V1Deployment[] }>('GET', resourcePath(DEPLOYMENTS, ns));
-    const p = plan({
-      key: `${ns}/gloo`,
-      glooHA: { ...g, metadata: { ...g.metadata, finalizers: [FINALIZER] } },
-      sameNamespace: [],
-      deployments: deps.items,
-      glooHpas: [],
-      glooPdbs: [],
-      owned: new Map(),
-      leader: undefined,
-      lastCorrections: [],
-      ownApplies: new Map(),
-      now: new Date(),
-    });
+    const p = plan(
+      {
+        key: `${ns}/gloo`,
+        object: { ...g, metadata: { ...g.metadata, finalizers: [FINALIZER] } },
+        sameNamespace: [],
+        deployments: deps.items,
+        hpas: [],
+        pdbs: [],
+        owned: new Map(),
+        leader: undefined,
+        lastCorrections: [],
+        ownApplies: new Map(),
+        now: new Date(),
+      },
+      GLOO,
+    );
     bodies.set(ns, new Map(p.applies.map((a) => [`${a.body.kind}/${a.body.metadata?.name}`, a.body])));
     if (p.status) sampleStatus = p.status;
   });

@@ -6,20 +6,20 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { GROUP, KGATEWAY_CRD_NAME, KGATEWAY_PLURAL, VERSION } from './api/constants.js';
-import { setupGlooHAController, setupKgatewayHAController } from './controller/glooha-controller.js';
-import { GATEWAYS, GATEWAY_PARAMETERS } from './controller/kinds.js';
+import { GROUP, VERSION } from './api/constants.js';
+import { setupControllers, type ProductSetup } from './controller/setup.js';
 import {
   parseDurationMs,
   resolveLeaderElectionConfig,
   LEADER_ELECTION_FLAGS,
   LeaderElectionConfigError,
 } from './leader/config.js';
-import { errorStatus } from './kube/client.js';
+import { serves, watchForKinds, withinStartupWindow, type DiscoveryGet } from './kube/discovery.js';
 import { loadKubeConfig } from './kube/config.js';
 import { createLogger, isLogLevel, type Logger } from './log.js';
 import { Manager } from './manager/manager.js';
 import { createMetrics } from './metrics/index.js';
+import { PRODUCTS } from './products/index.js';
 import { installFailurePolicy } from './process/failure-policy.js';
 import { version } from './version.js';
 
@@ -191,19 +191,39 @@ export interface RunHooks {
   onFatal?: (err: unknown) => void;
   /** The shutdown function, as soon as there is something to shut down (a signal may come mid-start). */
   onShutdown?: (shutdown: (reason: string) => Promise<void>) => void;
+  /**
+   * A kind missing at start-up is now served (a CRD installed after the operator): the caller stops
+   * gracefully and exits 0 so the replica restarts and watches it.
+   */
+  onRestart?: (reason: string) => void;
+  /** Start-up's API discovery window (default DISCOVERY_WINDOW_MS) and re-discovery interval. */
+  discoveryWindowMs?: number;
+  rediscoveryIntervalMs?: number;
 }
 
-/** Whether the API server serves `plural` in the group version at `path` (API discovery). */
-async function serves(manager: Manager, path: string, plural: string): Promise<boolean> {
-  try {
-    const list = await manager.client.request<{ resources?: { name: string }[] }>('GET', path);
-    return (list.resources ?? []).some((r) => r.name === plural);
-  } catch (err) {
-    // A group version nobody installed (for glooha.io: the GlooHA informer reports that, as it always has).
-    if (errorStatus(err) === 404) return false;
-    throw err;
+/**
+ * What each product's controller needs served: its CRD (unless required: then its informer reports a
+ * missing one) and the related kinds (Gateway API for a KgatewayHA's spec.gateways). A product whose
+ * CRD is not served is left out.
+ */
+async function discoverProducts(get: DiscoveryGet, signal?: AbortSignal): Promise<ProductSetup[]> {
+  const setups: ProductSetup[] = [];
+  for (const product of PRODUCTS) {
+    const target = { path: `/apis/${GROUP}/${VERSION}`, plural: product.plural };
+    if (!product.crdRequired && !(await serves(get, target, signal))) continue;
+    let relatedServed = true;
+    for (const k of product.relatedKinds) {
+      const path = k.group ? `/apis/${k.group}/${k.version}` : `/api/${k.version}`;
+      relatedServed &&= await serves(get, { path, plural: k.plural }, signal);
+    }
+    setups.push({ product, relatedServed });
   }
+  return setups;
 }
+
+/** How much of what the products can use is served: it only grows when a CRD is installed later. */
+const servedScore = (setups: ProductSetup[]) => setups.length + setups.filter((s) => s.relatedServed).length;
+const fullScore = () => 2 * PRODUCTS.length;
 
 /**
  * Starts the manager and resolves once its caches synced and it joined the leader election. Rejects
@@ -237,39 +257,64 @@ export async function run(
     resyncPeriodMs: config.resyncPeriodMs,
     metrics,
   };
-  setupGlooHAController(manager, controllerOptions);
-  // KgatewayHA is newer than the chart's CRD an upgraded Helm release may still have (Helm never
-  // upgrades CRDs): without it the operator manages GlooHAs as before and says how to add it, rather
-  // than wait for ever for a cache that cannot sync.
+  // A signal during start-up stops whatever has started (discovery included) and exits 0.
+  const stopped = new AbortController();
+  const shutdown = (reason: string) => {
+    stopped.abort(new Error(`stopping: ${reason}`));
+    return manager.stop(reason, SHUTDOWN_BUDGET_MS);
+  };
+  hooks.onShutdown?.(shutdown);
+  const get: DiscoveryGet = (path, signal) => manager.client.request('GET', path, signal ? { signal } : {});
+  // A kind newer than the chart's CRDs an upgraded Helm release may still have (Helm never upgrades
+  // CRDs) is skipped with a warning saying how to add it, rather than waited for with a cache that
+  // cannot sync; a required one is always set up (its informer reports the missing CRD).
+  let setups: ProductSetup[];
   try {
-    if (await serves(manager, `/apis/${GROUP}/${VERSION}`, KGATEWAY_PLURAL)) {
-      const gatewayApi =
-        (await serves(manager, `/apis/${GATEWAYS.group}/${GATEWAYS.version}`, GATEWAYS.plural)) &&
-        (await serves(
-          manager,
-          `/apis/${GATEWAY_PARAMETERS.group}/${GATEWAY_PARAMETERS.version}`,
-          GATEWAY_PARAMETERS.plural,
-        ));
-      setupKgatewayHAController(manager, { ...controllerOptions, gatewayApi });
-    } else
-      log.warn(
-        `the ${KGATEWAY_CRD_NAME} CRD is not installed: KgatewayHAs are not managed; apply crds/ of this release (kubectl apply --server-side -f charts/glooha-operator/crds/) and restart the operator`,
-      );
-  } catch (err) {
-    log.error('start-up failed', {
-      reason: `API discovery of ${GROUP}/${VERSION}: ${(err as Error).message}`,
+    setups = await withinStartupWindow(() => discoverProducts(get, stopped.signal), {
+      signal: stopped.signal,
+      ...(hooks.discoveryWindowMs !== undefined ? { windowMs: hooks.discoveryWindowMs } : {}),
+      onRetry: (err, attempt, delayMs) =>
+        log.warn('API discovery failed; retrying within the start-up window', {
+          attempt,
+          retryInMs: Math.round(delayMs),
+          reason: (err as Error).message,
+        }),
     });
+  } catch (err) {
+    if (stopped.signal.aborted) log.info('start-up stopped during API discovery');
+    else
+      log.error('start-up failed', {
+        reason: `API discovery of ${GROUP}/${VERSION}: ${(err as Error).message}`,
+      });
     throw err;
   }
+  for (const product of PRODUCTS)
+    if (!setups.some((x) => x.product === product))
+      log.warn(
+        `the ${product.plural}.${GROUP} CRD is not installed: ${product.kind}s are not managed; apply crds/ of this release (kubectl apply --server-side -f charts/glooha-operator/crds/); the operator restarts by itself once it is served`,
+      );
+  setupControllers(manager, setups, controllerOptions);
   manager.onFatal(hooks.onFatal ?? (() => {}));
-  const shutdown = (reason: string) => manager.stop(reason, SHUTDOWN_BUDGET_MS);
-  hooks.onShutdown?.(shutdown);
   try {
     await manager.start();
   } catch (err) {
     log.error('start-up failed', { err });
     await shutdown('start-up failed');
     throw err;
+  }
+  const atStart = servedScore(setups);
+  if (atStart < fullScore()) {
+    void watchForKinds({
+      served: async (signal) => servedScore(await discoverProducts(get, signal)) > atStart,
+      onServed: () => {
+        log.info('the API server now serves a kind it did not at start-up: restarting to watch it');
+        hooks.onRestart?.('a kind missing at start-up is now served');
+      },
+      signal: stopped.signal,
+      ...(hooks.rediscoveryIntervalMs !== undefined ? { intervalMs: hooks.rediscoveryIntervalMs } : {}),
+      onError: (err) =>
+        log.debug('API discovery failed; asking again later', { reason: (err as Error).message }),
+    });
   }
   return { metricsUrl: manager.metricsUrl, shutdown };
 }
@@ -315,8 +360,11 @@ async function main(): Promise<void> {
     await run(config, log, {
       onFatal: () => void policy.terminate(1, 'fatal error'),
       onShutdown: (fn) => (shutdown = fn),
+      onRestart: (reason) => void policy.terminate(0, reason),
     });
   } catch {
+    // A signal during start-up: the policy stops and exits 0 (start-up failed only because it stopped).
+    if (policy.terminating()) return;
     // run() logged it and stopped what it had started (no Lease is held: it never joined).
     process.exit(1);
   }

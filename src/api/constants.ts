@@ -28,8 +28,10 @@ export const LABEL_OWNER_NAME = 'glooha.io/owner-name';
 export const LABEL_OWNER_NAMESPACE = 'glooha.io/owner-namespace';
 export const LABEL_COMPONENT = 'glooha.io/component';
 /**
- * On objects a KgatewayHA owns: its kind. Objects of a GlooHA carry none (they predate the second
- * kind), so a GlooHA and a KgatewayHA of the same name in one namespace never share objects.
+ * On every object glooha owns: its owner's kind, so objects of a GlooHA and a KgatewayHA of the same
+ * name in one namespace are never mistaken for each other. Releases before it was on every kind's
+ * objects labelled only a KgatewayHA's: a GlooHA still recognises its unlabelled objects as its own
+ * (Product.ownsUnlabelledObjects), and its next apply labels them.
  */
 export const LABEL_OWNER_KIND = 'glooha.io/owner-kind';
 
@@ -43,7 +45,7 @@ export const LABEL_OWNER_KIND = 'glooha.io/owner-kind';
 export const ANNOTATION_MIN_REPLICAS = 'glooha.io/min-replicas';
 export const ANNOTATION_OWNER = 'glooha.io/owner';
 export const ANNOTATION_HELM_VALUES = 'glooha.io/helm-values';
-/** On a Deployment whose floor a KgatewayHA keeps: its kind (absent: a GlooHA's). */
+/** On a Deployment whose floor glooha keeps: the owner's kind (absent, from an earlier release: a GlooHA's). */
 export const ANNOTATION_OWNER_KIND = 'glooha.io/owner-kind';
 
 /**

@@ -18,10 +18,10 @@ import {
   SINGULAR,
   VERSION,
 } from './constants.js';
-import { kgatewayHASchema } from './kgateway-schema.js';
+import { kgatewayHASchema } from '../products/kgateway/schema.js';
 import { emitSchema, type Schema } from './openapi.js';
 import { celRulesFor } from './rules.js';
-import { glooHASchema } from './schema.js';
+import { glooHASchema } from '../products/gloo/schema.js';
 
 export type HAKind = typeof KIND | typeof KGATEWAY_KIND;
 

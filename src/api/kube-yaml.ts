@@ -10,12 +10,15 @@
 // The `yaml` package does the parsing; only the resolution of plain scalars is replaced.
 
 import {
+  CST,
+  Composer,
   Document,
+  Lexer,
+  Parser,
   isAlias,
   isMap,
   isScalar,
   isSeq,
-  parseAllDocuments,
   type DocumentOptions,
   type ParseOptions,
   type ScalarTag,
@@ -93,9 +96,54 @@ const goNumber: ScalarTag = {
   identify: (value) => typeof value === 'number',
 };
 
+/** go-yaml v2's short name of what a plain scalar resolves to, for its "cannot decode" message. */
+const shortKind = (text: string): string => {
+  const n = goYamlNumber(text);
+  if (n === undefined) return '!!str';
+  return /^[-+0-9]/.test(text) && goInteger(text.replaceAll('_', '')) !== undefined ? '!!int' : '!!float';
+};
+
+/**
+ * Explicit `!!int` / `!!float` (never used for untagged scalars, which goNumber resolves): as go-yaml
+ * v2, the text is resolved as if plain, quoted or not, and must come out a number of that kind
+ * (`!!int "3"` is 3; `!!int 1.5` is an error; an integer is a valid !!float).
+ */
+function explicitNumber(kind: 'int' | 'float'): ScalarTag {
+  return {
+    tag: `tag:yaml.org,2002:${kind}`,
+    default: false,
+    identify: () => false,
+    resolve: (text, onError) => {
+      const n = goYamlNumber(text);
+      if (n !== undefined && (kind === 'float' || shortKind(text) === '!!int')) return n;
+      onError(`cannot decode ${shortKind(text)} \`${text}\` as a !!${kind}`);
+      return text;
+    },
+  };
+}
+
+/**
+ * `!!binary`: go-yaml v2 decodes standard base64 (line breaks allowed) and hands the bytes on as a
+ * string, which is what kubectl sends (the yaml package would make a Uint8Array).
+ */
+const binary: ScalarTag = {
+  tag: 'tag:yaml.org,2002:binary',
+  default: false,
+  identify: () => false,
+  resolve: (text, onError) => {
+    const b64 = text.replace(/[\r\n]/g, '');
+    if (b64.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(b64)) {
+      onError('!!binary value contains invalid base64 data');
+      return text;
+    }
+    return Buffer.from(b64, 'base64').toString('utf8');
+  },
+};
+
 /**
  * YAML 1.1's tags with go-yaml v2's numbers: the yaml package's own int, float, sexagesimal and
- * timestamp tags go (go-yaml keeps 1:20 and 2001-12-14 as strings; it reads 0o10 and 08 as numbers).
+ * timestamp tags go (go-yaml keeps 1:20 and 2001-12-14 as strings; it reads 0o10 and 08 as numbers),
+ * and its binary tag is go-yaml's.
  */
 type Tags = Exclude<SchemaOptions['customTags'], ((tags: never) => unknown) | null | undefined>;
 function goYamlTags(tags: Tags): Tags {
@@ -103,9 +151,10 @@ function goYamlTags(tags: Tags): Tags {
     'tag:yaml.org,2002:int',
     'tag:yaml.org,2002:float',
     'tag:yaml.org,2002:timestamp',
+    'tag:yaml.org,2002:binary',
   ]);
   const kept = tags.filter((t) => typeof t === 'string' || !dropped.has(t.tag));
-  return [...kept, goNumber];
+  return [...kept, goNumber, explicitNumber('int'), explicitNumber('float'), binary];
 }
 
 const SCHEMA: SchemaOptions = { schema: 'yaml-1.1', customTags: goYamlTags };
@@ -141,16 +190,117 @@ export const KUBE_YAML_PARSE_OPTIONS: ParseOptions & DocumentOptions & SchemaOpt
   prettyErrors: false,
 };
 
-/** The most alias expansions (nested ones included) a document may need; more is an alias bomb. */
+/**
+ * The most alias expansions (nested ones and those of merge keys included) a document may need; more
+ * is an alias bomb.
+ */
 export const MAX_ALIAS_COUNT = 100;
 
-export function parseAllKubeYaml(text: string) {
-  return parseAllDocuments(text, KUBE_YAML_PARSE_OPTIONS);
-}
+/**
+ * Bounds on what `glooha render` parses, so that hostile input costs bounded time and memory. The
+ * `yaml` package keeps several hundred bytes per node, and a node can cost its input 2 bytes ("1,"),
+ * so the input size alone (4 MiB) bounds nothing useful: 2 million nodes took 1.9 GB. These limits are
+ * checked by a streaming lexer pass before anything is built, so input beyond them costs no more than
+ * that pass. With them, peak memory stays below 10 × the largest input (40 MiB) and a parse below
+ * about a second; test/unit/api/kube-yaml-bounds.test.ts measures both on hostile input. The limits
+ * are far above what any GlooHA, KgatewayHA or install file needs (a GlooHA has ~100 nodes, depth ~10).
+ */
+export const YAML_LIMITS = {
+  /** Scalars, collections and aliases, over all documents. */
+  maxNodes: 16_000,
+  /** Collections nested in one another. */
+  maxDepth: 100,
+  maxDocuments: 1_000,
+} as const;
 
-/** A document that kubectl could not turn into JSON either. */
+/** A document that kubectl could not turn into JSON either, or input beyond YAML_LIMITS. */
 export class KubeYamlError extends Error {
   override name = 'KubeYamlError';
+}
+
+/** A token that makes a node: a scalar (plain, quoted or block), an alias, or a flow collection. */
+const NODE_TOKENS = new Set<string>([
+  'scalar',
+  'single-quoted-scalar',
+  'double-quoted-scalar',
+  'alias',
+  'flow-map-start',
+  'flow-seq-start',
+  'seq-item-ind',
+  'explicit-key-ind',
+  'map-value-ind',
+]);
+
+/**
+ * Checks the limits that need no tree, in one streaming pass of the lexer (memory independent of the
+ * input): node and document counts, and the nesting that costs a byte or two per level (flow `[[[`,
+ * compact `- - -`). Nesting through indentation costs n²/2 bytes for n levels; the tree walk in
+ * checkDepth bounds it. Also refuses directives, as kubectl does (it splits documents on `---`
+ * before parsing, so a `%YAML 1.1` line is a document without content: "did not find expected
+ * <document start>").
+ */
+function scanTokens(text: string): void {
+  let nodes = 0;
+  let documents = 1;
+  let flowDepth = 0;
+  let onLine = 0;
+  for (const token of new Lexer().lex(text)) {
+    const type = CST.tokenType(token);
+    if (type === 'directive-line') {
+      throw new KubeYamlError(
+        `a ${token.split(/\s/)[0] ?? '%'} directive: kubectl refuses it ("did not find expected <document start>"); remove the line`,
+      );
+    }
+    if (type === 'newline') onLine = 0;
+    else if (type === 'doc-start' || type === 'doc-end') {
+      if (++documents > YAML_LIMITS.maxDocuments)
+        throw new KubeYamlError(`more than ${YAML_LIMITS.maxDocuments} YAML documents`);
+    } else if (type && NODE_TOKENS.has(type)) {
+      // Weights from measured peak memory per node: a flow collection, and anything inside one, costs
+      // the parser about twice what a block node does.
+      nodes += type === 'flow-map-start' || type === 'flow-seq-start' || flowDepth > 0 ? 2 : 1;
+      if (nodes > YAML_LIMITS.maxNodes)
+        throw new KubeYamlError(`more than ${YAML_LIMITS.maxNodes} YAML nodes`);
+      if (type === 'flow-map-start' || type === 'flow-seq-start') flowDepth++;
+      if (type === 'seq-item-ind' || type === 'explicit-key-ind') onLine++;
+      if (flowDepth + onLine > YAML_LIMITS.maxDepth)
+        throw new KubeYamlError(`YAML nested more than ${YAML_LIMITS.maxDepth} levels deep`);
+    } else if (type === 'flow-map-end' || type === 'flow-seq-end') flowDepth = Math.max(0, flowDepth - 1);
+  }
+}
+
+/** The nesting depth of a document's concrete syntax tree, walked without recursion. */
+function checkDepth(doc: CST.Token): void {
+  const stack: [CST.Token | undefined, number][] = [[doc.type === 'document' ? doc.value : undefined, 0]];
+  while (stack.length > 0) {
+    const [token, depth] = stack.pop()!;
+    if (!token) continue;
+    if (depth > YAML_LIMITS.maxDepth)
+      throw new KubeYamlError(`YAML nested more than ${YAML_LIMITS.maxDepth} levels deep`);
+    if (token.type === 'block-map' || token.type === 'block-seq' || token.type === 'flow-collection') {
+      for (const item of token.items) {
+        const { key, value } = item as { key?: CST.Token | null; value?: CST.Token };
+        if (key) stack.push([key, depth + 1]);
+        stack.push([value, depth + 1]);
+      }
+    }
+  }
+}
+
+/**
+ * The documents of a YAML stream as kubectl reads them; throws KubeYamlError beyond YAML_LIMITS. One
+ * parse: each document's syntax tree is checked for depth, then composed.
+ */
+export function parseAllKubeYaml(text: string): Document.Parsed[] {
+  scanTokens(text);
+  const composer = new Composer(KUBE_YAML_PARSE_OPTIONS);
+  const docs: Document.Parsed[] = [];
+  for (const token of new Parser().parse(text)) {
+    checkDepth(token);
+    for (const doc of composer.next(token)) docs.push(doc as Document.Parsed);
+  }
+  for (const doc of composer.end(false, text.length)) docs.push(doc as Document.Parsed);
+  return docs;
 }
 
 /**
@@ -175,16 +325,21 @@ export function toKubeJS(doc: Document.Parsed, maxAliasCount = MAX_ALIAS_COUNT):
     if (isSeq(node)) return node.items.map(convert);
     if (isMap(node)) {
       const out: Record<string, unknown> = {};
-      const merge = (source: unknown): void => {
+      // go-yaml v2's merge: a mapping, an alias of one, or a LIST (not an alias of a list) of those.
+      // Each alias merged is an expansion like any other (convert counts it): before that, a merge key
+      // whose alias named a list of maps merging the previous level cost ×10 per level uncounted.
+      const mergeable = (source: unknown): boolean => {
         const target = isAlias(source) ? source.resolve(doc) : source;
-        if (isSeq(target)) {
-          for (const item of [...target.items].reverse()) merge(item);
+        return isMap(target);
+      };
+      const merge = (source: unknown): void => {
+        if (isSeq(source)) {
+          if (!source.items.every(mergeable)) throw new KubeYamlError(MERGE_VALUE);
+          for (const item of [...source.items].reverse()) merge(item);
           return;
         }
-        const value = convert(source);
-        if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-          throw new KubeYamlError('a merge key (<<) must be followed by a mapping or a list of mappings');
-        }
+        if (!mergeable(source)) throw new KubeYamlError(MERGE_VALUE);
+        const value = convert(source) as Record<string, unknown>;
         for (const [k, v] of Object.entries(value)) setOwn(out, k, v);
       };
       for (const pair of node.items) {
@@ -200,6 +355,10 @@ export function toKubeJS(doc: Document.Parsed, maxAliasCount = MAX_ALIAS_COUNT):
   };
   return convert(doc.contents);
 }
+
+/** kubectl's (go-yaml v2's) own words. */
+const MERGE_VALUE =
+  'map merge requires map or sequence of maps as the value (a merge key (<<) takes a mapping, an alias of one, or a list of those; not an alias of a list)';
 
 /** A plain `<<` key (YAML 1.1's merge tag resolves it to a symbol; a quoted "<<" is a string key). */
 function isMergeKey(key: unknown): boolean {
@@ -225,7 +384,7 @@ export function stringifyKubeYaml(
 ): string {
   const { comment, ...toString } = options;
   const doc = new Document(value, { ...WRITE_SCHEMA, version: '1.1', aliasDuplicateObjects: false });
-  // No %YAML directive: kubectl accepts it, but the files stay plain for every other reader.
+  // No %YAML directive: kubectl refuses one (it splits documents on `---` first, leaving the directive alone).
   if (doc.directives) doc.directives.yaml.explicit = false;
   if (comment) doc.commentBefore = comment;
   return doc.toString({ lineWidth: 0, ...toString });

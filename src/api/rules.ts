@@ -26,7 +26,8 @@ export type DefName =
   | 'GatewayProxies'
   | 'GatewayProxy'
   | 'Autoscaling'
-  | 'TopologySpreadConstraint';
+  | 'TopologySpreadConstraint'
+  | 'LabelSelectorRequirement';
 
 export interface Rule extends CelRule {
   /** Stable identifier, used by tests and in FieldError.ruleId. */
@@ -65,11 +66,17 @@ const celTimes = (n: number, field: string) =>
  *  - leaseDuration ≤ 10m: after a leader crashes, nobody leads for up to leaseDuration (Gloo then
  *    writes no statuses). Ten minutes is Kubernetes' default Deployment progress deadline; a longer
  *    lease outlasts the rollout that replaced the crashed leader.
+ *  - retryPeriod ≤ 10m, on its own: the jitter rule skips values beyond the bounds (its sums would
+ *    overflow), so without this bound retryPeriod: 11m passed every rule. renewDeadline needs no
+ *    bound of its own: leaseDuration always has a value (default 15s) and must exceed it.
+ * With all bounds and rules met, every accepted combination satisfies client-go's rule (the property
+ * test in test/unit/api/leader-election-property.test.ts checks it).
  */
 export const LEASE_BOUNDS = {
   minRetryPeriod: '200ms',
   minRenewDeadline: '1s',
   maxLeaseDuration: '10m',
+  maxRetryPeriod: '10m',
 } as const;
 
 const ns = (d: string): bigint => parseDuration(d) ?? 0n;
@@ -120,6 +127,16 @@ const minBelow = (m: unknown, n: number): boolean => {
   if (m === '100%' || !isPercent(m)) return true;
   return Math.floor((percentValue(m) * n + 99) / 100) < n;
 };
+
+/**
+ * An int-or-string's integer is stored by Kubernetes as an int32 (intstr.IntOrString), but the CRD's
+ * int-or-string node has no integer format, so the API server admits any int64. A larger value would
+ * be admitted here and then refused when glooha writes the PDB (500, "cannot unmarshal number ...
+ * into Go value of type int32"), so the bound is checked at admission.
+ */
+export const INT32_MAX = 2 ** 31 - 1;
+const celInt32Count = (expr: string) => `(${expr} >= 0 && ${expr} <= ${INT32_MAX})`;
+const isInt32Count = (v: number): boolean => Number.isInteger(v) && v >= 0 && v <= INT32_MAX;
 
 const durationMessage = (field: string, env: string, example: string) =>
   `${field} must be a positive Go duration with units h, m, s or ms, such as ${example} (it becomes ${env} on the gloo container, and Gloo silently ignores a value it cannot parse)`;
@@ -326,16 +343,19 @@ export const RULES: readonly Rule[] = [
       // 5 × renewDeadline > 6 × retryPeriod is renewDeadline > 1.2 × retryPeriod, exactly.
       // The bounds first: && and || short-circuit in CEL, so an out-of-range value (its own rule
       // reports it) never reaches the sums that would overflow int64 nanoseconds.
-      `!(duration(self.renewDeadline) <= duration('${LEASE_BOUNDS.maxLeaseDuration}')) || !(duration(self.retryPeriod) <= duration('${LEASE_BOUNDS.maxLeaseDuration}')) || ` +
+      `!(duration(self.renewDeadline) <= duration('${LEASE_BOUNDS.maxLeaseDuration}')) || !(duration(self.retryPeriod) <= duration('${LEASE_BOUNDS.maxRetryPeriod}')) || ` +
       `${celTimes(5, 'renewDeadline')} > ${celTimes(6, 'retryPeriod')}`,
     fieldPath: '.renewDeadline',
     message: `renewDeadline must be longer than 1.2 × retryPeriod (${timingRule}): raise renewDeadline or lower retryPeriod`,
     check: (self) => {
       const renew = has(self, 'renewDeadline') ? parseDuration(String(self.renewDeadline)) : undefined;
       const retry = has(self, 'retryPeriod') ? parseDuration(String(self.retryPeriod)) : undefined;
-      const max = ns(LEASE_BOUNDS.maxLeaseDuration);
       return (
-        renew === undefined || retry === undefined || renew > max || retry > max || 5n * renew > 6n * retry
+        renew === undefined ||
+        retry === undefined ||
+        renew > ns(LEASE_BOUNDS.maxLeaseDuration) ||
+        retry > ns(LEASE_BOUNDS.maxRetryPeriod) ||
+        5n * renew > 6n * retry
       );
     },
   },
@@ -351,6 +371,20 @@ export const RULES: readonly Rule[] = [
     check: (self) => {
       const lease = durationOf(self, 'leaseDuration');
       return lease === undefined || lease <= ns(LEASE_BOUNDS.maxLeaseDuration);
+    },
+  },
+  {
+    id: 'retry-period-max',
+    on: 'LeaderElection',
+    rule: celDurationGuard(
+      'retryPeriod',
+      `duration(self.retryPeriod) <= duration('${LEASE_BOUNDS.maxRetryPeriod}')`,
+    ),
+    fieldPath: '.retryPeriod',
+    message: `retryPeriod must be at most ${LEASE_BOUNDS.maxRetryPeriod} (and 1.2 × retryPeriod below renewDeadline): a standby retries acquiring the Lease once per retryPeriod; Gloo's default is 2s`,
+    check: (self) => {
+      const retry = durationOf(self, 'retryPeriod');
+      return retry === undefined || retry <= ns(LEASE_BOUNDS.maxRetryPeriod);
     },
   },
   {
@@ -394,23 +428,26 @@ export const RULES: readonly Rule[] = [
   {
     id: 'pdb-min-available-format',
     on: 'PodDisruptionBudget',
-    rule: `!has(self.minAvailable) || (type(self.minAvailable) == int ? self.minAvailable >= 0 : self.minAvailable.matches('${PERCENT_PATTERN}'))`,
+    rule: `!has(self.minAvailable) || (type(self.minAvailable) == int ? ${celInt32Count('self.minAvailable')} : self.minAvailable.matches('${PERCENT_PATTERN}'))`,
     fieldPath: '.minAvailable',
-    message: 'minAvailable must be a non-negative integer or a percentage from 0% to 100%, such as 1 or 50%',
+    message: `minAvailable must be an integer from 0 to ${INT32_MAX} or a percentage from 0% to 100%, such as 1 or 50%`,
     check: (self) =>
       !has(self, 'minAvailable') ||
-      (typeof self.minAvailable === 'number' ? self.minAvailable >= 0 : isPercent(self.minAvailable)),
+      (typeof self.minAvailable === 'number'
+        ? isInt32Count(self.minAvailable)
+        : isPercent(self.minAvailable)),
   },
   {
     id: 'pdb-max-unavailable-format',
     on: 'PodDisruptionBudget',
-    rule: `!has(self.maxUnavailable) || (type(self.maxUnavailable) == int ? self.maxUnavailable >= 0 : self.maxUnavailable.matches('${PERCENT_PATTERN}'))`,
+    rule: `!has(self.maxUnavailable) || (type(self.maxUnavailable) == int ? ${celInt32Count('self.maxUnavailable')} : self.maxUnavailable.matches('${PERCENT_PATTERN}'))`,
     fieldPath: '.maxUnavailable',
-    message:
-      'maxUnavailable must be a non-negative integer or a percentage from 0% to 100%, such as 1 or 25%',
+    message: `maxUnavailable must be an integer from 0 to ${INT32_MAX} or a percentage from 0% to 100%, such as 1 or 25%`,
     check: (self) =>
       !has(self, 'maxUnavailable') ||
-      (typeof self.maxUnavailable === 'number' ? self.maxUnavailable >= 0 : isPercent(self.maxUnavailable)),
+      (typeof self.maxUnavailable === 'number'
+        ? isInt32Count(self.maxUnavailable)
+        : isPercent(self.maxUnavailable)),
   },
   {
     id: 'pdb-min-available-not-all',
@@ -505,6 +542,22 @@ export const RULES: readonly Rule[] = [
       !has(self, 'minReplicas') ||
       !has(self, 'maxReplicas') ||
       int(self.minReplicas) <= int(self.maxReplicas),
+  },
+
+  // ---- label selectors ------------------------------------------------------------------------------
+  {
+    // As the API server validates a label selector elsewhere (ValidateLabelSelectorRequirement): an
+    // In with no values selects nothing (TargetNotFound), an Exists with values is ambiguous.
+    id: 'selector-requirement-values',
+    on: 'LabelSelectorRequirement',
+    rule: "self.operator in ['In', 'NotIn'] ? (has(self.values) && size(self.values) > 0) : (!has(self.values) || size(self.values) == 0)",
+    fieldPath: '.values',
+    message:
+      'values must be non-empty for operator In or NotIn, and empty for Exists or DoesNotExist (as Kubernetes requires of a label selector)',
+    check: (self) => {
+      const values = Array.isArray(self.values) ? self.values : [];
+      return self.operator === 'In' || self.operator === 'NotIn' ? values.length > 0 : values.length === 0;
+    },
   },
 
   // ---- topology spread -----------------------------------------------------------------------------

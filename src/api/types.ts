@@ -166,9 +166,22 @@ export interface WarningStatus {
   path?: string;
 }
 
-export interface GlooHAStatus {
+/**
+ * The status every kind reports, as the engine writes it: components keyed as each product's
+ * status.components is (`gloo`, `gatewayProxies.<key>`, `controller`, ...).
+ */
+export interface HAStatus {
   observedGeneration?: number;
   conditions?: Condition[];
+  components?: { [key: string]: ComponentStatus | Record<string, ComponentStatus> | undefined };
+  leader?: LeaderStatus;
+  warnings?: WarningStatus[];
+  helmValuesConfigMap?: string;
+  /** The value of the glooha.io/reconcile-requested-at annotation the operator last handled. */
+  lastHandledReconcileAt?: string;
+}
+
+export interface GlooHAStatus extends HAStatus {
   components?: {
     gloo?: ComponentStatus;
     discovery?: ComponentStatus;
@@ -197,7 +210,7 @@ export interface DefaultedGlooHA extends GlooHA {
   spec: DefaultedSpec;
 }
 
-// ---- KgatewayHA: one kgateway install (kgateway-schema.ts is the authority) ------------------------
+// ---- KgatewayHA: one kgateway install (src/products/kgateway/schema.ts is the authority) ------------------------
 
 export interface KgatewayTargetSpec {
   /** Namespace of the kgateway install; defaults to the KgatewayHA's own namespace. */
@@ -256,5 +269,18 @@ export interface DefaultedKgatewayHA extends KgatewayHA {
   spec: DefaultedKgatewaySpec;
 }
 
-/** Either kind: what the reconciler's plan, status and actions handle alike. */
-export type HAObject = GlooHA | KgatewayHA;
+/**
+ * An object of any kind the operator reconciles, as the engine handles it: the fields every kind
+ * shares (each product's own type, GlooHA or KgatewayHA, is one).
+ */
+export interface HAObject {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta;
+  spec?: {
+    suspend?: boolean;
+    driftPolicy?: DriftPolicy;
+    target?: { namespace?: string; selector?: LabelSelector; helmRelease?: string };
+  };
+  status?: HAStatus;
+}

@@ -4,10 +4,10 @@
 // still never reaches the cluster as objects.
 
 import { API_VERSION, KGATEWAY_KIND, KIND } from './constants.js';
-import { kgatewayHASchema, kgatewaySpecSchema } from './kgateway-schema.js';
+import { kgatewayHASchema, kgatewaySpecSchema } from '../products/kgateway/schema.js';
 import { DEF, type Schema } from './openapi.js';
 import { RULES, type Rule } from './rules.js';
-import { glooHASchema, specSchema } from './schema.js';
+import { QUALIFIED_NAME, glooHASchema, specSchema } from '../products/gloo/schema.js';
 import { applyDefaults, joinPath, setOwn, validateStructure, type FieldError } from './structural.js';
 import type {
   DefaultedGlooHA,
@@ -102,6 +102,88 @@ function metadataErrors(metadata: unknown, kind: string): FieldError[] {
         message:
           'must be a namespace name: at most 63 lowercase letters, digits and dashes, starting and ending with a letter or digit',
       });
+    }
+  }
+  errors.push(...objectMetaErrors(metadata as Record<string, unknown>));
+  return errors;
+}
+
+/** ObjectMeta's fields: anything else under metadata fails strict decoding ("unknown field"). */
+const OBJECT_META_FIELDS = new Set([
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'managedFields',
+]);
+const QUALIFIED = new RegExp(QUALIFIED_NAME);
+/** apimachinery's IsValidLabelValue: at most 63 characters, alphanumeric at both ends. */
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+/** apimachinery's TotalAnnotationSizeLimitB: keys and values together. */
+const ANNOTATIONS_MAX_BYTES = 256 * 1024;
+
+const isKey = (k: string) => QUALIFIED.test(k) && (!k.includes('/') || k.indexOf('/') <= 253);
+
+/**
+ * What the API server checks of ObjectMeta beyond name and namespace (ValidateObjectMeta): labels and
+ * annotations, and no fields ObjectMeta does not have.
+ */
+function objectMetaErrors(meta: Record<string, unknown>): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const key of Object.keys(meta)) {
+    if (!OBJECT_META_FIELDS.has(key))
+      errors.push({ path: `metadata.${key}`, message: 'unknown field: ObjectMeta has no such field' });
+  }
+  const { labels, annotations } = meta;
+  if (labels !== undefined && labels !== null) {
+    if (typeof labels !== 'object' || Array.isArray(labels))
+      errors.push({ path: 'metadata.labels', message: 'must be a map of strings' });
+    else
+      for (const [k, v] of Object.entries(labels)) {
+        if (!isKey(k))
+          errors.push({
+            path: `metadata.labels[${k}]`,
+            message:
+              'is not a valid label key: an optional DNS-subdomain prefix and /, then at most 63 letters, digits, -, _ and ., alphanumeric at both ends',
+          });
+        if (typeof v !== 'string' || v.length > 63 || !LABEL_VALUE.test(v))
+          errors.push({
+            path: `metadata.labels[${k}]`,
+            message:
+              'must be a label value: a string of at most 63 letters, digits, -, _ and ., alphanumeric at both ends (or empty)',
+          });
+      }
+  }
+  if (annotations !== undefined && annotations !== null) {
+    if (typeof annotations !== 'object' || Array.isArray(annotations))
+      errors.push({ path: 'metadata.annotations', message: 'must be a map of strings' });
+    else {
+      let bytes = 0;
+      for (const [k, v] of Object.entries(annotations)) {
+        if (!isKey(k.toLowerCase()))
+          errors.push({
+            path: `metadata.annotations[${k}]`,
+            message: 'is not a valid annotation key (a qualified name)',
+          });
+        if (typeof v !== 'string')
+          errors.push({ path: `metadata.annotations[${k}]`, message: 'must be a string' });
+        bytes += Buffer.byteLength(k) + Buffer.byteLength(String(v));
+      }
+      if (bytes > ANNOTATIONS_MAX_BYTES)
+        errors.push({
+          path: 'metadata.annotations',
+          message: `annotations may hold at most ${ANNOTATIONS_MAX_BYTES} bytes (256 KiB) together, not ${bytes}`,
+        });
     }
   }
   return errors;

@@ -151,6 +151,12 @@ Invalid input exits with status 2 and lists every problem as "path: message". Wa
 replica, no PodDisruptionBudget, ...) and problems the install shows go to stderr; the exit status
 stays 0.
 
+Input is bounded, so hostile YAML costs little: at most 4 MiB, 16,000 YAML nodes (inside flow
+collections [ ] { } each counts twice), 1,000 documents, nesting 100 deep and 100 alias expansions
+per document (merge keys included). Beyond a limit render exits 2 before building anything: parsing
+peaks below 40 MiB of memory (10 x the input cap) and a few seconds of CPU. YAML is read as kubectl
+reads it, so a %YAML or %TAG directive is refused, as kubectl refuses it.
+
 Examples:
   glooha render -f examples/glooha.yaml
   glooha render -f examples/glooha.yaml -o helm-values > gloo-ha-values.yaml

@@ -4,11 +4,11 @@
 import type { V1Deployment, V1Lease } from '@kubernetes/client-node';
 import { GROUP, PLURAL, VERSION } from '../api/constants.js';
 import type { GlooHA } from '../api/types.js';
-import { installNamespaceOf } from '../core/desired.js';
+import { installNamespaceOf } from '../controller/product.js';
 import { accessAllowed, type Access } from '../kube/access.js';
 import { errorStatus } from '../kube/client.js';
 import { resourcePath } from '../kube/paths.js';
-import { RECONCILER_PERMISSIONS } from '../controller/permissions.js';
+import { RECONCILER_PERMISSIONS } from '../products/index.js';
 import { EXIT, type CheckArgs } from './args.js';
 import { explain, type Cluster } from './cluster.js';
 import { escapeControl } from './escape.js';

@@ -1,5 +1,5 @@
 // `glooha helm-values NAME`: prints the values overlay the operator keeps for a GlooHA (its
-// <name>-helm-values ConfigMap, key values.yaml; src/core/helm-values.ts makes it), for
+// <name>-helm-values ConfigMap, key values.yaml; src/products/gloo/helm-values.ts makes it), for
 // `helm upgrade -f -`.
 import { GROUP, PLURAL, VERSION } from '../api/constants.js';
 import type { GlooHA } from '../api/types.js';

@@ -1,13 +1,13 @@
 // `glooha migrate kgateway`: reads GlooHA YAML, validates it like `glooha render`, and prints what
-// carries its HA settings over to kgateway (src/kgateway/migrate.ts): the values overlay for kgateway's
+// carries its HA settings over to kgateway (src/products/kgateway/migrate.ts): the values overlay for kgateway's
 // chart and the GatewayParameters, PodDisruptionBudgets and HPAs of its gateway proxies. Notes (what
 // does not carry over, what is left to do) go to stderr and into the values' header.
 
 import { stringifyKubeYaml } from '../api/kube-yaml.js';
 import { validateGlooHA } from '../api/validate.js';
 import { formatFinding, type Finding } from '../core/findings.js';
-import { KGATEWAY_VERSION } from '../kgateway/facts.js';
-import { migrateToKgateway, type KgatewayMigration } from '../kgateway/migrate.js';
+import { KGATEWAY_VERSION } from '../products/kgateway/facts.js';
+import { migrateToKgateway, type KgatewayMigration } from '../products/kgateway/migrate.js';
 import { EXIT, type MigrateArgs } from './args.js';
 import { escapeControl } from './escape.js';
 import { parseGlooHAs, readOrFail, type CliIO } from './render.js';

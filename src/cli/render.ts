@@ -2,21 +2,22 @@
 // observed install (from --install, or Gloo's chart layout) and prints YAML. Everything it needs from
 // the outside world comes through `CliIO`, so tests run it in-process.
 
-import { parseAllKubeYaml, stringifyKubeYaml, toKubeJS } from '../api/kube-yaml.js';
+import { KubeYamlError, parseAllKubeYaml, stringifyKubeYaml, toKubeJS } from '../api/kube-yaml.js';
 import { validateGlooHA, type FieldError } from '../api/validate.js';
 import type { GlooHA } from '../api/types.js';
-import { desired, installNamespaceOf } from '../core/desired.js';
+import { installNamespaceOf } from '../controller/product.js';
+import { desired } from '../products/gloo/desired.js';
 import { formatFinding } from '../core/findings.js';
-import { helmValuesNotes } from '../core/helm-values.js';
+import { helmValuesNotes } from '../products/gloo/helm-values.js';
 import { helmValuesYaml } from '../core/helm-values-yaml.js';
-import { chartInstall, type ObservedInstall } from '../core/observed.js';
+import { chartInstall, type ObservedInstall } from '../products/gloo/install.js';
 import type { KubeObject } from '../core/templates.js';
 import { EXIT, type RenderArgs } from './args.js';
 import { escapeControl } from './escape.js';
 import { MAX_INPUT_BYTES, UnreadableInput, tooLarge } from './input.js';
 import { parseObservedInstall } from './install-file.js';
 import { mergePatches } from './merge.js';
-import { observeInstall } from '../controller/observe.js';
+import { observeInstall } from '../products/gloo/observe.js';
 
 export interface CliIO {
   /** The file's text; may stop reading (and throw UnreadableInput) beyond maxBytes. */
@@ -124,7 +125,7 @@ function observeManifests(objects: KubeObject[], g: GlooHA): ObservedInstall {
       hpas: ofKind('HorizontalPodAutoscaler'),
       pdbs: ofKind('PodDisruptionBudget'),
     },
-    { name: g.metadata.name, namespace: g.metadata.namespace ?? namespace },
+    { name: g.metadata.name, namespace: g.metadata.namespace ?? namespace, kind: g.kind },
     g.spec?.target,
   );
 }
@@ -157,7 +158,14 @@ export async function readOrFail(io: CliIO, path: string): Promise<string> {
 
 /** The documents of a YAML stream as kubectl reads them, or the problems that stop that. */
 function parseDocuments(text: string): { values: unknown[]; problems: string[] } {
-  const docs = parseAllKubeYaml(text);
+  let docs;
+  try {
+    docs = parseAllKubeYaml(text);
+  } catch (err) {
+    // Beyond the parse limits (YAML_LIMITS), or a directive kubectl refuses.
+    if (err instanceof KubeYamlError) return { values: [], problems: [`YAML: ${err.message}`] };
+    throw err;
+  }
   const list = Array.isArray(docs) ? docs : [];
   const problems: string[] = [];
   if (!Array.isArray(docs)) problems.push('not a YAML stream');

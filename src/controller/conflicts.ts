@@ -1,21 +1,21 @@
 // Two ways the operator could fight over one object, and how they are caught before anything is
 // written:
 // - rivals: two GlooHAs for the same install. The older one wins; the younger is Stalled.
-// - self-conflict: one GlooHA whose desired state names the same object twice with different bodies
+// - self-conflict: one HAObject whose desired state names the same object twice with different bodies
 //   (e.g. gateway proxies `publicGw` and `public-gw` that both resolve to Deployment public-gw, or two
 //   equal deploymentNames). Applying both would alternate the object between them for ever; instead
-//   the GlooHA is Stalled with the colliding object and its sources named.
+//   the HAObject is Stalled with the colliding object and its sources named.
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { GlooHA } from '../api/types.js';
-import { installNamespaceOf } from '../core/desired.js';
+import type { HAObject } from '../api/types.js';
+import { installNamespaceOf } from './product.js';
 import type { KubeObject } from '../core/templates.js';
 import { canonicalJson } from './compare.js';
 
-function keyOf(g: GlooHA): string {
+function keyOf(g: HAObject): string {
   return `${g.metadata.namespace ?? ''}/${g.metadata.name}`;
 }
 
-function byAge(a: GlooHA, b: GlooHA): number {
+function byAge(a: HAObject, b: HAObject): number {
   const ta = String(a.metadata.creationTimestamp ?? '');
   const tb = String(b.metadata.creationTimestamp ?? '');
   if (ta !== tb) return ta < tb ? -1 : 1;
@@ -23,7 +23,7 @@ function byAge(a: GlooHA, b: GlooHA): number {
 }
 
 /** Two GlooHAs manage the same install when namespace, selector and Helm release all agree. */
-export function sameTarget(a: GlooHA, b: GlooHA): boolean {
+export function sameTarget(a: HAObject, b: HAObject): boolean {
   return (
     installNamespaceOf(a) === installNamespaceOf(b) &&
     canonicalJson(a.spec?.target?.selector ?? null) === canonicalJson(b.spec?.target?.selector ?? null) &&
@@ -31,11 +31,15 @@ export function sameTarget(a: GlooHA, b: GlooHA): boolean {
   );
 }
 
-/** The older live GlooHA that manages the same install as `g`, if any (then `g` must stand back). */
-export function olderRival(g: GlooHA, others: readonly GlooHA[]): GlooHA | undefined {
-  const contenders = [g, ...others.filter((o) => keyOf(o) !== keyOf(g))].filter(
-    (o) => !o.metadata.deletionTimestamp && sameTarget(o, g),
-  );
+/**
+ * The older live HAObject that manages the same install as `g`, if any (then `g` must stand back, and
+ * has never written to the install: even while `g` itself is being deleted).
+ */
+export function olderRival(g: HAObject, others: readonly HAObject[]): HAObject | undefined {
+  const contenders = [
+    g,
+    ...others.filter((o) => keyOf(o) !== keyOf(g) && !o.metadata.deletionTimestamp && sameTarget(o, g)),
+  ];
   const first = contenders.sort(byAge)[0];
   return first && keyOf(first) !== keyOf(g) ? first : undefined;
 }

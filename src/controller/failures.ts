@@ -3,8 +3,13 @@
 // is transient: the work queue retries it with backoff.
 //   403 Forbidden            → Stalled/Forbidden: the API server's words name the verb, resource and
 //                              namespace; check again in a minute (someone may grant it).
-//   400 BadRequest, 422 Invalid → Stalled/InvalidObject with the server's message; check again after
+//   400 BadRequest, 422 Invalid, 413 RequestEntityTooLarge, and a 500 whose message is a decoding
+//   error of our own body (the API server cannot unmarshal a value into its Go type, e.g. a number
+//   beyond int32 in a PDB's maxUnavailable: apply reports that as an internal error)
+//                            → Stalled/InvalidObject with the server's message; check again after
 //                              30 s, doubling to 10 min. A spec change reconciles at once anyway.
+//                              Retrying the same body cannot succeed, and treating it as transient
+//                              would retry for ever with a status that blames the operator.
 import { errorStatus } from '../kube/client.js';
 import type { Stall } from './status.js';
 
@@ -30,13 +35,24 @@ export function serverMessage(err: unknown): string {
   return ((cause as Error)?.message ?? String(cause)).split('\n')[0] ?? 'unknown error';
 }
 
+/**
+ * Go's encoding/json errors about the request body: deterministic for a given body, unlike the other
+ * causes of a 500 (etcd timeouts, webhook failures), which a retry can outlive.
+ */
+const DECODING_ERROR =
+  /cannot unmarshal .+ into Go (value|struct field)|json: unknown field|invalid character .* looking for/;
+
+function isDecodingError(err: unknown): boolean {
+  return DECODING_ERROR.test(serverMessage(err));
+}
+
 export interface TerminalFailure {
   kind: 'forbidden' | 'invalid';
   stall: Stall;
 }
 
 /** The stall a terminal write failure means, or undefined for a transient one. */
-export function terminalFailure(err: unknown): TerminalFailure | undefined {
+export function terminalFailure(err: unknown, kind?: string): TerminalFailure | undefined {
   const code = errorStatus((err as { cause?: unknown }).cause ?? err) ?? errorStatus(err);
   const what = (err as { what?: unknown }).what;
   const prefix = typeof what === 'string' ? `${what}: ` : '';
@@ -49,12 +65,12 @@ export function terminalFailure(err: unknown): TerminalFailure | undefined {
       },
     };
   }
-  if (code === 400 || code === 422) {
+  if (code === 400 || code === 422 || code === 413 || (code === 500 && isDecodingError(err))) {
     return {
       kind: 'invalid',
       stall: {
         reason: 'InvalidObject',
-        message: `the API server rejected ${prefix}${serverMessage(err)}. Fix the GlooHA spec field that produces this value; the operator retries with backoff`,
+        message: `the API server rejected ${prefix}${serverMessage(err)}. Fix the ${kind ? `${kind} ` : ''}spec field that produces this value; the operator retries with backoff`,
       },
     };
   }

@@ -26,8 +26,8 @@ export const DEPLOYMENTS: KindInfo = {
   version: 'v1',
   plural: 'deployments',
 };
-export const GLOO_HPAS = OWNED_KINDS[1]!;
-export const GLOO_PDBS = OWNED_KINDS[0]!;
+export const HPAS = OWNED_KINDS[1]!;
+export const PDBS = OWNED_KINDS[0]!;
 export const LEASES: KindInfo = {
   kind: 'Lease',
   group: 'coordination.k8s.io',
@@ -35,23 +35,20 @@ export const LEASES: KindInfo = {
   plural: 'leases',
 };
 
-/** kgateway's: the Gateways it reads, and the GatewayParameters it writes proxies' HA fields into. */
-export const GATEWAYS: KindInfo = {
-  kind: 'Gateway',
-  group: 'gateway.networking.k8s.io',
-  version: 'v1',
-  plural: 'gateways',
-};
-export const GATEWAY_PARAMETERS: KindInfo = {
-  kind: 'GatewayParameters',
-  group: 'gateway.kgateway.dev',
-  version: 'v1alpha1',
-  plural: 'gatewayparameters',
-};
+/**
+ * The kinds whose list types the operator reads from the API server's OpenAPI (the built-in ones it
+ * writes; ConfigMaps hold no list), and that `glooha render --merge-into` carries a snapshot of.
+ */
+export const LIST_TYPED_KINDS: readonly KindInfo[] = [DEPLOYMENTS, ...OWNED_KINDS].filter(
+  (k) => k.group !== '',
+);
 
-/** Where objects of `kind` live; throws for a kind the operator never writes. */
-export function kindInfo(kind: string): KindInfo {
-  const info = [...OWNED_KINDS, DEPLOYMENTS, GATEWAY_PARAMETERS].find((k) => k.kind === kind);
+/**
+ * Where objects of `kind` live: one of the kinds every product writes, or of `extra` (a product's
+ * own, such as kgateway's GatewayParameters). Throws for a kind the operator never writes.
+ */
+export function kindInfo(kind: string, extra: readonly KindInfo[] = []): KindInfo {
+  const info = [...OWNED_KINDS, DEPLOYMENTS, ...extra].find((k) => k.kind === kind);
   if (!info) throw new Error(`the operator does not write objects of kind ${kind}`);
   return info;
 }

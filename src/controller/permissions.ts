@@ -1,8 +1,8 @@
-// The operator's Kubernetes API use in every namespace it reconciles: every (API group, resource,
-// verb) the reconciler calls, and nothing else. One list, read by `glooha check` (which asks the API
-// server whether the operator's ServiceAccount may do each) and by the chart's tests (the rendered
-// (Cluster)Roles must grant exactly this: test/unit/chart/expected-rbac.ts). Change it together with
-// charts/glooha-operator/templates/_helpers.tpl and the chart README's table.
+// The engine's own Kubernetes API use in every namespace it reconciles, whatever the product: the
+// Deployments, HPAs, PDBs, RBAC, ConfigMaps, Events and Leases every reconciler reads or writes.
+// Each product adds its own (Product.permissions); src/products/index.ts joins them into the
+// operator's RECONCILER_PERMISSIONS. Change it together with charts/glooha-operator/templates/_helpers.tpl
+// and the chart README's table.
 
 export interface Permission {
   group: string;
@@ -11,17 +11,9 @@ export interface Permission {
 }
 
 /** In every namespace it reconciles (ClusterRole in cluster mode, each watched namespace's Role otherwise). */
-export const RECONCILER_PERMISSIONS: readonly Permission[] = [
-  // patch: the finalizer is set by a merge patch of the GlooHA's metadata.finalizers (a custom resource
-  // has no finalizers subresource; gloohas/finalizers only gates blockOwnerDeletion on ownerReferences).
-  { group: 'glooha.io', resource: 'gloohas', verbs: ['get', 'list', 'watch', 'patch'] },
-  { group: 'glooha.io', resource: 'gloohas/status', verbs: ['get', 'update', 'patch'] },
-  { group: 'glooha.io', resource: 'gloohas/finalizers', verbs: ['update'] },
-  { group: 'glooha.io', resource: 'kgatewayhas', verbs: ['get', 'list', 'watch', 'patch'] },
-  { group: 'glooha.io', resource: 'kgatewayhas/status', verbs: ['get', 'update', 'patch'] },
-  { group: 'glooha.io', resource: 'kgatewayhas/finalizers', verbs: ['update'] },
+export const ENGINE_PERMISSIONS: readonly Permission[] = [
   { group: 'apps', resource: 'deployments', verbs: ['get', 'list', 'watch', 'patch'] },
-  // create/delete: src/core/desired.ts creates (and prunes) an HPA for an autoscaled proxy that has none.
+  // create/delete: a product's core creates (and prunes) an HPA for an autoscaled proxy that has none.
   {
     group: 'autoscaling',
     resource: 'horizontalpodautoscalers',
@@ -51,8 +43,4 @@ export const RECONCILER_PERMISSIONS: readonly Permission[] = [
     resource: 'leases',
     verbs: ['get', 'list', 'watch', 'create', 'update', 'patch'],
   },
-  // kgateway: the Gateways a KgatewayHA's spec.gateways names, and the GatewayParameters they name,
-  // into which the operator writes the proxies' HA fields (server-side apply; never created or deleted).
-  { group: 'gateway.networking.k8s.io', resource: 'gateways', verbs: ['get', 'list', 'watch'] },
-  { group: 'gateway.kgateway.dev', resource: 'gatewayparameters', verbs: ['get', 'list', 'watch', 'patch'] },
 ];

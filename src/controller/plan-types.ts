@@ -6,7 +6,8 @@ import type {
   V1PodDisruptionBudget,
   V2HorizontalPodAutoscaler,
 } from '@kubernetes/client-node';
-import type { GlooHAStatus, HAObject, LeaderStatus } from '../api/types.js';
+import type { HAObject, HAStatus, LeaderStatus } from '../api/types.js';
+import type { ListTypes } from '../kube/list-types.js';
 import type { OwnershipRelease } from './handover.js';
 import type { DriftReport, Stall } from './status.js';
 
@@ -14,25 +15,29 @@ export const FINALIZER = 'glooha.io/handover';
 /** Hash of the body we last applied to an object; a mismatch means the spec changed, not drift. */
 export const APPLIED_ANNOTATION = 'glooha.io/applied';
 
-/** Everything one reconcile of one GlooHA reads, taken from the caches at its start. */
+/** Everything one reconcile of one object reads, taken from the caches at its start. */
 export interface Snapshot {
-  /** namespace/name of the GlooHA. */
+  /** namespace/name of the object. */
   key: string;
-  /** The GlooHA (or, for the kgateway controller, the KgatewayHA); undefined: it is gone. */
-  glooHA: HAObject | undefined;
+  /** The object (of the controller's kind); undefined: it is gone. */
+  object: HAObject | undefined;
   /** Every other object of its kind whose install is in the same namespace (for the rival check). */
   sameNamespace: HAObject[];
-  /** The product's Deployments, HPAs and PDBs (Gloo's: app=gloo; kgateway's: kgateway=kgateway) in the install's namespace. */
+  /**
+   * In the install's namespace, as the product selects them (Product.deploymentSelector and
+   * coverSelector): its Deployments, and the HPAs and PDBs that may cover them.
+   */
   deployments: V1Deployment[];
-  glooHpas: V2HorizontalPodAutoscaler[];
-  glooPdbs: V1PodDisruptionBudget[];
-  /** kgateway: whether Gateways and GatewayParameters are watched, and those of the install's namespace. */
-  gatewayApi?: boolean;
-  gateways?: KubernetesObject[];
-  gatewayParameters?: KubernetesObject[];
+  hpas: V2HorizontalPodAutoscaler[];
+  pdbs: V1PodDisruptionBudget[];
+  /**
+   * The product's related kinds (Product.relatedKinds) in the install's namespace, by kind; undefined
+   * when the API server does not serve them all (they are not watched then).
+   */
+  related?: ReadonlyMap<string, readonly KubernetesObject[]>;
   /** Objects carrying our managed-by label and this GlooHA's owner labels, by kind (plan checks the labels again). */
   owned: ReadonlyMap<string, readonly KubernetesObject[]>;
-  /** Who leads Gloo in the install's namespace. */
+  /** Who holds the product's leader Lease in the install's namespace. */
   leader: LeaderStatus | undefined;
   /** The drift corrections of an earlier reconcile, still worth reporting (see ReconcilerMemory). */
   lastCorrections: readonly DriftReport[];
@@ -40,6 +45,11 @@ export interface Snapshot {
   ownApplies: ReadonlyMap<string, OwnApply>;
   /** Wall-clock time, for condition timestamps only. */
   now: Date;
+  /**
+   * How server-side apply merges each list of the kinds we write, from the API server's OpenAPI
+   * (kube/openapi-list-types.ts); a kind missing here is compared by the fallback in compare.ts.
+   */
+  listTypes?: ListTypes;
 }
 
 /**
@@ -100,7 +110,7 @@ export interface Plan {
    */
   releaseReplicas: OwnershipRelease[];
   /** The status to write, or undefined when it would not change. */
-  status?: GlooHAStatus;
+  status?: HAStatus;
   events: PlannedEvent[];
   /** Drift corrections to remember for later reconciles (replaces the memory when set). */
   corrections?: DriftReport[];

@@ -16,21 +16,17 @@
 // The glooha.io/reconcile-requested-at annotation's value goes to status.lastHandledReconcileAt.
 // Failures met while carrying a plan out (403, 400/422) become a Stalled plan through stalledPlan().
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { RECONCILE_REQUEST_ANNOTATION } from '../api/constants.js';
-import { KGATEWAY_KIND } from '../api/constants.js';
-import type { GlooHA, GlooHAStatus, HAObject, KgatewayHA } from '../api/types.js';
-import { desired, installNamespaceOf, type Desired, type DesiredResult } from '../core/desired.js';
-import { desiredKgateway } from '../kgateway/desired.js';
-import { observeKgateway } from '../kgateway/observe.js';
+import { ANNOTATION_OWNER, ANNOTATION_OWNER_KIND, RECONCILE_REQUEST_ANNOTATION } from '../api/constants.js';
+import type { HAObject, HAStatus } from '../api/types.js';
 import { ownerOf } from '../core/ownership.js';
 import type { KubeObject } from '../core/templates.js';
+import { kindKey, type ListTypes } from '../kube/list-types.js';
 import { isOlderResourceVersion } from '../kube/resource-version.js';
 import { canonicalJson, isSubset, stableHash } from './compare.js';
 import { olderRival, selfConflicts } from './conflicts.js';
 import { describeDrift } from './drift.js';
 import { handoverOf } from './handover.js';
-import { inTarget, isOwnedBy, observeInstall } from './observe.js';
-import { releaseReplicasOf } from './replicas-ownership.js';
+import { isOwnedBy } from './observe.js';
 import {
   APPLIED_ANNOTATION,
   emptyPlan,
@@ -41,6 +37,8 @@ import {
   type PlannedApply,
   type Snapshot,
 } from './plan-types.js';
+import { installNamespaceOf, type Desired, type Product } from './product.js';
+import { releaseReplicasOf } from './replicas-ownership.js';
 import { computeStatus, type DriftReport, type Stall, type StatusInput } from './status.js';
 
 /** Requeue while waiting for a missing install (no event announces it in another namespace). */
@@ -48,86 +46,12 @@ export const TARGET_REQUEUE_MS = 60_000;
 
 export { ownerOf };
 
-/**
- * What differs between the products one plan serves: how the install is read from the snapshot and
- * turned into the desired state, or why there is nothing to manage yet.
- */
-export interface Product {
-  desired(
-    g: HAObject,
-    s: Snapshot,
-    owned: (kind: string) => KubernetesObject[],
-  ): DesiredResult | { ok: false; stall: Stall; requeueAfterMs?: number };
-}
-
-/**
- * Gloo: a GlooHA against the Deployments Gloo's chart labels app=gloo. `computeDesired` is the pure
- * core's desired(); a parameter only so tests can feed the guards.
- */
-export const glooProduct = (computeDesired: typeof desired = desired): Product => ({
-  desired(g, s, ownedOf) {
-    const ns = installNamespaceOf(g);
-    const target = (g as GlooHA).spec?.target;
-    const hpas = [...s.glooHpas, ...ownedOf('HorizontalPodAutoscaler')];
-    const pdbs = [...s.glooPdbs, ...ownedOf('PodDisruptionBudget')];
-    const observed = observeInstall(
-      { namespace: ns, deployments: s.deployments.filter((d) => inTarget(d, target)), hpas, pdbs },
-      ownerOf(g),
-      target,
-    );
-    if (!observed.gloo) {
-      return {
-        ok: false,
-        stall: {
-          reason: 'TargetNotFound',
-          message: `no Gloo install found in namespace ${ns}: no Deployment labelled app=gloo,gloo=gloo${target?.selector || target?.helmRelease ? ' matching spec.target' : ''}. Install Gloo there or fix spec.target; the operator waits for it`,
-        },
-        requeueAfterMs: TARGET_REQUEUE_MS,
-      };
-    }
-    return computeDesired(g as GlooHA, observed);
-  },
-});
-
-export const GLOO = glooProduct();
-
-/** kgateway: a KgatewayHA against the controller Deployment kgateway's chart labels kgateway=kgateway. */
-export const KGATEWAY: Product = {
-  desired(g, s, ownedOf) {
-    const ns = installNamespaceOf(g);
-    const k = g as KgatewayHA;
-    const observed = observeKgateway(
-      {
-        namespace: ns,
-        deployments: s.deployments,
-        hpas: [...s.glooHpas, ...ownedOf('HorizontalPodAutoscaler')],
-        pdbs: [...s.glooPdbs, ...ownedOf('PodDisruptionBudget')],
-      },
-      ownerOf(g),
-      k.spec?.target,
-      { served: s.gatewayApi === true, gateways: s.gateways ?? [], parameters: s.gatewayParameters ?? [] },
-    );
-    if (!observed.controller) {
-      const release = k.spec?.target?.helmRelease;
-      return {
-        ok: false,
-        stall: {
-          reason: 'TargetNotFound',
-          message: `no kgateway install found in namespace ${ns}: no Deployment labelled kgateway=kgateway${release ? `,app.kubernetes.io/instance=${release}` : ''}. Install kgateway's chart there or fix spec.target; the operator waits for it`,
-        },
-        requeueAfterMs: TARGET_REQUEUE_MS,
-      };
-    }
-    return desiredKgateway(k, observed);
-  },
-};
-
 function finalizersOf(g: HAObject): string[] {
   return (g.metadata.finalizers as string[] | undefined) ?? [];
 }
 
 /** The status to write: undefined when the GlooHA already has exactly this one. */
-function changed(g: HAObject, status: GlooHAStatus): GlooHAStatus | undefined {
+function changed(g: HAObject, status: HAStatus): HAStatus | undefined {
   return canonicalJson(status) === canonicalJson(g.status ?? {}) ? undefined : status;
 }
 
@@ -142,7 +66,7 @@ function reconcileRequestOf(g: HAObject): { reconcileRequest?: string } {
 
 /** A plan that writes nothing but a Stalled status and a Warning event (no event while suspended). */
 export function stalledPlan(s: Snapshot, stall: Stall, requeueAfterMs?: number): Plan {
-  const g = s.glooHA;
+  const g = s.object;
   const plan: Plan = { ...emptyPlan(), stall, requeueAfterMs };
   if (!g) return plan;
   if (!suspended(g)) plan.events.push({ type: 'Warning', reason: stall.reason, message: stall.message });
@@ -162,11 +86,11 @@ export function stalledPlan(s: Snapshot, stall: Stall, requeueAfterMs?: number):
   return plan;
 }
 
-/** `product` says how the install is read and what is desired of it: Gloo's (GLOO) or kgateway's (KGATEWAY). */
-export function plan(s: Snapshot, product: Product = GLOO): Plan {
-  const g = s.glooHA;
+/** `product` says how the install is read and what is desired of it. */
+export function plan(s: Snapshot, product: Product): Plan {
+  const g = s.object;
   if (!g) return { ...emptyPlan(), forget: true };
-  if (g.metadata.deletionTimestamp) return finalizePlan(s, g);
+  if (g.metadata.deletionTimestamp) return finalizePlan(s, g, product);
   const p = livePlan(s, g, product);
   // Our finalizer goes on in this same reconcile, before any other write (execute() sends it first):
   // a reconcile of its own went to the back of the queue, behind every other key, at a cold start.
@@ -174,20 +98,24 @@ export function plan(s: Snapshot, product: Product = GLOO): Plan {
   return p;
 }
 
-/** The plan for a live GlooHA or KgatewayHA (not being deleted). */
+/** Whether `obj` is owned by `g`, of `product`'s kind. */
+function ownedBy(obj: KubernetesObject, g: HAObject, product: Product): boolean {
+  return isOwnedBy(obj, ownerOf(g), product.ownsUnlabelledObjects === true);
+}
+
+/** The plan for a live object (not being deleted). */
 function livePlan(s: Snapshot, g: HAObject, product: Product): Plan {
   const ns = installNamespaceOf(g);
   const rival = olderRival(g, s.sameNamespace);
   if (rival) {
     return stalledPlan(s, {
-      reason: g.kind === KGATEWAY_KIND ? 'ConflictingKgatewayHA' : 'ConflictingGlooHA',
-      message: `the install in namespace ${ns} is already managed by ${g.kind} ${rival.metadata.namespace}/${rival.metadata.name} (created earlier); delete one of the two, or give them different spec.target${g.kind === KGATEWAY_KIND ? '.helmRelease values' : ' selectors'}`,
+      reason: `Conflicting${g.kind}`,
+      message: `the install in namespace ${ns} is already managed by ${g.kind} ${rival.metadata.namespace}/${rival.metadata.name} (created earlier); delete one of the two, or ${product.rivalFix}`,
     });
   }
 
-  const owner = ownerOf(g);
   const ownedOf = (kind: string) =>
-    (s.owned.get(kind) ?? []).filter((o) => o.metadata?.namespace === ns && isOwnedBy(o, owner));
+    (s.owned.get(kind) ?? []).filter((o) => o.metadata?.namespace === ns && ownedBy(o, g, product));
   const result = product.desired(g, s, ownedOf);
   if (!result.ok && 'stall' in result) return stalledPlan(s, result.stall, result.requeueAfterMs);
   if (!result.ok) {
@@ -210,21 +138,20 @@ function livePlan(s: Snapshot, g: HAObject, product: Product): Plan {
           return `${c.target} is wanted twice with different contents${ids.length > 1 ? ` (by ${ids.join(' and ')})` : ` (${c.sources.join(', ')})`}`;
         })
         .join('; ')
-        .concat(
-          ': give each gateway proxy its own Deployment (check the keys and deploymentName); nothing was written for this GlooHA',
-        ),
+        .concat(`: ${product.selfConflictFix}; nothing was written for this ${g.kind}`),
     });
   }
 
-  return applyPlan(s, g, d, ns);
+  return applyPlan(s, g, d, ns, product);
 }
 
 function liveOf(s: Snapshot, body: KubeObject, patch: boolean): KubernetesObject | undefined {
   const same = (o: KubernetesObject) =>
     o.metadata?.name === body.metadata.name && o.metadata?.namespace === body.metadata.namespace;
   if (!patch) return s.owned.get(body.kind)?.find(same);
-  if (body.kind === 'GatewayParameters') return s.gatewayParameters?.find(same);
-  return body.kind === 'Deployment' ? s.deployments.find(same) : s.glooHpas.find(same);
+  if (body.kind === 'Deployment') return s.deployments.find(same);
+  if (body.kind === 'HorizontalPodAutoscaler') return s.hpas.find(same);
+  return s.related?.get(body.kind)?.find(same);
 }
 
 function annotated(body: KubeObject, hash: string): KubernetesObject {
@@ -250,6 +177,7 @@ export function decideApply(
   live: KubernetesObject | undefined,
   driftPolicy: Desired['driftPolicy'],
   ownApplies: ReadonlyMap<string, OwnApply> = new Map(),
+  listTypes: ListTypes = {},
 ): { apply?: PlannedApply; drift?: DriftReport } {
   const hash = stableHash(body);
   const what = `${body.kind} ${body.metadata.namespace}/${body.metadata.name}`;
@@ -264,9 +192,10 @@ export function decideApply(
     return {};
   if (live.metadata?.annotations?.[APPLIED_ANNOTATION] !== hash)
     return { apply: { ...base, reason: 'update' } };
-  if (isSubset(body, live)) return {};
+  const lists = listTypes[kindKey(body.apiVersion, body.kind)];
+  if (isSubset(body, live, lists)) return {};
   if (driftPolicy === 'ignore') return {};
-  const message = describeDrift(body, live);
+  const message = describeDrift(body, live, lists);
   if (driftPolicy === 'warn') return { drift: { message, corrected: false } };
   return {
     apply: { ...base, reason: 'drift', drift: message },
@@ -274,11 +203,11 @@ export function decideApply(
   };
 }
 
-function applyPlan(s: Snapshot, g: HAObject, d: Desired, ns: string): Plan {
+function applyPlan(s: Snapshot, g: HAObject, d: Desired, ns: string, product: Product): Plan {
   const out = emptyPlan();
   const drift: DriftReport[] = [];
   const consider = (body: KubeObject, live: KubernetesObject | undefined, stage: number) => {
-    const decision = decideApply(body, live, d.driftPolicy, s.ownApplies);
+    const decision = decideApply(body, live, d.driftPolicy, s.ownApplies, s.listTypes);
     if (decision.apply) out.applies.push({ ...decision.apply, stage });
     if (decision.drift) drift.push(decision.drift);
   };
@@ -286,12 +215,11 @@ function applyPlan(s: Snapshot, g: HAObject, d: Desired, ns: string): Plan {
   // server's escalation check reads the Role), then Gloo's objects, so gloo never runs with leader
   // election before it may use its Lease.
   for (const body of d.owned) consider(body, liveOf(s, body, false), body.kind === 'RoleBinding' ? 1 : 0);
-  // Owned objects of this GlooHA the spec no longer asks for. Never others'.
-  const owner = ownerOf(g);
+  // Owned objects of this object the spec no longer asks for. Never others'.
   const wanted = new Set(d.owned.map((o) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`));
   for (const [kind, objs] of s.owned) {
     for (const obj of objs) {
-      if (!isOwnedBy(obj, owner)) continue;
+      if (!ownedBy(obj, g, product)) continue;
       if (wanted.has(`${kind}/${obj.metadata?.namespace}/${obj.metadata?.name}`)) continue;
       out.prunes.push({ ...refOf(obj), kind });
     }
@@ -300,12 +228,12 @@ function applyPlan(s: Snapshot, g: HAObject, d: Desired, ns: string): Plan {
     const live = liveOf(s, body, true);
     if (live) consider(body, live, 2); // no live object: the core reported it as a problem
   }
-  if (suspended(g)) return suspendedPlan(s, g, d, out, drift);
+  if (suspended(g)) return suspendedPlan(s, g, d, out, drift, product);
   // Ownership of spec.replicas our earlier applies left behind. A Deployment applied now is skipped:
   // the apply takes the field again, and its watch event brings the reconcile that releases it.
   const applying = new Set(out.applies.map((a) => a.what));
   for (const dep of s.deployments) {
-    if (dep.metadata?.namespace !== ns || !inTarget(dep, (g as GlooHA).spec?.target)) continue;
+    if (dep.metadata?.namespace !== ns || !product.inTarget(g, dep)) continue;
     const release = releaseReplicasOf(dep as KubernetesObject);
     if (release && !applying.has(release.what)) out.releaseReplicas.push(release);
   }
@@ -329,7 +257,10 @@ function applyPlan(s: Snapshot, g: HAObject, d: Desired, ns: string): Plan {
   const reported = drift.length > 0 ? drift : [...s.lastCorrections];
 
   const applied = out.applies.length + out.prunes.length;
-  out.status = changed(g, computeStatus({ ...observedStatusInput(s, g, d, ns), applied, drift: reported }));
+  out.status = changed(
+    g,
+    computeStatus({ ...observedStatusInput(s, g, d, ns, product), applied, drift: reported }),
+  );
   // No requeue after applying: every object applied or deleted comes back as a watch event on an
   // informer that maps it to this GlooHA, and that reconcile reports the settled state. A timed
   // requeue doubled the reconciles of a cold start for nothing.
@@ -342,19 +273,19 @@ function observedStatusInput(
   g: HAObject,
   d: Desired,
   ns: string,
+  product: Product,
 ): Omit<StatusInput, 'applied' | 'drift'> {
-  const owner = ownerOf(g);
   const byName = <T extends KubernetesObject>(xs: T[]) => new Map(xs.map((x) => [x.metadata?.name ?? '', x]));
   const ownedIn = (kind: string) =>
-    (s.owned.get(kind) ?? []).filter((o) => o.metadata?.namespace === ns && isOwnedBy(o, owner));
+    (s.owned.get(kind) ?? []).filter((o) => o.metadata?.namespace === ns && ownedBy(o, g, product));
   return {
     generation: g.metadata.generation,
     previous: g.status,
     now: s.now,
     desired: d,
     deployments: byName(s.deployments),
-    pdbs: byName([...s.glooPdbs, ...ownedIn('PodDisruptionBudget')]) as never,
-    hpas: byName([...s.glooHpas, ...ownedIn('HorizontalPodAutoscaler')]) as never,
+    pdbs: byName([...s.pdbs, ...ownedIn('PodDisruptionBudget')]) as never,
+    hpas: byName([...s.hpas, ...ownedIn('HorizontalPodAutoscaler')]) as never,
     leader: s.leader,
     ...reconcileRequestOf(g),
   };
@@ -364,7 +295,14 @@ function observedStatusInput(
  * spec.suspend: the plan applyPlan would carry out, reported instead of carried out. Drift it would
  * correct is reported as drift; creates, updates and prunes are listed as pending in Reconciling.
  */
-function suspendedPlan(s: Snapshot, g: HAObject, d: Desired, would: Plan, decided: DriftReport[]): Plan {
+function suspendedPlan(
+  s: Snapshot,
+  g: HAObject,
+  d: Desired,
+  would: Plan,
+  decided: DriftReport[],
+  product: Product,
+): Plan {
   const drift: DriftReport[] = [
     ...decided.filter((r) => !r.corrected),
     ...would.applies.flatMap((a) => (a.drift ? [{ message: a.drift, corrected: false }] : [])),
@@ -373,7 +311,7 @@ function suspendedPlan(s: Snapshot, g: HAObject, d: Desired, would: Plan, decide
     ...would.applies.filter((a) => a.reason !== 'drift').map((a) => `${a.reason} ${a.what}`),
     ...would.prunes.map((p) => `delete ${p.kind} ${p.namespace}/${p.name}`),
   ];
-  const input = observedStatusInput(s, g, d, installNamespaceOf(g));
+  const input = observedStatusInput(s, g, d, installNamespaceOf(g), product);
   return {
     ...emptyPlan(),
     status: changed(g, computeStatus({ ...input, applied: 0, drift, suspended: { pending } })),
@@ -385,29 +323,58 @@ function suspendedPlan(s: Snapshot, g: HAObject, d: Desired, would: Plan, decide
  * another namespace (no cross-namespace ownerReferences) are deleted here. Gloo's Deployments and
  * HPAs keep their values (see handover.ts). Then the finalizer goes.
  */
-function finalizePlan(s: Snapshot, g: HAObject): Plan {
+function finalizePlan(s: Snapshot, g: HAObject, product: Product): Plan {
   const out = emptyPlan();
   if (!finalizersOf(g).includes(FINALIZER)) return out;
   const owner = ownerOf(g);
   const ns = installNamespaceOf(g);
-  // Only the product's own objects: the HPAs that scale its Deployments (kgateway's HPA informer sees
-  // every HPA, a GlooHA's included, and those are the GlooHA's to hand over, not this object's).
-  const ours = new Set(s.deployments.map((d) => d.metadata?.name));
-  const hpas = s.glooHpas.filter((h) => ours.has(h.spec?.scaleTargetRef?.name));
-  for (const live of [...s.deployments, ...hpas, ...(s.gatewayParameters ?? [])] as KubernetesObject[]) {
-    if (live.metadata?.namespace !== ns) continue;
+  for (const live of handoverScope(s, g, product)) {
     const h = handoverOf(live);
     if (h) out.handover.push(h);
   }
   if (ns !== owner.namespace) {
     for (const [kind, objs] of s.owned) {
       for (const obj of objs) {
-        if (obj.metadata?.namespace === ns && isOwnedBy(obj, owner)) out.prunes.push({ ...refOf(obj), kind });
+        if (obj.metadata?.namespace === ns && ownedBy(obj, g, product))
+          out.prunes.push({ ...refOf(obj), kind });
       }
     }
   }
   out.finalizers = finalizersOf(g).filter((f) => f !== FINALIZER);
   return out;
+}
+
+/**
+ * The objects of the install that `g` may have written to and hands back on deletion. All the
+ * operator's applies share one field manager, so "holds a field of ours" does not say whose: an
+ * object of another install in the namespace (another spec.target), or one whose replicas floor names
+ * another GlooHA, is not ours; and a GlooHA that stood back for an older rival of the same install
+ * never wrote at all (handing over would strip the rival's fields).
+ */
+function handoverScope(s: Snapshot, g: HAObject, product: Product): KubernetesObject[] {
+  if (olderRival(g, s.sameNamespace)) return [];
+  const ns = installNamespaceOf(g);
+  const owner = ownerOf(g);
+  const mine = (o: KubernetesObject) => {
+    const a = o.metadata?.annotations ?? {};
+    if (a[ANNOTATION_OWNER] === undefined) return true;
+    return (
+      a[ANNOTATION_OWNER] === `${owner.namespace}/${owner.name}` &&
+      (a[ANNOTATION_OWNER_KIND] === undefined ||
+        owner.kind === undefined ||
+        a[ANNOTATION_OWNER_KIND] === owner.kind)
+    );
+  };
+  const scoped = (o: KubernetesObject) => o.metadata?.namespace === ns && product.inTarget(g, o) && mine(o);
+  const deployments = (s.deployments as KubernetesObject[]).filter(scoped);
+  // The HPAs that scale those Deployments (kgateway's HPA informer sees every HPA, a GlooHA's
+  // included, and those are the GlooHA's to hand over, not this object's).
+  const targets = new Set(deployments.map((d) => d.metadata?.name));
+  const hpas = s.hpas.filter(
+    (h) => h.metadata?.namespace === ns && targets.has(h.spec?.scaleTargetRef?.name),
+  );
+  const related = [...(s.related?.values() ?? [])].flat().filter(scoped);
+  return [...deployments, ...hpas, ...related];
 }
 
 /**

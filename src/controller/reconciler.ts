@@ -1,6 +1,7 @@
-// The GlooHA reconciler: take a snapshot of the caches, plan, run the plan's actions. Level-triggered
+// The reconciler (one per product's kind): take a snapshot of the caches, plan, run the plan's actions. Level-triggered
 // and idempotent, in the Flux/controller-runtime mould: a steady state plans no write, and every write
 // carries the reconcile's AbortSignal — its leader term's — and passes the transport's fence.
+import { splitKey } from '../runtime/store.js';
 import { errorStatus } from '../kube/client.js';
 import { NotLeaderError } from '../leader/leadership.js';
 import type { Logger } from '../log.js';
@@ -16,18 +17,13 @@ import { runStatus } from './actions/status.js';
 import type { ObjectWriter } from './actions/writer.js';
 import { FORBIDDEN_REQUEUE_MS, invalidRequeueMs, terminalFailure } from './failures.js';
 import type { ReconcilerMemory } from './memory.js';
-import { GLOO, plan, stalledPlan, type Product } from './plan.js';
+import { plan, stalledPlan } from './plan.js';
 import { APPLIED_ANNOTATION, type Plan, type Snapshot } from './plan-types.js';
-
-export const CONTROLLER_NAME = 'glooha';
-/** The KgatewayHA controller's name (src/kgateway/controller.ts). */
-export const KGATEWAY_CONTROLLER_NAME = 'kgatewayha';
+import type { Product } from './product.js';
 
 export interface ReconcilerDeps {
-  /** The controller's name in metrics and logs (CONTROLLER_NAME, or KGATEWAY_CONTROLLER_NAME). */
-  controllerName?: string;
-  /** What the controller manages (default Gloo). */
-  product?: Product;
+  /** What the controller manages; its controllerName names it in metrics and logs. */
+  product: Product;
   snapshot(key: string): Snapshot;
   writer: ObjectWriter;
   events: EventRecorder;
@@ -44,7 +40,7 @@ export async function execute(
   deps: ReconcilerDeps,
 ): Promise<WorkResult | void> {
   const { writer, events, memory, log } = deps;
-  let g = s.glooHA;
+  let g = s.object;
   if (p.forget || !g) {
     memory.forget(s.key);
     return;
@@ -65,7 +61,11 @@ export async function execute(
       object: a.what,
       ...(a.drift ? { drift: a.drift } : {}),
     });
-    if (a.reason === 'drift') deps.metrics?.glooha.driftCorrected(a.component);
+    if (a.reason === 'drift')
+      deps.metrics?.glooha.driftCorrected(
+        { namespace: splitKey(s.key).namespace ?? '', name: splitKey(s.key).name },
+        a.component,
+      );
   });
   await runReleaseReplicas(p.releaseReplicas, writer, signal, (r) =>
     log.info('released ownership of spec.replicas, value kept', { object: r.what }),
@@ -101,20 +101,20 @@ function isBug(err: unknown): boolean {
   );
 }
 
-/** One reconcile of one GlooHA key: the work queue's handler. */
+/** One reconcile of one object's key: the work queue's handler. */
 export async function reconcile(
   key: string,
   ctx: WorkContext,
   deps: ReconcilerDeps,
 ): Promise<WorkResult | void> {
   const started = performance.now();
-  const name = deps.controllerName ?? CONTROLLER_NAME;
+  const name = deps.product.controllerName;
   const log = deps.log.child({ key });
   const observe = (result: 'success' | 'error' | 'requeue' | 'requeue_after') =>
     deps.metrics?.reconcile.observe(name, result, (performance.now() - started) / 1000);
   const s = deps.snapshot(key);
   try {
-    const result = await execute(plan(s, deps.product ?? GLOO), s, ctx.signal, { ...deps, log });
+    const result = await execute(plan(s, deps.product), s, ctx.signal, { ...deps, log });
     deps.memory.clearTerminalFailures(key);
     observe(result?.requeueAfterMs ? 'requeue_after' : 'success');
     return result;
@@ -127,7 +127,7 @@ export async function reconcile(
       log.info('reconcile stopped: this replica no longer leads');
       return;
     }
-    const terminal = terminalFailure(err);
+    const terminal = terminalFailure(err, deps.product.kind);
     if (!terminal && errorStatus(err) === 409) {
       // Optimistic concurrency: our cache was a step behind. Not a warning: retry (with the queue's
       // backoff) once the cache has the newer object.

@@ -6,7 +6,7 @@
 // replicas for ever. A Progressing condition from an older generation does not count: the Deployment
 // controller has not looked at the current template yet.
 import type { V1Deployment } from '@kubernetes/client-node';
-import type { ComponentPlan } from '../core/desired.js';
+import type { ComponentPlan } from './product.js';
 import type { Stall } from './status.js';
 
 export function rolloutFailure(dep: V1Deployment | undefined): Stall | undefined {

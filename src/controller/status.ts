@@ -1,4 +1,4 @@
-// The GlooHA status as a pure function of what one reconcile saw and did. Conditions follow
+// The status of an HA object (any product's) as a pure function of what one reconcile saw and did. Conditions follow
 // metav1.Condition and kstatus: a summary `Ready`, abnormal-true `Reconciling` and `Stalled`, plus
 // `Drifted` and `Degraded`. lastTransitionTime moves only on a flip, so an unchanged world yields an
 // identical status and the reconciler skips the write.
@@ -12,11 +12,10 @@
 // Reconciling and Stalled are never both True: kstatus reads Reconciling first, and a problem a person
 // must fix would then read as progress for ever.
 import type { V1Deployment, V1PodDisruptionBudget, V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
-import type { ComponentStatus, GlooHAStatus, LeaderStatus } from '../api/types.js';
-import type { ComponentPlan, Desired } from '../core/desired.js';
+import type { ComponentStatus, HAStatus, LeaderStatus } from '../api/types.js';
 import type { Finding } from '../core/findings.js';
 import { setCondition, type Condition, type ConditionInput } from './conditions.js';
-import { names } from '../core/ownership.js';
+import type { ComponentPlan, Desired } from './product.js';
 import { rolloutStall } from './rollout-status.js';
 
 export interface Stall {
@@ -32,7 +31,7 @@ export interface DriftReport {
 
 export interface StatusInput {
   generation: number | undefined;
-  previous: GlooHAStatus | undefined;
+  previous: HAStatus | undefined;
   now: Date;
   /** Set when the reconcile could not proceed; the rest may be absent. */
   stall?: Stall;
@@ -136,7 +135,7 @@ function describe(findings: Finding[]): string {
   return findings.map((f) => f.message).join('; ');
 }
 
-export function computeStatus(input: StatusInput): GlooHAStatus {
+export function computeStatus(input: StatusInput): HAStatus {
   const gen = input.generation;
   let conditions: Condition[] = (input.previous?.conditions as Condition[] | undefined) ?? [];
   const set: SetCondition = (c) => {
@@ -146,7 +145,7 @@ export function computeStatus(input: StatusInput): GlooHAStatus {
       input.now,
     );
   };
-  const status: GlooHAStatus = { ...(gen === undefined ? {} : { observedGeneration: gen }) };
+  const status: HAStatus = { ...(gen === undefined ? {} : { observedGeneration: gen }) };
   const handled = input.reconcileRequest ?? input.previous?.lastHandledReconcileAt;
   if (handled !== undefined) status.lastHandledReconcileAt = handled;
 
@@ -168,18 +167,21 @@ export function computeStatus(input: StatusInput): GlooHAStatus {
   }
 
   const d = input.desired;
-  const components: NonNullable<GlooHAStatus['components']> = {};
+  const components: NonNullable<HAStatus['components']> = {};
+  const statusOf = new Map<string, ComponentStatus>();
   const notReady: string[] = [];
   const unavailable: string[] = [];
   for (const plan of d.components) {
     if (!plan.found) continue;
     const cs = componentStatus(plan, input);
-    if (plan.id === 'gloo') components.gloo = cs;
-    else if (plan.id === 'controller') components.controller = cs;
-    else if (plan.id === 'discovery') components.discovery = cs;
-    else if (plan.id.startsWith('gateways.'))
-      (components.gateways ??= {})[plan.id.slice('gateways.'.length)] = cs;
-    else (components.gatewayProxies ??= {})[plan.id.replace(/^gatewayProxies\./, '')] = cs;
+    statusOf.set(plan.id, cs);
+    // `group.key`: an entry of the map status.components.group; otherwise status.components.<id>.
+    const dot = plan.id.indexOf('.');
+    if (dot < 0) components[plan.id] = cs;
+    else
+      ((components[plan.id.slice(0, dot)] ??= {}) as Record<string, ComponentStatus>)[
+        plan.id.slice(dot + 1)
+      ] = cs;
     if (!componentReady(plan, input)) {
       const updated = input.deployments?.get(plan.deploymentName)?.status?.updatedReplicas ?? 0;
       notReady.push(
@@ -196,7 +198,7 @@ export function computeStatus(input: StatusInput): GlooHAStatus {
     ...(w.component ? { component: w.component } : {}),
     ...(w.path ? { path: w.path } : {}),
   }));
-  status.helmValuesConfigMap = names.helmValuesConfigMap(d.owner);
+  status.helmValuesConfigMap = d.helmValuesConfigMap;
 
   // What only a person can fix makes the GlooHA Stalled, with its reason: a Deployment that gave up
   // rolling out (see rollout-status.ts), or a problem the core found (a Deployment the spec names is
@@ -286,13 +288,13 @@ export function computeStatus(input: StatusInput): GlooHAStatus {
   }
 
   const le = d.leaderElection;
-  const elected = le.component === 'controller' ? components.controller : components.gloo;
+  const elected = statusOf.get(le.component);
   const expectsLeader = le.enabled && elected !== undefined && (elected.readyReplicas ?? 0) > 0;
   if (expectsLeader && input.leader && !input.leader.fresh) {
     set({
       type: 'Degraded',
       status: 'True',
-      reason: le.component === 'controller' ? 'KgatewayLeaderLost' : 'GlooLeaderLost',
+      reason: le.lostReason,
       message: input.leader.holder
         ? `the ${le.lease} Lease held by ${input.leader.holder} was not renewed within its leaseDuration (${input.leader.leaseDurationSeconds}s): ${le.leaderless}`
         : `the ${le.lease} Lease has no holder: ${le.leaderless}`,

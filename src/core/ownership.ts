@@ -8,8 +8,6 @@
 
 import {
   API_VERSION,
-  KGATEWAY_KIND,
-  KIND,
   LABEL_COMPONENT,
   LABEL_MANAGED_BY,
   LABEL_OWNER_KIND,
@@ -23,55 +21,47 @@ export interface Owner {
   name: string;
   namespace: string;
   uid?: string;
-  /** KgatewayHA for a KgatewayHA; absent (or GlooHA) for a GlooHA. */
-  kind?: typeof KIND | typeof KGATEWAY_KIND;
+  /** The owner's kind (GlooHA, KgatewayHA, ...): its objects carry it in the owner-kind label. */
+  kind: string;
 }
 
-/** The owner a GlooHA or KgatewayHA is to the objects it owns. */
+/** The owner an object of any kind is to the objects it owns. */
 export function ownerOf(obj: {
-  kind?: string;
+  kind: string;
   metadata: { name: string; namespace?: string; uid?: string };
 }): Owner {
   return {
     name: obj.metadata.name,
     namespace: obj.metadata.namespace ?? 'default',
     uid: obj.metadata.uid,
-    ...(obj.kind === KGATEWAY_KIND ? { kind: KGATEWAY_KIND } : {}),
+    kind: obj.kind,
   };
-}
-
-/** The owner-kind label of a KgatewayHA's objects; none for a GlooHA's. */
-function kindLabel(owner: Owner): Record<string, string> {
-  return owner.kind === KGATEWAY_KIND ? { [LABEL_OWNER_KIND]: KGATEWAY_KIND } : {};
 }
 
 export const names = {
   pdb: (deploymentName: string) => `${deploymentName}-glooha`,
   hpa: (deploymentName: string) => `${deploymentName}-glooha`,
   leaderElectionRole: (owner: Owner) => `glooha-${owner.name}-leader-election`,
-  // A GlooHA and a KgatewayHA of one name may share a namespace (during a migration): their values differ.
-  helmValuesConfigMap: (owner: Owner) =>
-    owner.kind === KGATEWAY_KIND ? `${owner.name}-kgateway-helm-values` : `${owner.name}-helm-values`,
 };
 
-/** Labels that mark an object as owned by this GlooHA (the reconciler prunes by them). */
+/** Labels that mark an object as owned by `owner` (the reconciler prunes by them). */
 export function ownerLabels(owner: Owner, component: string): Record<string, string> {
   return {
     [LABEL_MANAGED_BY]: MANAGER,
     [LABEL_OWNER_NAME]: owner.name,
     [LABEL_OWNER_NAMESPACE]: owner.namespace,
-    ...kindLabel(owner),
+    [LABEL_OWNER_KIND]: owner.kind,
     [LABEL_COMPONENT]: component,
   };
 }
 
-/** The label selector that lists every object owned by this GlooHA. */
+/** The label selector that lists every object owned by `owner`. */
 export function ownedSelector(owner: Owner): Record<string, string> {
   return {
     [LABEL_MANAGED_BY]: MANAGER,
     [LABEL_OWNER_NAME]: owner.name,
     [LABEL_OWNER_NAMESPACE]: owner.namespace,
-    ...kindLabel(owner),
+    [LABEL_OWNER_KIND]: owner.kind,
   };
 }
 
@@ -86,7 +76,7 @@ export function ownedMetadata(
     metadata.ownerReferences = [
       {
         apiVersion: API_VERSION,
-        kind: owner.kind ?? KIND,
+        kind: owner.kind,
         name: owner.name,
         uid: owner.uid,
         controller: true,

@@ -3,7 +3,7 @@
 // cluster to talk to. client-node alone throws a raw ENOENT stack for a missing file and, with nothing
 // at all, silently points at http://localhost:8080.
 import { KubeConfig } from '@kubernetes/client-node';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, join } from 'node:path';
 
@@ -82,9 +82,23 @@ export function contextNamespace(kc: KubeConfig): string {
 }
 
 function readFile(kc: KubeConfig, path: string, source: string): void {
+  let text: string;
   try {
-    kc.loadFromFile(path);
+    text = readFileSync(path, 'utf8');
   } catch (err) {
     throw new KubeConfigError(`${source} cannot be read: ${(err as Error).message.split('\n')[0]}`);
+  }
+  // client-node reads an empty file (or one that is only a scalar) as undefined and then fails with
+  // "Cannot read properties of undefined (reading 'clusters')": say what is wrong instead.
+  if (text.trim() === '' || !/^\s*[A-Za-z"'{-]/m.test(text))
+    throw new KubeConfigError(
+      `${source} is empty: it must be a kubeconfig (apiVersion: v1, kind: Config, clusters, users, contexts)`,
+    );
+  try {
+    kc.loadFromString(text);
+  } catch (err) {
+    throw new KubeConfigError(
+      `${source} cannot be read as a kubeconfig (apiVersion: v1, kind: Config, clusters, users, contexts): ${(err as Error).message.split('\n')[0]}`,
+    );
   }
 }

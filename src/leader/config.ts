@@ -41,6 +41,12 @@ export const JITTER_FACTOR = 1.2;
 export const DEFAULT_LEASE_NAME = 'glooha-operator';
 
 /**
+ * Each timing's own upper bound. The elector's timers are setTimeout calls, which fire at once for
+ * a delay beyond 2^31-1 ms (~24.8 days); an hour is already far past any useful failover time.
+ */
+export const MAX_TIMING_MS = 3_600_000;
+
+/**
  * On SIGTERM the leader releases the Lease no sooner than this after its term ended (the drain of
  * in-flight reconciles counts towards it), so a write already on the wire lands while the Lease still
  * names it rather than in the next leader's term. Short, because a standby takes over right after.
@@ -115,6 +121,12 @@ export function validateLeaderElectionConfig(t: LeaderElectionTimings): void {
         `${describe(setting)} must be a positive duration, got ${value}ms`,
       );
     }
+    if (value > MAX_TIMING_MS) {
+      throw new LeaderElectionConfigError(
+        setting,
+        `${describe(setting)} must be at most ${formatDuration(MAX_TIMING_MS)}, got ${formatDuration(value)}: after a crash nobody leads for up to the lease duration`,
+      );
+    }
   }
   if (t.leaseDurationMs % 1000 !== 0) {
     throw new LeaderElectionConfigError(
@@ -131,7 +143,10 @@ export function validateLeaderElectionConfig(t: LeaderElectionTimings): void {
     );
   }
   const jittered = JITTER_FACTOR * t.retryPeriodMs;
-  if (!(t.renewDeadlineMs > jittered)) {
+  // 5 × renewDeadline > 6 × retryPeriod in whole microseconds (the grammar's finest unit): exact,
+  // where 1.2 × a float may round either way at the boundary.
+  const us = (ms: number) => Math.round(ms * 1000);
+  if (!(5 * us(t.renewDeadlineMs) > 6 * us(t.retryPeriodMs))) {
     throw new LeaderElectionConfigError(
       'retryPeriod',
       `${describe('retryPeriod')} = ${formatDuration(t.retryPeriodMs)} is too long: ${JITTER_FACTOR} × ` +

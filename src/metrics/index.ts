@@ -53,12 +53,12 @@ export type ReadyState = 'true' | 'false' | 'unknown';
 const READY_STATES: readonly ReadyState[] = ['true', 'false', 'unknown'];
 
 /** What the per-GlooHA series read of one GlooHA, at scrape time. */
-export interface GlooHAHealth {
+export interface ObjectHealth {
   namespace: string;
   name: string;
   ready: ReadyState;
   /** Gloo's leader Lease, when the install has one. */
-  glooLeaderLease?: {
+  leaderLease?: {
     /** Seconds since this replica last saw the Lease renewed (or its holder change). */
     ageSeconds: number;
     leaseDurationSeconds: number;
@@ -71,9 +71,13 @@ export interface GloohaMetrics {
    * glooha_gloo_leader_lease_{age,duration}_seconds{namespace,name} read from when scraped (the
    * GlooHA informer's cache). The last source set wins.
    */
-  observe(source: () => readonly GlooHAHealth[]): void;
-  /** glooha_drift_corrections_total{component} += n: the operator reverted a manual change. */
-  driftCorrected(component: string, n?: number): void;
+  observe(source: () => readonly ObjectHealth[]): void;
+  /**
+   * glooha_drift_corrections_total{namespace,name,component} += n: the operator reverted a manual
+   * change in the install of GlooHA (or KgatewayHA) namespace/name. Per install, so that an alert
+   * on one install is not the sum of several.
+   */
+  driftCorrected(owner: { namespace: string; name: string }, component: string, n?: number): void;
 }
 
 export interface OperatorMetrics {
@@ -354,7 +358,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
   const fencingPolicy = { setMissing: (missing: boolean) => policyMissing.set(missing ? 1 : 0) };
 
   // --- glooha: read from the cache when scraped (see the module comment)
-  let source: () => readonly GlooHAHealth[] = () => [];
+  let source: () => readonly ObjectHealth[] = () => [];
   new Gauge({
     name: 'glooha_resources',
     help: 'Number of GlooHA resources by the status of their Ready condition.',
@@ -385,8 +389,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
     collect() {
       this.reset();
       for (const g of source())
-        if (g.glooLeaderLease)
-          this.set({ namespace: g.namespace, name: g.name }, g.glooLeaderLease.ageSeconds);
+        if (g.leaderLease) this.set({ namespace: g.namespace, name: g.name }, g.leaderLease.ageSeconds);
     },
   });
   new Gauge({
@@ -397,21 +400,22 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
     collect() {
       this.reset();
       for (const g of source())
-        if (g.glooLeaderLease)
-          this.set({ namespace: g.namespace, name: g.name }, g.glooLeaderLease.leaseDurationSeconds);
+        if (g.leaderLease)
+          this.set({ namespace: g.namespace, name: g.name }, g.leaderLease.leaseDurationSeconds);
     },
   });
   const drift = new Counter({
     name: 'glooha_drift_corrections_total',
-    help: 'Number of times the operator reverted a change made outside it, by component.',
-    labelNames: ['component'] as const,
+    help: 'Number of times the operator reverted a change made outside it, by managed object (namespace, name) and component.',
+    labelNames: ['namespace', 'name', 'component'] as const,
     registers,
   });
   const glooha: GloohaMetrics = {
     observe: (fn) => {
       source = fn;
     },
-    driftCorrected: (component, n = 1) => drift.inc({ component }, n),
+    driftCorrected: (owner, component, n = 1) =>
+      drift.inc({ namespace: owner.namespace, name: owner.name, component }, n),
   };
 
   return {

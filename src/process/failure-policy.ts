@@ -25,6 +25,8 @@ export interface FailurePolicyOptions {
 export interface FailurePolicy {
   /** Stop and exit with `code` (once; later calls return the same promise). */
   terminate(code: number, reason: string): Promise<void>;
+  /** Whether a termination (a signal, a fatal error) has begun: start-up then fails by design. */
+  terminating(): boolean;
   uninstall(): void;
 }
 
@@ -66,6 +68,7 @@ export function installFailurePolicy(opts: FailurePolicyOptions): FailurePolicy 
   events.once('SIGINT', onSignal);
   return {
     terminate,
+    terminating: () => terminating !== undefined,
     uninstall: () => {
       events.off('unhandledRejection', onRejection);
       events.off('uncaughtException', onException);

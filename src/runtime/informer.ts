@@ -34,6 +34,7 @@ import { errorStatus, type KubeClient } from '../kube/client.js';
 import { resourcePath, type ResourceRef } from '../kube/paths.js';
 import { realClock, sleep, type Clock } from './clock.js';
 import type { EventFilter } from './filters.js';
+import { selectionMatcher, type Selection } from './selection.js';
 import { backoffDelay } from './ratelimit.js';
 import { Store, type Cache, type Delta, type IndexFunc } from './store.js';
 import { silentLogger, type Logger } from '../log.js';
@@ -151,6 +152,14 @@ export interface ReflectorStats {
   events: number;
 }
 
+/** A watch that ends within this without an object is not a working watch (it resets no backoff). */
+const HEALTHY_WATCH_MS = 1000;
+
+/** 410 Gone again before any watch worked since the last re-list: backed off like any error. */
+class RepeatedGoneError extends Error {
+  readonly code = 410;
+}
+
 class WatchError extends Error {
   constructor(
     message: string,
@@ -174,6 +183,11 @@ interface ReflectorConfig<T extends KubernetesObject> {
   transform?: (obj: T) => T;
   /** Stores only the objects this accepts (a cluster-wide watch serving a set of namespaces). */
   keep?: (obj: T) => boolean;
+  /**
+   * One selection of a union: the objects another selection also holds are that one's to remove (a
+   * re-list does not drop them, a delete event leaving them selected there does not remove them).
+   */
+  heldElsewhere?: (obj: T) => boolean;
   clock: Clock;
   log: Logger;
   transport: Transport<T>;
@@ -190,6 +204,8 @@ class Reflector<T extends KubernetesObject> {
   /** Ends the current watch so the loop starts the next one right away (set while a watch runs). */
   restartWatch?: () => void;
   readonly stats: ReflectorStats = { lists: 0, watches: 0, resumes: 0, expired: 0, errors: 0, events: 0 };
+  /** Watch events other than ERROR: what tells a working watch from one that fails at once. */
+  private objectEvents = 0;
   private readonly cfg: ReflectorConfig<T>;
 
   constructor(cfg: ReflectorConfig<T>) {
@@ -201,9 +217,14 @@ class Reflector<T extends KubernetesObject> {
   }
 
   async run(signal: AbortSignal, onSynced: () => void): Promise<void> {
+    // `failures` and `gone` are reset only by a watch that worked (it delivered an object or stayed
+    // open a while), never by a list: a list succeeds whenever the API server is up, so resetting on
+    // it let a watch that fails right after every list (410 from a fresh resourceVersion, a watch
+    // forbidden while the list is allowed) loop with no delay (3,398 lists in 500 ms). client-go's
+    // reflector likewise resets its backoff only after it has run without error for a while.
     let failures = 0;
+    let gone = 0;
     let listedJustNow = false;
-    let lastWasGone = false;
     while (!signal.aborted) {
       try {
         if (!this.resourceVersion) {
@@ -213,22 +234,25 @@ class Reflector<T extends KubernetesObject> {
             this.synced = true;
             onSynced();
           }
-          failures = 0;
-          lastWasGone = false;
         }
         if (!listedJustNow) this.stats.resumes++;
         listedJustNow = false;
         const started = this.cfg.clock.now();
-        const eventsBefore = this.stats.events;
+        const objectsBefore = this.objectEvents;
         const outcome = await this.watchOnce(signal);
         if (outcome === 'stopped') break;
+        const worked =
+          this.objectEvents > objectsBefore || this.cfg.clock.now() - started >= HEALTHY_WATCH_MS;
+        if (worked) {
+          failures = 0;
+          gone = 0;
+        }
         if (outcome === 'expired') {
           // The resourceVersion we hold is older than the server's watch window: start over from a list.
           this.stats.expired++;
-          this.cfg.log.info('watch expired (410 Gone), re-listing', {
-            resourceVersion: this.resourceVersion,
-          });
           this.resourceVersion = '';
+          if (++gone > 1) throw new RepeatedGoneError('watch expired (410 Gone) again after a re-list');
+          this.cfg.log.info('watch expired (410 Gone), re-listing');
           continue;
         }
         if (outcome === 'stalled') {
@@ -240,24 +264,19 @@ class Reflector<T extends KubernetesObject> {
         if (outcome === 'restart') continue;
         // A clean close (server-side timeout, apiserver restart): resume right away from the last
         // resourceVersion, unless the watch ended immediately with nothing — then back off like an error.
-        if (this.stats.events === eventsBefore && this.cfg.clock.now() - started < 1000) {
-          throw new Error('watch closed immediately without events');
-        }
-        failures = 0;
+        if (!worked) throw new Error('watch closed immediately without events');
       } catch (err) {
         if (signal.aborted) break;
-        if (errorStatus(err) === 410) {
+        if (errorStatus(err) === 410 && !(err instanceof RepeatedGoneError)) {
           // HTTP 410 on the watch request (or an expired list continue token): re-list right away,
-          // unless the previous attempt ended the same way (then back off like any error).
+          // unless it happened again since the last watch that worked (then back off like any error).
           this.stats.expired++;
           this.resourceVersion = '';
-          if (!lastWasGone) {
-            lastWasGone = true;
+          if (++gone === 1) {
             this.cfg.log.info('resourceVersion expired (410 Gone), re-listing');
             continue;
           }
         }
-        lastWasGone = false;
         this.stats.errors++;
         const delay = backoffDelay(failures, this.cfg.backoffBaseMs, this.cfg.backoffMaxMs, 0.5);
         failures++;
@@ -302,7 +321,9 @@ class Reflector<T extends KubernetesObject> {
     } while (cont && !signal.aborted);
     if (signal.aborted) throw signal.reason;
     this.stats.lists++;
-    for (const d of this.cfg.store.replace(items, this.cfg.namespace)) this.cfg.emit(d);
+    const elsewhere = this.cfg.heldElsewhere;
+    const scope = elsewhere ? (o: T) => !elsewhere(o) : undefined;
+    for (const d of this.cfg.store.replace(items, this.cfg.namespace, scope)) this.cfg.emit(d);
     this.resourceVersion = rv;
     this.cfg.log.debug('listed', { count: items.length, resourceVersion: rv });
   }
@@ -343,6 +364,7 @@ class Reflector<T extends KubernetesObject> {
       const onEvent = (type: string, raw: unknown) => {
         if (finished) return;
         this.stats.events++;
+        if (type !== 'ERROR') this.objectEvents++;
         armStall();
         try {
           const outcome = this.applyEvent(type, raw);
@@ -410,6 +432,10 @@ class Reflector<T extends KubernetesObject> {
         break;
       }
       case 'DELETED': {
+        if (this.cfg.heldElsewhere?.(obj)) {
+          if (rv) this.resourceVersion = rv; // still selected by another selection: its watch tells
+          break;
+        }
         const d = this.cfg.store.remove(this.cfg.transform ? this.cfg.transform(obj) : obj);
         if (rv) this.resourceVersion = rv;
         if (d) this.cfg.emit(d);
@@ -448,6 +474,8 @@ function abortable<R>(promise: Promise<R>, signal: AbortSignal): Promise<R> {
 // Informer: one or more reflectors (one per namespace, or one cluster-wide) behind one store and one
 // set of handlers.
 
+export type { Selection };
+
 export interface EventHandler<T> {
   /** Events the filter rejects are not delivered to this handler (e.g. `ignoreNoopUpdates`). */
   filter?: EventFilter<T>;
@@ -462,6 +490,12 @@ export interface InformerOptions<T> extends ResourceRef {
   namespaces?: readonly string[];
   labelSelector?: string;
   fieldSelector?: string;
+  /**
+   * Watch the union of these selections instead (one list+watch per selection and namespace, one
+   * store): for readers that each need a selection no single selector expresses. Replaces
+   * labelSelector and fieldSelector.
+   */
+  selections?: readonly Selection[];
   /** Items per list page (default 500). */
   pageSize?: number;
   /**
@@ -516,16 +550,40 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
     this.opts = opts;
     this.transport = transport;
     this.watched = opts.namespaces && opts.namespaces.length > 0 ? [...new Set(opts.namespaces)] : [];
-    if (this.watched.length === 0) this.reflectors.push(this.reflectorFor(undefined));
-    for (const namespace of this.watched) this.reflectors.push(this.reflectorFor(namespace));
+    this.selections =
+      opts.selections && opts.selections.length > 0
+        ? opts.selections
+        : [{ labelSelector: opts.labelSelector, fieldSelector: opts.fieldSelector }];
+    const matchers = this.selections.length > 1 ? this.selections.map((s) => selectionMatcher(s)) : [];
+    this.heldElsewhere = this.selections.map((_, i) =>
+      matchers.length > 0 ? (o: T) => matchers.some((m, j) => j !== i && m(o)) : undefined,
+    );
+    this.addReflectors(this.watched.length === 0 ? [undefined] : this.watched);
   }
 
-  private reflectorFor(namespace: string | undefined, keep?: (obj: T) => boolean): Reflector<T> {
+  private readonly selections: readonly Selection[];
+  private readonly heldElsewhere: readonly (((obj: T) => boolean) | undefined)[];
+
+  /** A reflector per namespace and selection. */
+  private addReflectors(namespaces: readonly (string | undefined)[], keep?: (obj: T) => boolean): void {
+    for (const namespace of namespaces)
+      this.selections.forEach((selection, i) =>
+        this.reflectors.push(this.reflectorFor(namespace, selection, this.heldElsewhere[i], keep)),
+      );
+  }
+
+  private reflectorFor(
+    namespace: string | undefined,
+    selection: Selection,
+    heldElsewhere: ((obj: T) => boolean) | undefined,
+    keep?: (obj: T) => boolean,
+  ): Reflector<T> {
     const opts = this.opts;
     return new Reflector<T>({
       namespace,
-      labelSelector: opts.labelSelector,
-      fieldSelector: opts.fieldSelector,
+      labelSelector: selection.labelSelector,
+      fieldSelector: selection.fieldSelector,
+      heldElsewhere,
       pageSize: opts.pageSize ?? 500,
       watchTimeoutSeconds: () => opts.watchTimeoutSeconds ?? 300 + Math.random() * 300,
       stallTimeoutMs: opts.stallTimeoutMs,
@@ -560,11 +618,8 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
     if (this.abort) throw new Error(`informer ${this.name} already started`);
     if (this.watched.length === 0) return;
     const keep = new Set(this.watched);
-    this.reflectors.splice(
-      0,
-      this.reflectors.length,
-      this.reflectorFor(undefined, (o) => keep.has(o.metadata?.namespace ?? '')),
-    );
+    this.reflectors.splice(0, this.reflectors.length);
+    this.addReflectors([undefined], (o) => keep.has(o.metadata?.namespace ?? ''));
   }
 
   /** The cache (read-only view). */
@@ -642,6 +697,8 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
   waitForSync(signal?: AbortSignal): Promise<void> {
     if (this.hasSynced()) return Promise.resolve();
     if (signal?.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
+    // stop() has already woken its waiters: a later one would wait for ever.
+    if (this.stopped) return Promise.reject(new Error(`informer ${this.name} stopped before it synced`));
     return new Promise((resolve, reject) => {
       // Either way out unregisters the other: an aborted wait leaves no waiter behind, a finished one
       // no abort listener on a signal that may live much longer (a start-up deadline, a term).
@@ -665,9 +722,15 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
     return this.syncWaiters.size;
   }
 
-  /** The resourceVersion each watch would resume from (namespace '' = cluster-wide). */
+  /**
+   * The resourceVersion each watch would resume from (namespace '' = cluster-wide; with several
+   * selections, `namespace#n` for the n-th after the first).
+   */
   resourceVersions(): Record<string, string> {
-    return Object.fromEntries(this.reflectors.map((r) => [r.namespace ?? '', r.resourceVersion]));
+    const n = this.selections.length;
+    return Object.fromEntries(
+      this.reflectors.map((r, i) => [`${r.namespace ?? ''}${i % n ? `#${i % n}` : ''}`, r.resourceVersion]),
+    );
   }
 
   /** Counters summed over all namespaces (tests use them to prove a watch resumed instead of re-listing). */

@@ -116,7 +116,7 @@ export class Store<T extends KubernetesObject = KubernetesObject> implements Cac
    * Replaces the contents with a fresh list (a re-list). Objects outside `namespace`, when given, are
    * not touched: several namespaced watchers can share one store.
    */
-  replace(items: readonly T[], namespace?: string): Delta<T>[] {
+  replace(items: readonly T[], namespace?: string, scope?: (obj: T) => boolean): Delta<T>[] {
     const deltas: Delta<T>[] = [];
     const seen = new Set<string>();
     for (const obj of items) {
@@ -128,6 +128,8 @@ export class Store<T extends KubernetesObject = KubernetesObject> implements Cac
       namespace === undefined ? this.items : (this.byNamespace.get(namespace) ?? new Map<string, T>());
     for (const [key, old] of [...candidates]) {
       if (seen.has(key)) continue;
+      // Another list (of another selection of a union) answers for objects outside `scope`.
+      if (scope && !scope(old)) continue;
       this.unset(key, old);
       deltas.push({ type: 'delete', obj: old, finalStateUnknown: true });
     }

@@ -17,10 +17,45 @@
 // retries with backoff, `{ requeueAfterMs }` forgets the failures and schedules the key, `{ requeue:
 // true }` retries with backoff, anything else forgets the failures.
 import { setMaxListeners } from 'node:events';
+// The real one, even where a test installs fake timers: yielding is about the event loop, not time.
+import { setImmediate as yieldImmediate } from 'node:timers';
 import { realClock, type Clock } from './clock.js';
 import { defaultControllerRateLimiter, type RateLimiter } from './ratelimit.js';
 import { noWorkqueueMetrics, type WorkqueueMetrics } from './workqueue-metrics.js';
 import { silentLogger, type Logger } from '../log.js';
+
+/**
+ * How long handlers may run back to back without letting the event loop turn. A handler that ends
+ * without I/O (a reconcile refused by the client-side fence, a no-op plan) resolves in a microtask,
+ * and done() → pump() starts the next one in the same microtask chain: a queue of thousands of keys
+ * then ran for 30 s without the event loop reaching its timers, so the leader's renew and
+ * renew-deadline timers fired 41 s late and it lost its own Lease. Past this budget the next handler
+ * waits for one turn of the loop (setImmediate: after due timers and I/O).
+ */
+export const EVENT_LOOP_BUDGET_MS = 10;
+/** When the current run of handlers without an event-loop turn began. */
+let sliceStarted = 0;
+/** Whether the event loop has turned since sliceStarted (a marker setImmediate ran). */
+let turned = true;
+
+function newSlice(): void {
+  sliceStarted = performance.now();
+  turned = false;
+  yieldImmediate(() => {
+    turned = true;
+  });
+}
+
+/** A promise to wait for when handlers have kept the loop busy past the budget, else undefined. */
+function yieldIfBusy(): Promise<void> | undefined {
+  // The loop turned since the slice began: nothing is starved, start a new slice (no wait).
+  if (turned) {
+    newSlice();
+    return undefined;
+  }
+  if (performance.now() - sliceStarted < EVENT_LOOP_BUDGET_MS) return undefined;
+  return new Promise<void>((resolve) => yieldImmediate(resolve)).then(newSlice);
+}
 
 export interface WorkContext {
   /** Fires when the queue is shut down with `abort` (e.g. the leader lease was lost). */
@@ -275,6 +310,9 @@ export class Workqueue {
   }
 
   private async process(key: string): Promise<void> {
+    // Synchronous unless the loop needs a turn: an extra await would reorder every handler start.
+    const turn = yieldIfBusy();
+    if (turn) await turn;
     const started = this.clock.now();
     const signal = this.abortController.signal;
     let result: WorkResult | void = undefined;

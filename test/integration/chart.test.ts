@@ -31,7 +31,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../scripts/lint-manifests.js';
 import { installManifestPath, renderKubeVersion } from '../../scripts/sync-chart.js';
-import { LEASE_RULES } from '../../src/core/leader-election.js';
+import { LEASE_RULES } from '../../src/products/gloo/leader-election.js';
 import { stringify } from 'yaml';
 import { locateBinaries } from '../env/binaries.js';
 import { adminKubeConfig, controlPlane, createNamespace, kubeConfigFor } from '../support/cluster.js';

@@ -31,8 +31,8 @@ import { KGATEWAY_PRINTER_COLUMNS, PRINTER_COLUMNS } from '../../src/api/crd.js'
 import { RULES } from '../../src/api/rules.js';
 import type { GlooHA, KgatewayHASpec } from '../../src/api/types.js';
 import { defaultKgatewaySpec, defaultSpec } from '../../src/api/validate.js';
-import { desired } from '../../src/core/desired.js';
-import { chartInstall, chartLabels } from '../../src/core/observed.js';
+import { desired } from '../../src/products/gloo/desired.js';
+import { chartInstall, chartLabels } from '../../src/products/gloo/install.js';
 import { buildCrd } from '../../src/api/crd.js';
 import { raw, send } from '../support/api-request.js';
 import { kubectl, kubectlOk } from '../support/kubectl.js';

@@ -507,7 +507,7 @@ describe("server-side fencing: the chart's ValidatingAdmissionPolicy", () => {
     await createGlooHA(ns, 'precondition', { gloo: { replicas: 2 } });
     const client = new KubeClient(withoutPolicy.kubeConfig);
     cleanups.push(() => client.close());
-    const writer = kubeWriter(client);
+    const writer = kubeWriter(client, { group: GROUP, version: VERSION, plural: PLURAL });
     const signal = new AbortController().signal;
     const old = await getGlooHA(ns, 'precondition');
     const wrote = await writer.writeStatus(old, { observedGeneration: 1 }, signal);

@@ -14,7 +14,7 @@ import {
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GROUP, PLURAL, RECONCILE_REQUEST_ANNOTATION, VERSION } from '../../src/api/constants.js';
-import { UNRECONCILED_STATUS } from '../../src/api/schema.js';
+import { UNRECONCILED_STATUS } from '../../src/products/gloo/schema.js';
 import type { GlooHA } from '../../src/api/types.js';
 import { auditWrites, describeAudit } from '../support/audit.js';
 import { adminKubeConfig, createNamespace } from '../support/cluster.js';

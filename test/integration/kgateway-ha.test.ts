@@ -291,7 +291,7 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's real controller", (version) => {
       expect((await controller()).spec?.replicas).toBe(3);
       // glooha's own PDB never existed (the chart's stood in), and nothing of the KgatewayHA is left.
       const pdbs = await policy.listNamespacedPodDisruptionBudget({ namespace: ns });
-      expect(pdbs.items.filter((p) => p.metadata?.labels?.[LABEL_OWNER_KIND])).toEqual([]);
+      expect(pdbs.items.filter((p) => p.metadata?.labels?.[LABEL_OWNER_KIND] === 'KgatewayHA')).toEqual([]);
     });
   });
 

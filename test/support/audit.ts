@@ -1,8 +1,22 @@
 // The API server's audit log (written by the test control plane, Metadata level for every non-read
 // request) tells who wrote what and when — the ground truth for "zero writes in a steady state" and
 // "no two leaders wrote at once", independent of anything the operator reports about itself.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, extname, join } from 'node:path';
 import { controlPlane } from './cluster.js';
+
+/**
+ * The audit log's text, rotated files first (kube-apiserver renames audit.log to
+ * audit-<timestamp>.log when it rotates; the timestamps sort in time order), then the current file.
+ */
+export function auditLogText(path: string): string {
+  const ext = extname(path);
+  const stem = basename(path, ext);
+  const rotated = readdirSync(dirname(path))
+    .filter((f) => f.startsWith(`${stem}-`) && f.endsWith(ext))
+    .sort();
+  return [...rotated.map((f) => join(dirname(path), f)), path].map((f) => readFileSync(f, 'utf8')).join('');
+}
 
 export interface AuditEvent {
   verb: string;
@@ -24,7 +38,7 @@ const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecolle
 
 /** Every completed write request in the audit log (optionally by one user, since a time). */
 export function auditWrites(filter: { username?: string; since?: Date; until?: Date } = {}): AuditEvent[] {
-  const text = readFileSync(controlPlane().auditLogPath, 'utf8');
+  const text = auditLogText(controlPlane().auditLogPath);
   const out: AuditEvent[] = [];
   for (const line of text.split('\n')) {
     if (!line) continue;

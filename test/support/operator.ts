@@ -12,7 +12,7 @@ import {
 } from '@kubernetes/client-node';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseConfig, run, type OperatorConfig, type RunningOperator } from '../../src/main.js';
@@ -112,9 +112,7 @@ export async function installOperatorRbac(
   }
   if (!serviceAccount) throw new Error('the chart rendered no ServiceAccount');
   const kubeConfig = await kubeConfigFor(namespace, serviceAccount);
-  const dir = mkdtempSync(join(tmpdir(), 'glooha-op-'));
-  const kubeconfigPath = join(dir, 'kubeconfig');
-  writeFileSync(kubeconfigPath, kubeConfig.exportConfig(), { mode: 0o600 });
+  const kubeconfigPath = writeKubeconfig('glooha-op-', kubeConfig.exportConfig());
   const id: OperatorIdentity = {
     namespace,
     serviceAccount,
@@ -126,6 +124,29 @@ export async function installOperatorRbac(
   return id;
 }
 
+/** Temp dirs holding kubeconfigs (with tokens) written by this test process. */
+const tempDirs = new Set<string>();
+
+/**
+ * Writes a kubeconfig (mode 0600) into a fresh temp dir and returns its path. The dir is removed
+ * when the test process exits (operators started with it may run until then): ~22 per run were
+ * left behind, each with a token.
+ */
+export function writeKubeconfig(prefix: string, text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.add(dir);
+  const path = join(dir, 'kubeconfig');
+  writeFileSync(path, text, { mode: 0o600 });
+  return path;
+}
+
+/** Removes every temp dir writeKubeconfig made so far (also run at process exit). */
+export function removeKubeconfigs(): void {
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+  tempDirs.clear();
+}
+process.on('exit', removeKubeconfigs);
+
 /**
  * A copy of `id` whose kubeconfig (same server) carries a token bound to pod `podName` (created as a
  * kwok Pod of the ServiceAccount): what the kubelet gives the operator's container in a real pod.
@@ -135,9 +156,7 @@ export async function boundToPod(id: OperatorIdentity, podName: string): Promise
   const kubeConfig = new KubeConfigClass();
   kubeConfig.loadFromString(readFileSync(id.kubeconfigPath, 'utf8'));
   kubeConfig.users = kubeConfig.users.map((u) => ({ ...u, token }));
-  const dir = mkdtempSync(join(tmpdir(), 'glooha-op-pod-'));
-  const kubeconfigPath = join(dir, 'kubeconfig');
-  writeFileSync(kubeconfigPath, kubeConfig.exportConfig(), { mode: 0o600 });
+  const kubeconfigPath = writeKubeconfig('glooha-op-pod-', kubeConfig.exportConfig());
   return { ...id, kubeConfig, kubeconfigPath, podName };
 }
 

@@ -4,7 +4,7 @@
 // and does not fail the reconcile — unless the reconcile's term ended, which must stop it at once.
 import type { CoreV1Event } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
-import type { GlooHA } from '../../api/types.js';
+import type { HAObject } from '../../api/types.js';
 import { NotLeaderError } from '../../leader/leadership.js';
 import type { Logger } from '../../log.js';
 import type { PlannedEvent } from '../plan-types.js';
@@ -25,7 +25,7 @@ export class EventRecorder {
     private readonly instance: string = process.env.POD_NAME ?? COMPONENT,
   ) {}
 
-  async record(obj: GlooHA, e: PlannedEvent, signal: AbortSignal): Promise<void> {
+  async record(obj: HAObject, e: PlannedEvent, signal: AbortSignal): Promise<void> {
     const key = `${obj.metadata.uid}|${e.type}|${e.reason}|${e.message}`;
     const now = this.now();
     const last = this.recent.get(key);

@@ -2,21 +2,21 @@
 // Returns the GlooHA as it is after that write: the same object at the resourceVersion the write
 // produced, so a status write later in the same reconcile is based on our own finalizer patch instead
 // of failing with 409 against it (which every new install's first reconcile did).
-import type { GlooHA } from '../../api/types.js';
+import type { HAObject } from '../../api/types.js';
 import { WriteError } from './apply.js';
 import type { ObjectWriter } from './writer.js';
 
 export async function runFinalizers(
-  g: GlooHA,
+  g: HAObject,
   finalizers: string[],
   writer: ObjectWriter,
   signal: AbortSignal,
-): Promise<GlooHA> {
+): Promise<HAObject> {
   try {
     const resourceVersion = await writer.setFinalizers(g, finalizers, signal);
     if (resourceVersion === undefined) return g;
     return { ...g, metadata: { ...g.metadata, finalizers, resourceVersion } };
   } catch (err) {
-    throw new WriteError(`GlooHA ${g.metadata.namespace}/${g.metadata.name}`, err);
+    throw new WriteError(`${g.kind} ${g.metadata.namespace}/${g.metadata.name}`, err);
   }
 }

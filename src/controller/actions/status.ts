@@ -1,7 +1,7 @@
 // Action: write the planned status. plan.ts already skipped a status equal to the cached one; this
 // also skips writing the same status again while the cache has not caught up with our last write
 // (same status, computed from the same resourceVersion), so a burst of reconciles writes it once.
-import type { GlooHA, GlooHAStatus } from '../../api/types.js';
+import type { HAObject, HAStatus } from '../../api/types.js';
 import { canonicalJson } from '../compare.js';
 import type { ReconcilerMemory } from '../memory.js';
 import { WriteError } from './apply.js';
@@ -10,8 +10,8 @@ import type { ObjectWriter } from './writer.js';
 /** Returns whether a write went out. */
 export async function runStatus(
   key: string,
-  g: GlooHA,
-  status: GlooHAStatus,
+  g: HAObject,
+  status: HAStatus,
   memory: ReconcilerMemory,
   writer: ObjectWriter,
   signal: AbortSignal,
@@ -23,7 +23,7 @@ export async function runStatus(
     const wrote = await writer.writeStatus(g, status, signal);
     memory.recordStatusWrite(key, { json, basedOn: g.metadata.resourceVersion, wrote });
   } catch (err) {
-    throw new WriteError(`GlooHA ${key} status`, err);
+    throw new WriteError(`${g.kind} ${key} status`, err);
   }
   return true;
 }

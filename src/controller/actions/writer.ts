@@ -2,11 +2,11 @@
 // fake it, and kubeWriter() sends them through the operator's one transport (fenced there), each with
 // the reconcile's AbortSignal — its leader term's — so a term that ends cuts its writes off.
 import { PatchStrategy, type CoreV1Event, type KubernetesObject } from '@kubernetes/client-node';
-import { GROUP, KGATEWAY_KIND, KGATEWAY_PLURAL, MANAGER, PLURAL, VERSION } from '../../api/constants.js';
-import type { GlooHA, GlooHAStatus, HAObject } from '../../api/types.js';
+import { MANAGER } from '../../api/constants.js';
+import type { HAObject, HAStatus } from '../../api/types.js';
 import { errorStatus, type KubeClient } from '../../kube/client.js';
-import { resourcePath } from '../../kube/paths.js';
-import { kindInfo } from '../kinds.js';
+import { resourcePath, type ResourceRef } from '../../kube/paths.js';
+import { kindInfo, type KindInfo } from '../kinds.js';
 import type { ObjectRef } from '../plan-types.js';
 
 export interface ObjectWriter {
@@ -15,34 +15,40 @@ export interface ObjectWriter {
    * resourceVersion of the object the API server returned.
    */
   apply(body: KubernetesObject, fieldManager: string, signal: AbortSignal): Promise<string | undefined>;
-  /** A JSON merge patch (metadata-only changes such as releasing field ownership). */
-  mergePatch(body: KubernetesObject, signal: AbortSignal): Promise<void>;
+  /**
+   * A JSON merge patch (metadata-only changes such as releasing field ownership). Returns the
+   * resourceVersion of the object the API server returned.
+   */
+  mergePatch(body: KubernetesObject, signal: AbortSignal): Promise<string | undefined>;
   /** Deletes; an object already gone is not an error. */
   delete(ref: ObjectRef, signal: AbortSignal): Promise<void>;
   /**
-   * Replaces the finalizer list, based on the GlooHA's resourceVersion (409 if it moved since), and
-   * returns the resourceVersion the write produced. A GlooHA already gone (404: our cache still showed
+   * Replaces the finalizer list, based on the object's resourceVersion (409 if it moved since), and
+   * returns the resourceVersion the write produced. An object already gone (404: our cache still showed
    * it) needs no finalizer change: not an error (undefined).
    */
   setFinalizers(g: HAObject, finalizers: string[], signal: AbortSignal): Promise<string | undefined>;
   /**
-   * Replaces the status subresource, based on the GlooHA's resourceVersion (409 if it moved since), and
-   * returns the resourceVersion the write produced. A GlooHA already gone (404) has nobody to report
+   * Replaces the status subresource, based on the object's resourceVersion (409 if it moved since), and
+   * returns the resourceVersion the write produced. An object already gone (404) has nobody to report
    * to: not an error (undefined).
    */
-  writeStatus(g: HAObject, status: GlooHAStatus, signal: AbortSignal): Promise<string | undefined>;
+  writeStatus(g: HAObject, status: HAStatus, signal: AbortSignal): Promise<string | undefined>;
   createEvent(event: CoreV1Event, signal: AbortSignal): Promise<void>;
 }
 
-const GLOOHAS = { group: GROUP, version: VERSION, plural: PLURAL };
-const KGATEWAYHAS = { group: GROUP, version: VERSION, plural: KGATEWAY_PLURAL };
-/** The resource of a GlooHA or a KgatewayHA. */
-const resourceOf = (g: { kind: string }) => (g.kind === KGATEWAY_KIND ? KGATEWAYHAS : GLOOHAS);
-
-export function kubeWriter(client: KubeClient): ObjectWriter {
+/**
+ * A writer for one controller: `resource` is its kind's (finalizers, status), `kinds` the kinds its
+ * product writes besides those every product does (see kinds.ts).
+ */
+export function kubeWriter(
+  client: KubeClient,
+  resource: ResourceRef,
+  kinds: readonly KindInfo[] = [],
+): ObjectWriter {
   return {
     async apply(body, fieldManager, signal) {
-      const info = kindInfo(body.kind ?? '');
+      const info = kindInfo(body.kind ?? '', kinds);
       // force: a controller owns its fields outright (controller-runtime's ForceOwnership); without it
       // an apply conflicts with Helm's or kubectl's earlier writes of the same field.
       const applied = await client.request<KubernetesObject>(
@@ -58,23 +64,30 @@ export function kubeWriter(client: KubeClient): ObjectWriter {
       return applied?.metadata?.resourceVersion;
     },
     async mergePatch(body, signal) {
-      const info = kindInfo(body.kind ?? '');
-      await client.request('PATCH', resourcePath(info, body.metadata?.namespace, body.metadata?.name), {
-        query: { fieldManager: MANAGER },
-        body,
-        contentType: PatchStrategy.MergePatch,
-        signal,
-      });
+      const info = kindInfo(body.kind ?? '', kinds);
+      const patched = await client.request<KubernetesObject>(
+        'PATCH',
+        resourcePath(info, body.metadata?.namespace, body.metadata?.name),
+        {
+          query: { fieldManager: MANAGER },
+          body,
+          contentType: PatchStrategy.MergePatch,
+          signal,
+        },
+      );
+      return patched?.metadata?.resourceVersion;
     },
     async delete(ref, signal) {
       await orUndefinedIfNotFound(
-        client.request('DELETE', resourcePath(kindInfo(ref.kind), ref.namespace, ref.name), { signal }),
+        client.request('DELETE', resourcePath(kindInfo(ref.kind, kinds), ref.namespace, ref.name), {
+          signal,
+        }),
       );
     },
     async setFinalizers(g, finalizers, signal) {
       // The resourceVersion makes this fail with 409 rather than drop a finalizer someone added since.
       const updated = await orUndefinedIfNotFound(
-        client.request<GlooHA>('PATCH', resourcePath(resourceOf(g), g.metadata.namespace, g.metadata.name), {
+        client.request<HAObject>('PATCH', resourcePath(resource, g.metadata.namespace, g.metadata.name), {
           body: { metadata: { finalizers, resourceVersion: g.metadata.resourceVersion } },
           contentType: PatchStrategy.MergePatch,
           signal,
@@ -88,9 +101,9 @@ export function kubeWriter(client: KubeClient): ObjectWriter {
       // late — delayed on the network, or from a replica whose term has ended — cannot replace a newer
       // status with an older one. ('test' would fail with 422, a conflict is what it is.)
       const updated = await orUndefinedIfNotFound(
-        client.request<GlooHA>(
+        client.request<HAObject>(
           'PATCH',
-          resourcePath(resourceOf(g), g.metadata.namespace, g.metadata.name, 'status'),
+          resourcePath(resource, g.metadata.namespace, g.metadata.name, 'status'),
           {
             body: [
               { op: 'replace', path: '/metadata/resourceVersion', value: g.metadata.resourceVersion },

@@ -124,7 +124,7 @@ describe('leader-election bounds', () => {
         },
       }),
     );
-    expect(r.ok ? [] : r.errors.map((e) => e.ruleId)).toEqual(['lease-duration-max']);
+    expect(r.ok ? [] : r.errors.map((e) => e.ruleId)).toEqual(['lease-duration-max', 'retry-period-max']);
   });
 });
 

@@ -310,6 +310,24 @@ export const RULE_CASES: Record<string, RuleCases> = {
       { name: "Flux's timings", spec: le({ leaseDuration: '35s', renewDeadline: '30s', retryPeriod: '5s' }) },
     ],
   },
+  'retry-period-max': {
+    bad: [
+      {
+        // Passed every rule before: the jitter rule skips values beyond its overflow bound.
+        name: 'eleven minutes',
+        spec: le({ retryPeriod: '11m' }),
+        path: 'spec.gloo.leaderElection.retryPeriod',
+      },
+      {
+        name: 'large enough to overflow 6 × it in CEL',
+        spec: le({ retryPeriod: '512410h' }),
+        path: 'spec.gloo.leaderElection.retryPeriod',
+      },
+    ],
+    good: [
+      { name: 'ten minutes', spec: le({ leaseDuration: '10m', renewDeadline: '9m59s', retryPeriod: '8m' }) },
+    ],
+  },
   'lease-duration-max': {
     bad: [
       {
@@ -424,9 +442,20 @@ export const RULE_CASES: Record<string, RuleCases> = {
         spec: gloo({ podDisruptionBudget: { maxUnavailable: '05%' } }),
         path: 'spec.gloo.podDisruptionBudget.maxUnavailable',
       },
+      {
+        name: 'beyond int32',
+        spec: gloo({ podDisruptionBudget: { maxUnavailable: 2147483648 } }),
+        path: 'spec.gloo.podDisruptionBudget.maxUnavailable',
+      },
+      {
+        name: 'beyond int32 on a proxy',
+        spec: proxy({ replicas: 2, podDisruptionBudget: { maxUnavailable: 4294967297 } }),
+        path: `${GP}.podDisruptionBudget.maxUnavailable`,
+      },
     ],
     good: [
       { name: 'percentage', spec: gloo({ podDisruptionBudget: { maxUnavailable: '34%' } }) },
+      { name: 'int32 maximum', spec: gloo({ podDisruptionBudget: { maxUnavailable: 2147483647 } }) },
       { name: 'two', spec: gloo({ replicas: 4, podDisruptionBudget: { maxUnavailable: 2 } }) },
     ],
   },
@@ -628,6 +657,45 @@ export const RULE_CASES: Record<string, RuleCases> = {
       },
     ],
     good: [{ name: 'equal', spec: proxy({ autoscaling: { minReplicas: 3, maxReplicas: 3 } }) }],
+  },
+  'selector-requirement-values': {
+    bad: [
+      {
+        // Admitted before: ended in TargetNotFound.
+        name: 'In with no values',
+        spec: { target: { selector: { matchExpressions: [{ key: 'gloo', operator: 'In', values: [] }] } } },
+        path: 'spec.target.selector.matchExpressions[0].values',
+      },
+      {
+        name: 'NotIn without values',
+        spec: { target: { selector: { matchExpressions: [{ key: 'gloo', operator: 'NotIn' }] } } },
+        path: 'spec.target.selector.matchExpressions[0].values',
+      },
+      {
+        // Admitted before: ended in a silent Ready.
+        name: 'Exists with values',
+        spec: {
+          target: { selector: { matchExpressions: [{ key: 'gloo', operator: 'Exists', values: ['gloo'] }] } },
+        },
+        path: 'spec.target.selector.matchExpressions[0].values',
+      },
+    ],
+    good: [
+      {
+        name: 'In with values, Exists and DoesNotExist without',
+        spec: {
+          target: {
+            selector: {
+              matchExpressions: [
+                { key: 'gloo', operator: 'In', values: ['gloo'] },
+                { key: 'app', operator: 'Exists' },
+                { key: 'canary', operator: 'DoesNotExist', values: [] },
+              ],
+            },
+          },
+        },
+      },
+    ],
   },
   'topology-spread-min-domains': {
     bad: [

@@ -9,7 +9,7 @@ import { DURATION_PATTERN, parseDuration } from '../../../src/api/duration.js';
 import { scaledValue } from '../../../src/api/intstr.js';
 import { walkSchema } from '../../../src/api/openapi.js';
 import { RULES } from '../../../src/api/rules.js';
-import { specSchema } from '../../../src/api/schema.js';
+import { specSchema } from '../../../src/products/gloo/schema.js';
 import { defaultSpec, validateGlooHA } from '../../../src/api/validate.js';
 import { glooHAObject } from './rule-cases.js';
 

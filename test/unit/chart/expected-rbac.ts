@@ -4,7 +4,8 @@
 // ServiceAccount may do each of these, and may not do the things in `mustNotAllow`.
 // Change it together with charts/glooha-operator/templates/_helpers.tpl and the chart README's table.
 
-import { RECONCILER_PERMISSIONS, type Permission } from '../../../src/controller/permissions.js';
+import type { Permission } from '../../../src/controller/permissions.js';
+import { RECONCILER_PERMISSIONS } from '../../../src/products/index.js';
 
 export type { Permission };
 

@@ -90,6 +90,31 @@ describe('actions', () => {
     expect(w.calls[0]).toMatchObject({ op: 'mergePatch', body: release });
   });
 
+  it('handover with a strategy to make safe: that patch first, then the release on the resourceVersion it produced', async () => {
+    const w = new FakeWriter();
+    w.nextResourceVersion = 8;
+    const release = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'gloo', namespace: NS, resourceVersion: '7', managedFields: [{}] },
+    };
+    const prepare = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'gloo', namespace: NS, resourceVersion: '7' },
+      spec: {
+        strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } },
+      },
+    };
+    await runHandover([{ release, prepare, what: 'Deployment gloo' }], w, signal());
+    expect(w.ops()).toEqual(['mergePatch Deployment gloo', 'mergePatch Deployment gloo']);
+    expect(w.calls[0]).toMatchObject({ op: 'mergePatch', body: prepare });
+    expect(w.calls[1]).toMatchObject({
+      op: 'mergePatch',
+      body: { metadata: { resourceVersion: '8', managedFields: [{}] } },
+    });
+  });
+
   it('release replicas: one merge patch per Deployment, all sent; a refusal (409) names its object', async () => {
     const patch = (name: string) => ({
       release: {

@@ -4,24 +4,22 @@ import type { V1Deployment, V1PodDisruptionBudget, V2HorizontalPodAutoscaler } f
 import { describe, expect, it } from 'vitest';
 import {
   LABEL_COMPONENT,
+  KGATEWAY_KIND,
+  KIND,
   LABEL_MANAGED_BY,
+  LABEL_OWNER_KIND,
   LABEL_OWNER_NAME,
   LABEL_OWNER_NAMESPACE,
   MANAGER,
 } from '../../../src/api/constants.js';
 import type { TargetSpec } from '../../../src/api/types.js';
-import {
-  inTarget,
-  isOwnedBy,
-  observedDeployment,
-  observeInstall,
-  type InstallObjects,
-} from '../../../src/controller/observe.js';
-import { desired } from '../../../src/core/desired.js';
+import { isOwnedBy, observedDeployment, type InstallObjects } from '../../../src/controller/observe.js';
+import { inTarget, observeInstall } from '../../../src/products/gloo/observe.js';
+import { desired } from '../../../src/products/gloo/desired.js';
 import type { Owner } from '../../../src/core/ownership.js';
 import { glooHA, NS } from '../core/fixtures.js';
 
-const owner: Owner = { name: 'ha', namespace: NS, uid: 'uid-1' };
+const owner: Owner = { name: 'ha', namespace: NS, uid: 'uid-1', kind: KIND };
 const RELEASE = 'meta.helm.sh/release-name';
 
 interface DepOpts {
@@ -93,8 +91,15 @@ const ownedLabels = (o: Owner = owner) => ({
   [LABEL_MANAGED_BY]: MANAGER,
   [LABEL_OWNER_NAME]: o.name,
   [LABEL_OWNER_NAMESPACE]: o.namespace,
+  [LABEL_OWNER_KIND]: o.kind,
   [LABEL_COMPONENT]: 'gatewayProxy',
 });
+
+/** Labels an earlier release put on a GlooHA's objects: no owner-kind label. */
+const legacyLabels = (o: Owner = owner) => {
+  const { [LABEL_OWNER_KIND]: _kind, ...rest } = ownedLabels(o);
+  return rest;
+};
 
 const objs = (over: Partial<InstallObjects> = {}): InstallObjects => ({
   namespace: NS,
@@ -433,12 +438,12 @@ describe('observeInstall: HPAs', () => {
           hpa(
             'other-glooha',
             { kind: 'Deployment', name: 'x' },
-            { labels: ownedLabels({ name: 'other', namespace: NS }) },
+            { labels: ownedLabels({ name: 'other', namespace: NS, kind: KIND }) },
           ),
           hpa(
             'same-name-other-ns',
             { kind: 'Deployment', name: 'y' },
-            { labels: ownedLabels({ name: 'ha', namespace: 'elsewhere' }) },
+            { labels: ownedLabels({ name: 'ha', namespace: 'elsewhere', kind: KIND }) },
           ),
         ],
       }),
@@ -495,5 +500,35 @@ describe('isOwnedBy', () => {
     expect(isOwnedBy({ metadata: { labels: { [LABEL_OWNER_NAMESPACE]: NS } } }, owner)).toBe(false);
     expect(isOwnedBy({ metadata: {} }, owner)).toBe(false);
     expect(isOwnedBy({}, owner)).toBe(false);
+  });
+
+  it("needs the owner's kind in the owner-kind label: the same name of another kind is not the owner", () => {
+    expect(isOwnedBy({ metadata: { labels: ownedLabels({ ...owner, kind: KGATEWAY_KIND }) } }, owner)).toBe(
+      false,
+    );
+    expect(isOwnedBy({ metadata: { labels: ownedLabels() } }, { ...owner, kind: KGATEWAY_KIND })).toBe(false);
+  });
+
+  it('counts an object an earlier release labelled without owner kind only for a kind that accepts them', () => {
+    expect(isOwnedBy({ metadata: { labels: legacyLabels() } }, owner)).toBe(false);
+    expect(isOwnedBy({ metadata: { labels: legacyLabels() } }, owner, true)).toBe(true);
+    // A labelled object of another kind is never taken for an unlabelled one.
+    expect(
+      isOwnedBy({ metadata: { labels: ownedLabels({ ...owner, kind: KGATEWAY_KIND }) } }, owner, true),
+    ).toBe(false);
+  });
+});
+
+describe('observeInstall: objects of a GlooHA labelled by an earlier release', () => {
+  it('are still its own (no second PDB or HPA is planned beside them)', () => {
+    const o = observeInstall(
+      objs({
+        hpas: [hpa('legacy', { kind: 'Deployment', name: 'public-gw' }, { labels: legacyLabels() })],
+        pdbs: [pdb('legacy-pdb', { gloo: 'gateway-proxy' }, { minAvailable: 1 }, legacyLabels())],
+      }),
+      owner,
+    );
+    expect(o.hpas.map((h) => [h.name, h.ours])).toEqual([['legacy', true]]);
+    expect(o.pdbs.map((p) => [p.name, p.ours])).toEqual([['legacy-pdb', true]]);
   });
 });

@@ -6,13 +6,14 @@ import { HANDOVER_MANAGER } from '../../../src/controller/drift.js';
 import { terminalFailure } from '../../../src/controller/failures.js';
 import {
   decideApply,
-  glooProduct,
-  plan,
+  plan as planFor,
   stalledPlan,
   TARGET_REQUEUE_MS,
 } from '../../../src/controller/plan.js';
 import { APPLIED_ANNOTATION, FINALIZER, type Snapshot } from '../../../src/controller/plan-types.js';
-import { desired } from '../../../src/core/desired.js';
+import type { Product } from '../../../src/controller/product.js';
+import { GLOO, glooProduct } from '../../../src/products/gloo/index.js';
+import { desired } from '../../../src/products/gloo/desired.js';
 import type { GlooHA } from '../../../src/api/types.js';
 import { glooHA } from '../core/fixtures.js';
 import { afterPlan, chartDeployments, finalizedGlooHA, NS, snapshotOf } from './snapshots.js';
@@ -24,6 +25,9 @@ const spec = {
     publicGw: { autoscaling: { minReplicas: 2, maxReplicas: 5 } },
   },
 };
+
+/** A GlooHA's plan (the product these tests exercise). */
+const plan = (s: Snapshot, product: Product = GLOO) => planFor(s, product);
 
 const condition = (
   status: { conditions?: { type: string; status: string; reason?: string }[] } | undefined,
@@ -69,7 +73,7 @@ describe('plan: lifecycle branches', () => {
     ];
     const deleting = {
       ...s,
-      glooHA: {
+      object: {
         ...g,
         metadata: {
           ...g.metadata,
@@ -90,6 +94,7 @@ describe('plan: lifecycle branches', () => {
       [APPLIED_ANNOTATION]: null,
       'glooha.io/min-replicas': null,
       'glooha.io/owner': null,
+      'glooha.io/owner-kind': null,
       'glooha.io/helm-values': null,
     });
     expect((h.release.metadata?.managedFields ?? []).map((m) => m.manager)).not.toContain(MANAGER);
@@ -122,7 +127,7 @@ describe('plan: lifecycle branches', () => {
     expect(pdbs.length).toBeGreaterThan(0);
     const deleting = {
       ...created,
-      glooHA: { ...g, metadata: { ...g.metadata, deletionTimestamp: '2030-01-03T00:00:00Z' as never } },
+      object: { ...g, metadata: { ...g.metadata, deletionTimestamp: '2030-01-03T00:00:00Z' as never } },
     };
     const p = plan(deleting);
     expect(p.prunes.map((r) => `${r.kind}/${r.namespace}`)).toContain('PodDisruptionBudget/elsewhere');
@@ -138,6 +143,165 @@ describe('plan: lifecycle branches', () => {
     const p = plan(snapshotOf(g));
     expect(p.finalizers).toBeUndefined();
     expect(p.handover).toEqual([]);
+  });
+});
+
+describe('plan: lists merged by the served schema', () => {
+  it("another manager's hostname spread constraint beside ours (server-side apply keeps both): no write, no drift", () => {
+    const g = finalizedGlooHA({
+      gloo: {
+        replicas: 3,
+        topologySpreadConstraints: [
+          { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway' },
+        ],
+      },
+    });
+    const s = settled(snapshotOf(g));
+    const gloo = s.deployments.find((d) => d.metadata?.name === 'gloo')!;
+    const podSpec = gloo.spec!.template.spec!;
+    podSpec.topologySpreadConstraints = [
+      {
+        maxSkew: 1,
+        topologyKey: 'kubernetes.io/hostname',
+        whenUnsatisfiable: 'DoNotSchedule',
+        labelSelector: { matchLabels: { gloo: 'gloo' } },
+      },
+      ...(podSpec.topologySpreadConstraints ?? []),
+    ];
+    const p = plan(s);
+    expect(p.applies.map((a) => `${a.reason} ${a.what}`)).toEqual([]);
+    expect(p.events.filter((e) => e.reason.startsWith('Drift'))).toEqual([]);
+    expect(condition(p.status ?? s.object?.status, 'Drifted')?.status ?? 'False').toBe('False');
+  });
+});
+
+describe("plan: deletion leaves a rollout strategy safe at the chart's single replica", () => {
+  const required = { gloo: { replicas: 3, antiAffinity: 'required' as const } };
+  const deletingWith = (managedFields: unknown[]) => {
+    const g = finalizedGlooHA(required);
+    const s = settled(snapshotOf(g));
+    const gloo = s.deployments.find((d) => d.metadata?.name === 'gloo')!;
+    expect(gloo.spec?.strategy?.rollingUpdate).toEqual({ maxSurge: 0, maxUnavailable: 1 });
+    gloo.metadata!.managedFields = managedFields as never;
+    gloo.metadata!.resourceVersion = '42';
+    const p = plan({
+      ...s,
+      object: { ...g, metadata: { ...g.metadata, deletionTimestamp: '2030-01-03T00:00:00Z' as never } },
+    });
+    return p.handover.find((h) => h.what === `Deployment ${NS}/gloo`)!;
+  };
+
+  it('our maxSurge 0 goes back to the API default (25%/25%) before ownership is released', () => {
+    const h = deletingWith([
+      {
+        manager: MANAGER,
+        operation: 'Apply',
+        fieldsV1: {
+          'f:spec': { 'f:replicas': {}, 'f:strategy': { 'f:rollingUpdate': { 'f:maxSurge': {} } } },
+        },
+      },
+    ]);
+    expect(h.prepare).toEqual({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'gloo', namespace: NS, resourceVersion: '42' },
+      spec: {
+        strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } },
+      },
+    });
+    expect(h.release.metadata?.resourceVersion).toBe('42');
+  });
+
+  it('a strategy someone else set is left as it is', () => {
+    const h = deletingWith([
+      { manager: MANAGER, operation: 'Apply', fieldsV1: { 'f:spec': { 'f:replicas': {} } } },
+      { manager: 'kubectl-edit', operation: 'Update', fieldsV1: { 'f:spec': { 'f:strategy': {} } } },
+    ]);
+    expect(h.prepare).toBeUndefined();
+  });
+});
+
+describe('plan: deletion hands over only what this GlooHA wrote', () => {
+  const single = { gloo: { replicas: 3 } };
+  // Two Gloo releases in one namespace, told apart by their Helm release (as `helm install a` and
+  // `helm install b` with distinct names would leave them).
+  const releaseDeployments = (r: string) =>
+    chartDeployments(single).map((d) => ({
+      ...d,
+      metadata: {
+        ...d.metadata,
+        name: `${d.metadata!.name}-${r}`,
+        annotations: { 'meta.helm.sh/release-name': r },
+      },
+    }));
+  const ours = [{ manager: MANAGER, operation: 'Apply', fieldsV1: { 'f:spec': { 'f:replicas': {} } } }];
+  const withOurFields = (s: Snapshot): Snapshot => ({
+    ...s,
+    deployments: s.deployments.map((d) => ({ ...d, metadata: { ...d.metadata, managedFields: ours } })),
+  });
+  const deleting = (g: GlooHA): GlooHA => ({
+    ...g,
+    metadata: { ...g.metadata, deletionTimestamp: '2030-01-03T00:00:00Z' as never },
+  });
+  const settle = (s: Snapshot) => {
+    const first = afterPlan(s, plan(s));
+    return afterPlan(first, plan(first));
+  };
+
+  it('deleting GlooHA a (release a) leaves release b and its GlooHA alone', () => {
+    const a = finalizedGlooHA({ ...single, target: { helmRelease: 'a' } }, { name: 'a' });
+    const b = finalizedGlooHA({ ...single, target: { helmRelease: 'b' } }, { name: 'b' });
+    const both = {
+      sameNamespace: [a, b],
+      deployments: [...releaseDeployments('a'), ...releaseDeployments('b')],
+    };
+    const afterA = settle(snapshotOf(a, { key: `${NS}/a`, ...both }));
+    const afterB = settle({ ...afterA, key: `${NS}/b`, object: b });
+    const live = withOurFields(afterB);
+    // b's floor is on gloo-b, a's on gloo-a: both were applied.
+    const floorOf = (name: string) =>
+      live.deployments.find((d) => d.metadata?.name === name)?.metadata?.annotations?.['glooha.io/owner'];
+    expect([floorOf('gloo-a'), floorOf('gloo-b')]).toEqual([`${NS}/a`, `${NS}/b`]);
+
+    const p = plan({ ...live, key: `${NS}/a`, object: deleting(a), sameNamespace: [deleting(a), b] });
+    expect(p.handover.map((h) => h.what).sort()).toEqual([
+      `Deployment ${NS}/discovery-a`,
+      `Deployment ${NS}/gloo-a`,
+    ]);
+    expect(p.finalizers).toEqual([]);
+  });
+
+  it('a Deployment whose replicas floor names another GlooHA is not handed over', () => {
+    const a = finalizedGlooHA(single, { name: 'a' });
+    const s = withOurFields(settle(snapshotOf(a, { key: `${NS}/a` })));
+    const gloo = s.deployments.find((d) => d.metadata?.name === 'gloo')!;
+    gloo.metadata!.annotations = { ...gloo.metadata!.annotations, 'glooha.io/owner': `${NS}/someone-else` };
+    const p = plan({ ...s, object: deleting(a), sameNamespace: [deleting(a)] });
+    expect(p.handover.map((h) => h.what)).toEqual([`Deployment ${NS}/discovery`]);
+  });
+
+  it("deleting a stalled younger rival hands over nothing: the install is the older GlooHA's", () => {
+    const older = finalizedGlooHA(single, {
+      name: 'first',
+      creationTimestamp: '2029-01-01T00:00:00Z' as never,
+    });
+    const younger = finalizedGlooHA(single, { name: 'second' });
+    const s = withOurFields(
+      settle(snapshotOf(older, { key: `${NS}/first`, sameNamespace: [older, younger] })),
+    );
+    const stalled = plan({ ...s, key: `${NS}/second`, object: younger });
+    expect(stalled.stall?.reason).toBe('ConflictingGlooHA');
+    const p = plan({
+      ...s,
+      key: `${NS}/second`,
+      object: deleting(younger),
+      sameNamespace: [older, deleting(younger)],
+    });
+    expect(p.handover).toEqual([]);
+    expect(p.finalizers).toEqual([]);
+    // The older one, deleted while the younger still stands, does hand its install over.
+    const q = plan({ ...s, object: deleting(older), sameNamespace: [deleting(older), younger] });
+    expect(q.handover.map((h) => h.what)).toContain(`Deployment ${NS}/gloo`);
   });
 });
 
@@ -309,7 +473,7 @@ describe('plan: applies', () => {
     expect(p.prunes).toEqual([]);
     expect(p.status).toBeUndefined();
     expect(p.requeueAfterMs).toBeUndefined();
-    expect(condition(s.glooHA!.status, 'Ready')).toMatchObject({ status: 'True' });
+    expect(condition(s.object!.status, 'Ready')).toMatchObject({ status: 'True' });
   });
 
   it('update: a spec change re-applies what it changes (hash mismatch), not drift', () => {
@@ -317,11 +481,11 @@ describe('plan: applies', () => {
     const s = settled(snapshotOf(g));
     const changed = {
       ...s,
-      glooHA: {
-        ...s.glooHA!,
+      object: {
+        ...s.object!,
         spec: { ...spec, gloo: { replicas: 4 } },
-        metadata: { ...s.glooHA!.metadata, generation: 2 },
-      },
+        metadata: { ...s.object!.metadata, generation: 2 },
+      } as GlooHA,
     };
     const p = plan(changed);
     const gloo = p.applies.find((a) => a.body.metadata?.name === 'gloo' && a.body.kind === 'Deployment');
@@ -467,7 +631,7 @@ describe('plan: applies', () => {
     const s = settled(snapshotOf(g));
     const p = plan({
       ...s,
-      glooHA: { ...s.glooHA!, status: undefined },
+      object: { ...s.object!, status: undefined },
       lastCorrections: [{ message: 'restored Deployment gloo: spec.replicas', corrected: true }],
     });
     expect(condition(p.status!, 'Drifted')).toMatchObject({
@@ -492,7 +656,7 @@ describe('plan: applies', () => {
   it('suspended under driftPolicy enforce: drift is reported (Drifted=True), not corrected, no event', () => {
     const g = finalizedGlooHA(spec);
     const s = settled(snapshotOf(g));
-    const suspendedSnap = { ...s, glooHA: { ...s.glooHA!, spec: { ...s.glooHA!.spec, suspend: true } } };
+    const suspendedSnap = { ...s, object: { ...s.object!, spec: { ...s.object!.spec, suspend: true } } };
     const drifted = {
       ...suspendedSnap,
       deployments: suspendedSnap.deployments.map((d) =>
@@ -526,9 +690,9 @@ describe('plan: applies', () => {
     const s = settled(snapshotOf(g));
     const requested = {
       ...s,
-      glooHA: {
-        ...s.glooHA!,
-        metadata: { ...s.glooHA!.metadata, annotations: { [RECONCILE_REQUEST_ANNOTATION]: '1700000000' } },
+      object: {
+        ...s.object!,
+        metadata: { ...s.object!.metadata, annotations: { [RECONCILE_REQUEST_ANNOTATION]: '1700000000' } },
       },
     };
     const p = plan(requested);

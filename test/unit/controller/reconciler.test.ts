@@ -7,6 +7,7 @@ import { reconcile, type ReconcilerDeps } from '../../../src/controller/reconcil
 import { NotLeaderError } from '../../../src/leader/leadership.js';
 import { createLogger } from '../../../src/log.js';
 import { createMetrics } from '../../../src/metrics/index.js';
+import { GLOO } from '../../../src/products/gloo/index.js';
 import { apiError, FakeWriter } from './fake-writer.js';
 import { finalizedGlooHA, snapshotOf } from './snapshots.js';
 
@@ -17,6 +18,7 @@ function setup(snap: Snapshot = snapshotOf(finalizedGlooHA({ gloo: { replicas: 2
   const memory = new ReconcilerMemory();
   const metrics = createMetrics({ defaultMetrics: false });
   const deps: ReconcilerDeps = {
+    product: GLOO,
     snapshot: () => snap,
     writer,
     events: new EventRecorder(writer, log, () => 0),

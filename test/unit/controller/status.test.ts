@@ -4,9 +4,12 @@ import type { V1Deployment, V1PodDisruptionBudget, V2HorizontalPodAutoscaler } f
 import { describe, expect, it } from 'vitest';
 import type { Condition, GlooHA, GlooHAStatus, LeaderStatus } from '../../../src/api/types.js';
 import { canonicalJson } from '../../../src/controller/compare.js';
-import { computeStatus, type StatusInput } from '../../../src/controller/status.js';
-import type { Desired } from '../../../src/core/desired.js';
+import { computeStatus as computeAnyStatus, type StatusInput } from '../../../src/controller/status.js';
+import type { Desired } from '../../../src/controller/product.js';
 import { glooHA, installFor, run } from '../core/fixtures.js';
+
+/** A GlooHA's status (the product these tests exercise). */
+const computeStatus = (input: StatusInput) => computeAnyStatus(input) as GlooHAStatus;
 
 const T0 = new Date('2030-01-01T00:00:00.000Z');
 const T1 = new Date('2030-01-01T00:01:00.000Z');

@@ -1,8 +1,9 @@
 // Builders shared by the core tests: GlooHAs and installs laid out like Gloo's chart.
 import { API_VERSION, KIND } from '../../../src/api/constants.js';
 import type { GlooHA, GlooHASpec } from '../../../src/api/types.js';
-import { desired, type Desired } from '../../../src/core/desired.js';
-import { chartInstall, type ObservedInstall } from '../../../src/core/observed.js';
+import type { Desired } from '../../../src/controller/product.js';
+import { desired } from '../../../src/products/gloo/desired.js';
+import { chartInstall, type ObservedInstall } from '../../../src/products/gloo/install.js';
 import type { KubeObject } from '../../../src/core/templates.js';
 
 export const NS = 'gloo-system';

@@ -6,8 +6,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { names } from '../../../src/core/ownership.js';
-import { helmValues } from '../../../src/core/helm-values.js';
+import { KIND } from '../../../src/api/constants.js';
+import { helmValuesConfigMapName } from '../../../src/products/gloo/desired.js';
+import { helmValues } from '../../../src/products/gloo/helm-values.js';
 import type { GlooHA } from '../../../src/api/types.js';
 
 const root = join(import.meta.dirname, '..', '..', '..');
@@ -24,7 +25,7 @@ function leaves(v: unknown, prefix = ''): string[] {
 
 describe('examples/gitops', () => {
   const exported = new Set(leaves(helmValues(example)));
-  const cm = names.helmValuesConfigMap({ name: example.metadata.name, namespace: 'gloo-system' });
+  const cm = helmValuesConfigMapName({ name: example.metadata.name, namespace: 'gloo-system', kind: KIND });
 
   it('Flux reads the ConfigMap the operator writes, and spec.values sets nothing the operator exports', () => {
     const hr = load('examples/gitops/flux-helmrelease.yaml');

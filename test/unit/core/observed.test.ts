@@ -1,6 +1,6 @@
 // The chart's naming (kebab-case of gatewayProxies keys), the default install, and label selectors.
 import { describe, expect, it } from 'vitest';
-import { chartInstall, kebabCase } from '../../../src/core/observed.js';
+import { chartInstall, kebabCase } from '../../../src/products/gloo/install.js';
 import { selects } from '../../../src/core/selectors.js';
 
 describe('kebabCase (sprig kebabcase, as the chart names proxy Deployments)', () => {

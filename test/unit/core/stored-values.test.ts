@@ -2,7 +2,7 @@
 // new input, or that only the observed install shows to be wrong.
 import { describe, expect, it } from 'vitest';
 import type { GlooHASpec } from '../../../src/api/types.js';
-import { desired } from '../../../src/core/desired.js';
+import { desired } from '../../../src/products/gloo/desired.js';
 import { get, glooHA, installFor, run } from './fixtures.js';
 
 describe('a stored driftPolicy "off" (admitted by the old CRD through a YAML 1.2 client)', () => {

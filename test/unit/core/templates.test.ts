@@ -1,7 +1,7 @@
 // Templates render data, never YAML from strings: hostile names, labels and values come out as the
 // same strings in the same place, and nothing else appears.
 import { describe, expect, it } from 'vitest';
-import { desired } from '../../../src/core/desired.js';
+import { desired } from '../../../src/products/gloo/desired.js';
 import { TemplateError, renderObject } from '../../../src/core/templates.js';
 import { NS, glooHA, installFor } from './fixtures.js';
 

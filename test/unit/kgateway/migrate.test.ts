@@ -14,7 +14,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { main } from '../../../src/cli/main.js';
 import { selects } from '../../../src/core/selectors.js';
 import { validateGlooHA, validateKgatewayHA } from '../../../src/api/validate.js';
-import { migrateToKgateway } from '../../../src/kgateway/migrate.js';
+import { migrateToKgateway } from '../../../src/products/kgateway/migrate.js';
 import { kgatewayFixtures, type KgatewayFixtures } from '../../env/binaries.js';
 import { deployerValues } from '../../support/kgateway.js';
 import { helm, parseManifests } from '../chart/helm.js';

@@ -3,6 +3,7 @@ import {
   DEFAULT_TIMINGS,
   formatDuration,
   LeaderElectionConfigError,
+  MAX_TIMING_MS,
   makeIdentity,
   parseDurationMs,
   resolveLeaderElectionConfig,
@@ -86,6 +87,84 @@ describe('validateLeaderElectionConfig', () => {
     const err = catchErr(() => validateLeaderElectionConfig({ ...DEFAULT_TIMINGS, leaseDurationMs: 15_500 }));
     expect(err.setting).toBe('leaseDuration');
     expect(err.message).toContain('whole number of seconds');
+  });
+});
+
+describe('validateLeaderElectionConfig: each timing bounded on its own, the rule exact (property)', () => {
+  it('refuses any timing above its bound, even when the rule holds (setTimeout would fire at once)', () => {
+    const huge = { leaseDurationMs: 3_600_000_000, renewDeadlineMs: 3_000_000_000, retryPeriodMs: 2_000 };
+    expect(catchErr(() => validateLeaderElectionConfig(huge)).setting).toBe('leaseDuration');
+    expect(
+      catchErr(() =>
+        validateLeaderElectionConfig({
+          leaseDurationMs: 3_600_000,
+          renewDeadlineMs: 3_000_000,
+          retryPeriodMs: 2_600_000,
+        }),
+      ).setting,
+    ).toBe('retryPeriod');
+    expect(() =>
+      validateLeaderElectionConfig({
+        leaseDurationMs: MAX_TIMING_MS,
+        renewDeadlineMs: 3_000_000,
+        retryPeriodMs: 2_000_000,
+      }),
+    ).not.toThrow();
+  });
+
+  it('accepts a combination exactly when lease > renew > 1.2 × retry and each is in (0, max]', () => {
+    // Seeded draws over values on both sides of each bound, in the flag grammar's units (µs-exact).
+    const values = [
+      '1ms',
+      '0.833ms',
+      '1.001ms',
+      '834ms',
+      '1s',
+      '1.2s',
+      '1.201s',
+      '2s',
+      '2.4s',
+      '2.401s',
+      '8s',
+      '10s',
+      '15s',
+      '59m',
+      '1h',
+      '1h0.001ms',
+      '2h',
+      '600h',
+    ];
+    let seed = 28;
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return values[seed % values.length]!;
+    };
+    const micros = (d: string) => Math.round(parseDurationMs(d)! * 1000);
+    const wrong: string[] = [];
+    for (let i = 0; i < 3000; i++) {
+      const [lease, renew, retry] = [next(), next(), next()];
+      const t = {
+        leaseDurationMs: parseDurationMs(lease)!,
+        renewDeadlineMs: parseDurationMs(renew)!,
+        retryPeriodMs: parseDurationMs(retry)!,
+      };
+      const ok = (() => {
+        try {
+          validateLeaderElectionConfig(t);
+          return true;
+        } catch {
+          return false;
+        }
+      })();
+      const [l, r, p] = [micros(lease), micros(renew), micros(retry)];
+      const expected =
+        l % 1_000_000 === 0 &&
+        [l, r, p].every((v) => v > 0 && v <= MAX_TIMING_MS * 1000) &&
+        l > r &&
+        5 * r > 6 * p;
+      if (ok !== expected) wrong.push(`${lease}/${renew}/${retry}: ${ok ? 'accepted' : 'refused'}`);
+    }
+    expect(wrong).toEqual([]);
   });
 });
 

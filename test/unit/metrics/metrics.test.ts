@@ -1,6 +1,6 @@
 import { register as globalRegistry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { createMetrics, type GlooHAHealth } from '../../../src/metrics/index.js';
+import { createMetrics, type ObjectHealth } from '../../../src/metrics/index.js';
 
 /**
  * controller-runtime's series, written down from its source (v0.20-v0.22):
@@ -195,20 +195,21 @@ describe('createMetrics', () => {
     const m = createMetrics({ defaultMetrics: false });
     let body = (await m.expose()).body;
     expect(sample(body, 'glooha_resources{ready="true"}')).toBe(0);
-    let health: GlooHAHealth[] = [
+    let health: ObjectHealth[] = [
       {
         namespace: 'a',
         name: 'one',
         ready: 'true',
-        glooLeaderLease: { ageSeconds: 1.5, leaseDurationSeconds: 15 },
+        leaderLease: { ageSeconds: 1.5, leaseDurationSeconds: 15 },
       },
       { namespace: 'a', name: 'two', ready: 'true' },
       { namespace: 'b', name: 'one', ready: 'false' },
       { namespace: 'b', name: 'new', ready: 'unknown' },
     ];
     m.glooha.observe(() => health);
-    m.glooha.driftCorrected('gloo');
-    m.glooha.driftCorrected('gateway-proxy', 2);
+    m.glooha.driftCorrected({ namespace: 'team-a', name: 'gloo' }, 'gloo');
+    m.glooha.driftCorrected({ namespace: 'team-b', name: 'gloo' }, 'gloo');
+    m.glooha.driftCorrected({ namespace: 'team-a', name: 'gloo' }, 'gateway-proxy', 2);
     body = (await m.expose()).body;
     expect(sample(body, 'glooha_resources{ready="true"}')).toBe(2);
     expect(sample(body, 'glooha_resources{ready="false"}')).toBe(1);
@@ -219,8 +220,19 @@ describe('createMetrics', () => {
     expect(sample(body, 'glooha_gloo_leader_lease_age_seconds{namespace="a",name="one"}')).toBe(1.5);
     expect(sample(body, 'glooha_gloo_leader_lease_duration_seconds{namespace="a",name="one"}')).toBe(15);
     expect(sample(body, 'glooha_gloo_leader_lease_age_seconds{namespace="a",name="two"}')).toBeUndefined();
-    expect(sample(body, 'glooha_drift_corrections_total{component="gloo"}')).toBe(1);
-    expect(sample(body, 'glooha_drift_corrections_total{component="gateway-proxy"}')).toBe(2);
+    // per install: one counter per GlooHA, not one summed across installs
+    expect(
+      sample(body, 'glooha_drift_corrections_total{namespace="team-a",name="gloo",component="gloo"}'),
+    ).toBe(1);
+    expect(
+      sample(body, 'glooha_drift_corrections_total{namespace="team-b",name="gloo",component="gloo"}'),
+    ).toBe(1);
+    expect(
+      sample(
+        body,
+        'glooha_drift_corrections_total{namespace="team-a",name="gloo",component="gateway-proxy"}',
+      ),
+    ).toBe(2);
     // A status-only change shows at the next scrape; a deleted GlooHA's series go.
     health = [{ namespace: 'a', name: 'two', ready: 'false' }];
     body = (await m.expose()).body;

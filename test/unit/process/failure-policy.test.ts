@@ -79,4 +79,13 @@ describe('failure policy', () => {
     for (const e of ['unhandledRejection', 'uncaughtException', 'SIGTERM', 'SIGINT'])
       expect(events.listenerCount(e)).toBe(0);
   });
+
+  it('terminating() says a signal arrived, so a start-up that fails because of it is not an error exit', async () => {
+    const { events, exits, policy } = setup(async () => {});
+    expect(policy.terminating()).toBe(false);
+    events.emit('SIGTERM', 'SIGTERM');
+    expect(policy.terminating()).toBe(true);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(exits).toEqual([0]);
+  });
 });

@@ -404,3 +404,81 @@ describe('Informer: no leaked waiters', () => {
     await informer.stop();
   });
 });
+
+describe('Informer: repeated 410 Gone backs off like client-go reflector', () => {
+  /**
+   * A watch that fails with 410 straight after every list (a fresh list's resourceVersion the watch
+   * cache does not have yet). After `limit` lists the transport behaves, so that code without a
+   * backoff ends its tight loop instead of hanging the test.
+   */
+  function goneAfterEveryList(how: 'http' | 'event', limit = 1000) {
+    const s = setup([obj('a', '1')]);
+    s.transport.watch = (async (req, onEvent, onDone) => {
+      const handle = await FakeTransport.prototype.watch.call(s.transport, req, onEvent, onDone);
+      if (s.transport.listCalls.length < limit) {
+        const w = s.transport.lastWatch;
+        queueMicrotask(() =>
+          how === 'http'
+            ? w.close(Object.assign(new Error('Gone'), { statusCode: 410 }))
+            : w.send('ERROR', {
+                kind: 'Status',
+                code: 410,
+                reason: 'Expired',
+                message: 'too old resource version',
+              }),
+        );
+      }
+      return handle;
+    }) as typeof s.transport.watch;
+    return s;
+  }
+
+  for (const how of ['http', 'event'] as const) {
+    it(`a watch that gets 410 (${how}) after every fresh list re-lists at once only the first time, then backs off`, async () => {
+      const { clock, transport, informer } = goneAfterEveryList(how);
+      informer.start();
+      await informer.waitForSync();
+      await flush();
+      // 800 ms doubling (jitter ≤ 50 %) to 30 s: at most ~6 re-lists in 10 s, not thousands
+      for (let t = 0; t < 10_000; t += 100) await clock.advance(100);
+      expect(transport.listCalls.length).toBeGreaterThan(2);
+      expect(transport.listCalls.length).toBeLessThanOrEqual(8);
+      expect(informer.stats().errors).toBeGreaterThan(0);
+      await informer.stop();
+    });
+  }
+
+  it('a watch that worked resets the backoff: a later single 410 re-lists at once', async () => {
+    const { clock, transport, informer } = setup([obj('a', '1')]);
+    informer.start();
+    await informer.waitForSync();
+    await flush();
+    for (let round = 0; round < 3; round++) {
+      transport.lastWatch.send('MODIFIED', obj('a', String(200 + round)));
+      await clock.advance(5_000);
+      transport.lastWatch.send('ERROR', { kind: 'Status', code: 410, reason: 'Expired', message: 'too old' });
+      await flush();
+      expect(transport.listCalls).toHaveLength(2 + round);
+    }
+    expect(informer.stats().errors).toBe(0);
+    await informer.stop();
+  });
+});
+
+describe('Informer.waitForSync after stop()', () => {
+  it('settles (rejects, naming the informer) instead of waiting for ever without a signal', async () => {
+    const { transport, informer } = setup();
+    transport.listResponder = () => new Promise(() => {}); // the first list never answers
+    informer.start();
+    await informer.stop();
+    const outcome = await Promise.race([
+      informer.waitForSync().then(
+        () => 'resolved',
+        (err: Error) => err.message,
+      ),
+      flush().then(() => 'still pending'),
+    ]);
+    expect(outcome).toBe('informer configmaps stopped before it synced');
+    expect(informer.syncWaiterCount).toBe(0);
+  });
+});

@@ -20,8 +20,8 @@ import {
   suspendSchema,
   topologySpreadConstraints,
   warningsSchema,
-} from './schema.js';
-import { OPEN, boolean, def, integer, map, object, string, type Schema } from './openapi.js';
+} from '../gloo/schema.js';
+import { OPEN, boolean, def, integer, map, object, string, type Schema } from '../../api/openapi.js';
 
 export const KGATEWAY_DEFAULTS = {
   controllerReplicas: 2,

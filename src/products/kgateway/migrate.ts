@@ -3,7 +3,7 @@
 // kgateway's deployer builds the proxy from, plus the PodDisruptionBudget and HPA GatewayParameters
 // cannot express. What kgateway cannot take is reported, never silently dropped. Pure: no I/O.
 //
-// The mapping (kgateway v2.2.0; src/kgateway/facts.ts says where each fact is in its code):
+// The mapping (kgateway v2.2.0; src/products/kgateway/facts.ts says where each fact is in its code):
 //
 //   spec.gloo.replicas                       controller.replicaCount
 //   spec.gloo.leaderElection.enabled         controller.extraEnv.KGW_DISABLE_LEADER_ELECTION ("false"/"true")
@@ -20,14 +20,15 @@
 // <gateway> is the proxy's Deployment name (the kebab-case of the key, or its deploymentName): the
 // Gateway that replaces the proxy should carry that name, which kgateway gives its proxy Deployment.
 
-import { API_VERSION, KGATEWAY_KIND } from '../api/constants.js';
-import type { DefaultedGlooHA, KgatewayHA, PodDisruptionBudgetSpec } from '../api/types.js';
-import { budgetOf, intentsOf, type ComponentIntent } from '../core/components.js';
-import { installNamespaceOf } from '../core/desired.js';
-import type { Finding } from '../core/findings.js';
-import { rolloutStrategy } from '../core/rollout-strategy.js';
-import { podAntiAffinity, topologySpreadConstraints } from '../core/scheduling.js';
-import { renderObject, type KubeObject } from '../core/templates.js';
+import { API_VERSION, KGATEWAY_KIND } from '../../api/constants.js';
+import type { DefaultedGlooHA, KgatewayHA, PodDisruptionBudgetSpec } from '../../api/types.js';
+import { budgetOf, type ComponentIntent } from '../../core/component.js';
+import { intentsOf } from '../gloo/components.js';
+import { installNamespaceOf } from '../../controller/product.js';
+import type { Finding } from '../../core/findings.js';
+import { rolloutStrategy } from '../../core/rollout-strategy.js';
+import { podAntiAffinity, topologySpreadConstraints } from '../../core/scheduling.js';
+import { renderObject, type KubeObject } from '../../core/templates.js';
 import {
   CONTROLLER_LEASE_TIMINGS,
   DEFAULT_RELEASE,

@@ -20,13 +20,14 @@
 //
 // What the chart cannot express is reported by helmValuesNotes().
 
-import { defaultSpec } from '../api/validate.js';
-import type { GlooHA } from '../api/types.js';
-import { budgetOf, intentsOf, type ComponentIntent } from './components.js';
-import type { Finding } from './findings.js';
+import { defaultSpec } from '../../api/validate.js';
+import type { GlooHA } from '../../api/types.js';
+import { budgetOf, type ComponentIntent } from '../../core/component.js';
+import { intentsOf } from './components.js';
+import type { Finding } from '../../core/findings.js';
 import { leaderElectionEnv } from './leader-election.js';
-import { chartLabels, type ObservedInstall } from './observed.js';
-import { podAntiAffinity, topologySpreadConstraints } from './scheduling.js';
+import { chartLabels, type ObservedInstall } from './install.js';
+import { podAntiAffinity, topologySpreadConstraints } from '../../core/scheduling.js';
 
 export type HelmValues = Record<string, unknown>;
 

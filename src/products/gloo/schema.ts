@@ -5,7 +5,7 @@
 // Bounds (maxLength, maxItems, maxProperties) are there for the API server's CEL cost estimator as
 // much as for users: without them a rule over a list or string is costed at the request size limit.
 
-import { DURATION_MAX_LENGTH } from './duration.js';
+import { DURATION_MAX_LENGTH } from '../../api/duration.js';
 import {
   OPEN,
   array,
@@ -17,7 +17,7 @@ import {
   object,
   string,
   type Schema,
-} from './openapi.js';
+} from '../../api/openapi.js';
 
 export const DEFAULTS = {
   glooReplicas: 2,
@@ -25,8 +25,6 @@ export const DEFAULTS = {
   leaderElection: { enabled: true, leaseDuration: '15s', renewDeadline: '10s', retryPeriod: '2s' },
   antiAffinity: 'preferred',
   driftPolicy: 'enforce',
-  /** Applied by the core (not the schema) when replicas > 1 and no PDB is given. */
-  podDisruptionBudget: { maxUnavailable: 1 },
 } as const;
 
 export const MAX_GATEWAY_PROXIES = 16;
@@ -57,19 +55,22 @@ const labelSelector = (description: string) =>
     {
       matchLabels: labelMap('Labels the selected objects must have, all of them.'),
       matchExpressions: array(
-        object(
-          {
-            key: string({ description: 'The label key the requirement applies to.', maxLength: 317 }),
-            operator: string({
-              description: "How the key's value relates to values: In, NotIn, Exists or DoesNotExist.",
-              enum: ['In', 'NotIn', 'Exists', 'DoesNotExist'],
-            }),
-            values: array(string({ maxLength: 63 }), {
-              description: 'Label values: non-empty for In and NotIn, empty for Exists and DoesNotExist.',
-              maxItems: 16,
-            }),
-          },
-          { required: ['key', 'operator'] },
+        def(
+          'LabelSelectorRequirement',
+          object(
+            {
+              key: string({ description: 'The label key the requirement applies to.', maxLength: 317 }),
+              operator: string({
+                description: "How the key's value relates to values: In, NotIn, Exists or DoesNotExist.",
+                enum: ['In', 'NotIn', 'Exists', 'DoesNotExist'],
+              }),
+              values: array(string({ maxLength: 63 }), {
+                description: 'Label values: non-empty for In and NotIn, empty for Exists and DoesNotExist.',
+                maxItems: 16,
+              }),
+            },
+            { required: ['key', 'operator'] },
+          ),
         ),
         {
           description:

@@ -1,10 +1,11 @@
-// Who leads each Gloo install, without letting lease churn in. Gloo's leader renews its `gloo` Lease
-// every ~2 s; a reconcile per renewal would be thousands of reconciles an hour for nothing. This
-// tracker swallows renewals and reports only what changes the GlooHA status: a new holder, the lease
+// Who leads each install (the holder of the product's leader Lease), without letting lease churn in.
+// Gloo's leader renews its `gloo` Lease every ~2 s, kgateway's its `kgateway-envoy`; a reconcile per
+// renewal would be thousands of reconciles an hour for nothing. This tracker swallows renewals and
+// reports only what changes the status: a new holder, the lease
 // appearing or disappearing, and the lease going stale (no renewal seen for leaseDuration) or fresh again.
 //
 // Staleness is judged like client-go judges expiry: on our own monotonic clock, from when we last saw
-// the record change — never by comparing Gloo's renewTime with our wall clock (clock skew).
+// the record change — never by comparing the holder's renewTime with our wall clock (clock skew).
 import type { V1Lease } from '@kubernetes/client-node';
 import type { LeaderStatus } from '../api/types.js';
 import { realClock, type Clock } from '../runtime/clock.js';
@@ -25,7 +26,7 @@ interface Tracked {
 
 const DEFAULT_LEASE_SECONDS = 15;
 
-export class GlooLeaderTracker {
+export class LeaseTracker {
   private readonly leases = new Map<string, Tracked>();
 
   /** `onStaleness(namespace)` fires when a lease goes stale without any event (a timer notices). */

@@ -5,29 +5,27 @@
 // component today, kgateway's controller; the planning of a component is desired.ts's own
 // (planComponentOn), so both products get the same PDB, HPA, rollout and finding rules. No I/O.
 
-import { validateKgatewayHA } from '../api/validate.js';
+import { validateKgatewayHA } from '../../api/validate.js';
 import type {
   AntiAffinity,
   DefaultedKgatewayHA,
   DefaultedKgatewaySpec,
   KgatewayGatewaySpec,
   KgatewayHA,
-} from '../api/types.js';
-import { floorReplicas, type ComponentIntent } from '../core/components.js';
+} from '../../api/types.js';
+import { floorReplicas, type ComponentIntent } from '../../core/component.js';
 import {
-  installNamespaceOf,
   planComponentOn,
   type ComponentContext,
   type ComponentFields,
-  type ComponentPlan,
   type ContainerEnv,
-  type DesiredResult,
-} from '../core/desired.js';
-import type { ProblemCode } from '../core/findings.js';
-import { stringifyKubeYaml } from '../api/kube-yaml.js';
-import type { ObservedContainer, ObservedDeployment, ObservedHPA, ObservedPDB } from '../core/observed.js';
-import { names, ownedMetadata, ownerOf, patchMetadata, type Owner } from '../core/ownership.js';
-import { renderObject, type KubeObject } from '../core/templates.js';
+} from '../../core/component-planner.js';
+import { installNamespaceOf, type ComponentPlan, type DesiredResult } from '../../controller/product.js';
+import type { ProblemCode } from '../../core/findings.js';
+import { stringifyKubeYaml } from '../../api/kube-yaml.js';
+import type { ObservedContainer, ObservedDeployment, ObservedHPA, ObservedPDB } from '../../core/observed.js';
+import { ownedMetadata, ownerOf, patchMetadata, type Owner } from '../../core/ownership.js';
+import { renderObject, type KubeObject } from '../../core/templates.js';
 import {
   CHART_ENV_AFTER_EXTRA_ENV,
   CONTROLLER_CONTAINER,
@@ -63,6 +61,14 @@ export interface ObservedKgateway {
   proxies?: ObservedDeployment[];
 }
 
+/**
+ * The name of the ConfigMap holding a KgatewayHA's Helm values: a GlooHA and a KgatewayHA of one name
+ * may share a namespace (during a migration), and their values differ.
+ */
+export function helmValuesConfigMapName(owner: Owner): string {
+  return `${owner.name}-kgateway-helm-values`;
+}
+
 export function controllerIntent(spec: DefaultedKgatewaySpec, deploymentName: string): ComponentIntent {
   return {
     id: 'controller',
@@ -86,6 +92,7 @@ export function desiredKgateway(k: KgatewayHA, observed: ObservedKgateway): Desi
   const ctx: ComponentContext = {
     owner,
     ns,
+    helmValuesConfigMap: helmValuesConfigMapName(owner),
     hpas: observed.hpas,
     pdbs: observed.pdbs,
     driftPolicy: spec.driftPolicy,
@@ -123,6 +130,7 @@ export function desiredKgateway(k: KgatewayHA, observed: ObservedKgateway): Desi
       patches: ctx.patches,
       components: [component, ...proxies],
       helmValues,
+      helmValuesConfigMap: ctx.helmValuesConfigMap,
       warnings: ctx.warnings,
       problems: ctx.problems,
       needsFinalizer: ctx.owned.some((o) => o.metadata.namespace !== owner.namespace),
@@ -132,6 +140,7 @@ export function desiredKgateway(k: KgatewayHA, observed: ObservedKgateway): Desi
         component: 'controller',
         lease: CONTROLLER_LEASE_NAME,
         leaderless: 'no kgateway controller replica runs the deployer or writes Gateway statuses',
+        lostReason: 'KgatewayLeaderLost',
       },
     },
   };
@@ -291,7 +300,7 @@ function helmValuesConfigMap(
       : []),
   ];
   return renderObject('helm-values-configmap', {
-    metadata: ownedMetadata(owner, names.helmValuesConfigMap(owner), owner.namespace, 'helm-values'),
+    metadata: ownedMetadata(owner, helmValuesConfigMapName(owner), owner.namespace, 'helm-values'),
     valuesYaml: `${header.join('\n')}\n${stringifyKubeYaml(values)}`,
   });
 }

@@ -1,8 +1,8 @@
-// GlooLeaderTracker: swallows Gloo's lease renewals, reports holder and freshness changes, and judges
+// LeaseTracker: swallows Gloo's lease renewals, reports holder and freshness changes, and judges
 // staleness on the operator's monotonic clock from when it saw the record change.
 import type { V1Lease } from '@kubernetes/client-node';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { GlooLeaderTracker } from '../../../src/controller/gloo-leader.js';
+import { LeaseTracker } from '../../../src/controller/lease-tracker.js';
 import { FakeMonotonicClock } from './fake-monotonic-clock.js';
 
 const NS = 'gloo-system';
@@ -35,14 +35,14 @@ const at = (sec: number) => new Date(WALL0 + sec * 1000).toISOString().replace('
 let clock: FakeMonotonicClock;
 let wall: number;
 let stale: string[];
-let tracker: GlooLeaderTracker;
+let tracker: LeaseTracker;
 
 beforeEach(() => {
   clock = new FakeMonotonicClock();
   wall = WALL0;
   stale = [];
   clock.wallNow = () => new Date(wall);
-  tracker = new GlooLeaderTracker((ns) => stale.push(ns), clock);
+  tracker = new LeaseTracker((ns) => stale.push(ns), clock);
 });
 
 /** Advances the monotonic and the wall clock together. */
@@ -325,7 +325,7 @@ describe('superseded timers', () => {
     const leaky = new FakeMonotonicClock(0, true);
     const seen: string[] = [];
     leaky.wallNow = () => new Date(WALL0);
-    const t = new GlooLeaderTracker((ns) => seen.push(ns), leaky);
+    const t = new LeaseTracker((ns) => seen.push(ns), leaky);
     t.observe(NS, lease('gloo-abc', at(0)));
     leaky.advance(10_000);
     t.observe(NS, lease('gloo-abc', at(10)));
@@ -341,7 +341,7 @@ describe('superseded timers', () => {
     const leaky = new FakeMonotonicClock(0, true);
     const seen: string[] = [];
     leaky.wallNow = () => new Date(WALL0);
-    const t = new GlooLeaderTracker((ns) => seen.push(ns), leaky);
+    const t = new LeaseTracker((ns) => seen.push(ns), leaky);
     t.observe(NS, lease('gloo-abc', at(0)));
     t.forget(NS);
     leaky.advance(60_000);

@@ -1,157 +1,39 @@
-// desired(glooHA, observedInstall): the pure heart of glooha. From a GlooHA and what the reconciler
-// observed of the Gloo install, it computes
-//   - owned:   objects glooha owns (PDBs, the leader-election Role and RoleBinding, the Helm values
-//              ConfigMap, HPAs it had to create), labelled and owner-referenced; the reconciler applies
-//              them and prunes any other object carrying this GlooHA's owner labels;
-//   - patches: partial server-side-apply bodies for objects Helm owns (Deployments, the chart's HPAs):
-//              only the fields glooha manages, never deleted;
-//   - findings: warnings and problems as data.
-// No I/O, no clock, no randomness: the same inputs give the same output, byte for byte.
+// Planning one component of an install, whichever product it belongs to: replicas or HPA bounds, its
+// PDB (unless another already covers its pods), the partial apply of its Deployment (anti-affinity,
+// topology spread, rollout strategy, the product's container env, the replicas-floor annotations),
+// and its HA findings. Each product's desired state calls planComponentOn per component, so all get
+// the same PDB, HPA, rollout and finding rules. Pure: no I/O.
 
 import {
   ANNOTATION_HELM_VALUES,
-  ANNOTATION_OWNER_KIND,
-  KGATEWAY_KIND,
   ANNOTATION_MIN_REPLICAS,
   ANNOTATION_OWNER,
-  ENV_DISABLE_LEADER_ELECTION,
-  GLOO_CONTAINER,
+  ANNOTATION_OWNER_KIND,
 } from '../api/constants.js';
 import { scaledValue } from '../api/intstr.js';
-import type {
-  DefaultedGlooHA,
-  DefaultedSpec,
-  DriftPolicy,
-  GlooHA,
-  IntOrPercent,
-  PodDisruptionBudgetSpec,
-} from '../api/types.js';
-import { upgradeLegacyValues } from '../api/legacy.js';
-import { validateGlooHA, type FieldError } from '../api/validate.js';
-import { budgetOf, floorReplicas, intentsOf, type ComponentIntent } from './components.js';
+import type { DriftPolicy, PodDisruptionBudgetSpec } from '../api/types.js';
+import type { ComponentPlan } from '../controller/product.js';
+import { budgetOf, floorReplicas, type ComponentIntent } from './component.js';
 import { describeComponent, type Finding } from './findings.js';
-import { helmValues, type HelmValues } from './helm-values.js';
-import { helmValuesYaml } from './helm-values-yaml.js';
-import { LEASE_RULES, leaderElectionEnv, type EnvVar } from './leader-election.js';
-import type {
-  ObservedContainer,
-  ObservedDeployment,
-  ObservedHPA,
-  ObservedInstall,
-  ObservedPDB,
-} from './observed.js';
-import { names, ownedMetadata, ownerOf, patchMetadata, type Owner } from './ownership.js';
+import type { ObservedDeployment, ObservedHPA, ObservedPDB } from './observed.js';
+import { names, ownedMetadata, patchMetadata, type Owner } from './ownership.js';
 import { rolloutStrategy, type RollingUpdateStrategy } from './rollout-strategy.js';
 import { podAntiAffinity, topologySpreadConstraints } from './scheduling.js';
 import { copySelector, podLabelsOf, selects } from './selectors.js';
 import { renderObject, type KubeObject } from './templates.js';
 
-export interface ComponentPlan {
-  /** 'gloo', 'discovery' or 'gatewayProxies.<key>' (status.components key). */
-  id: string;
-  deploymentName: string;
-  /** False when the install has no such Deployment (a problem says so). */
-  found: boolean;
-  /** Fixed replicas, or the HPA's minReplicas for an autoscaled proxy. */
-  desiredReplicas: number;
-  /** Whether the Deployment patch sets spec.replicas (false when an HPA owns them). */
-  managesReplicas: boolean;
-  autoscaling?: { hpaName: string; owned: boolean; minReplicas: number; maxReplicas: number };
-  podDisruptionBudget?: {
-    name: string;
-    owned: boolean;
-    minAvailable?: IntOrPercent;
-    maxUnavailable?: IntOrPercent;
-  };
+/** An env entry a product keeps on a container (a name alone anchors the entries before it). */
+export interface EnvVar {
+  name: string;
+  value: string;
 }
 
-export interface Desired {
-  owner: Owner;
-  /** Namespace of the Gloo install (spec.target.namespace or the GlooHA's). */
-  installNamespace: string;
-  owned: KubeObject[];
-  patches: KubeObject[];
-  components: ComponentPlan[];
-  helmValues: HelmValues;
-  warnings: Finding[];
-  problems: Finding[];
-  /** Owned objects outside the GlooHA's namespace have no ownerReference: clean them up on deletion. */
-  needsFinalizer: boolean;
-  driftPolicy: DriftPolicy;
-  /** The product's leader election, for status: whether it is on, and which Lease shows the leader. */
-  leaderElection: { enabled: boolean; component: string; lease: string; leaderless: string };
-}
-
-export type DesiredResult = { ok: true; desired: Desired } | { ok: false; errors: FieldError[] };
-
-/** The namespace of the install a GlooHA targets. */
-export function installNamespaceOf(obj: {
-  metadata: { namespace?: string };
-  spec?: { target?: { namespace?: string } };
-}): string {
-  return obj.spec?.target?.namespace ?? obj.metadata.namespace ?? 'default';
-}
-
-export function desired(glooHA: GlooHA, observed: ObservedInstall): DesiredResult {
-  const legacy = upgradeLegacyValues(glooHA);
-  const validated = validateGlooHA(legacy.glooHA);
-  if (!validated.ok) return { ok: false, errors: validated.errors };
-  const g = validated.value;
-  const spec = g.spec;
-  const owner = ownerOf(g);
-  const ns = installNamespaceOf(g);
-  const ctx: Context = {
-    owner,
-    ns,
-    observed,
-    spec,
-    hpas: observed.hpas,
-    pdbs: observed.pdbs,
-    driftPolicy: spec.driftPolicy,
-    containerEnv: (_ctx, c, dep) => (c.role === 'gloo' ? glooEnv(ctx, c, dep) : undefined),
-    owned: [],
-    patches: [],
-    warnings: [],
-    problems: [],
-  };
-  for (const note of legacy.notes) ctx.warnings.push({ code: 'DeprecatedValue', ...note });
-
-  const values = helmValues(g, observed);
-  ctx.owned.push(helmValuesConfigMap(ctx, g, values));
-
-  const components = intentsOf(spec).map((c) => planComponent(ctx, c));
-  leaderElectionRbac(ctx);
-  unmanagedFindings(ctx, spec);
-  return {
-    ok: true,
-    desired: {
-      owner,
-      installNamespace: ns,
-      owned: sortOwned(ctx.owned),
-      patches: ctx.patches,
-      components,
-      helmValues: values,
-      warnings: ctx.warnings,
-      problems: ctx.problems,
-      needsFinalizer: ctx.owned.some((o) => o.metadata.namespace !== owner.namespace),
-      driftPolicy: spec.driftPolicy,
-      leaderElection: {
-        enabled: spec.gloo.leaderElection.enabled,
-        component: 'gloo',
-        lease: 'gloo',
-        leaderless: 'no gloo replica is writing statuses',
-      },
-    },
-  };
-}
-
-/**
- * What planning one component needs, whichever product it belongs to (Gloo here, kgateway in
- * src/kgateway/desired.ts), and where its results go.
- */
+/** What planning one component needs, and where its results go. */
 export interface ComponentContext {
   owner: Owner;
   ns: string;
+  /** The name of the owner's Helm values ConfigMap (findings point at it). */
+  helmValuesConfigMap: string;
   /** HPAs and PDBs in the install's namespace. */
   hpas: ObservedHPA[];
   pdbs: ObservedPDB[];
@@ -179,29 +61,6 @@ export interface ContainerEnv {
   env: (EnvVar | { name: string })[];
 }
 
-interface Context extends ComponentContext {
-  observed: ObservedInstall;
-  spec: DefaultedSpec;
-}
-
-const KIND_ORDER = ['ConfigMap', 'Role', 'RoleBinding', 'PodDisruptionBudget', 'HorizontalPodAutoscaler'];
-
-function sortOwned(objects: KubeObject[]): KubeObject[] {
-  return [...objects].sort((a, b) => KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind));
-}
-
-function observedDeployment(observed: ObservedInstall, c: ComponentIntent): ObservedDeployment | undefined {
-  if (c.role === 'gloo') return observed.gloo;
-  if (c.role === 'discovery') return observed.discovery;
-  return observed.gatewayProxies.find((d) => d.name === c.deploymentName);
-}
-
-function planComponent(ctx: Context, c: ComponentIntent): ComponentPlan {
-  const dep = observedDeployment(ctx.observed, c);
-  if (!dep) ctx.problems.push(notFound(ctx, c));
-  return planComponentOn(ctx, c, dep);
-}
-
 /**
  * The plan for one component whose Deployment is `dep` (undefined: not found, and the caller has said
  * so): replicas or HPA bounds, its PDB, the Deployment patch, and its HA findings.
@@ -226,25 +85,6 @@ export function planComponentOn(
   deploymentPatch(ctx, c, dep, plan);
   haFindings(ctx, c, plan);
   return plan;
-}
-
-function notFound(ctx: Context, c: ComponentIntent): Finding {
-  if (c.role === 'gatewayProxy') {
-    return {
-      code: 'GatewayProxyNotFound',
-      component: c.id,
-      path: c.specPath,
-      message: `the install in namespace ${ctx.ns} has no Deployment ${c.deploymentName} for gatewayProxies.${c.key}; check the key against gatewayProxies in Gloo's Helm values, or set deploymentName`,
-    };
-  }
-  return {
-    code: 'DeploymentNotFound',
-    component: c.id,
-    path: c.specPath,
-    message: `the install in namespace ${ctx.ns} has no ${c.role} Deployment (label gloo=${c.role}); check spec.target${
-      c.role === 'discovery' ? ', or remove spec.discovery when discovery is disabled' : ''
-    }`,
-  };
 }
 
 /** HPAs: adopt the bounds on an existing one, create one when there is none; returns whether glooha sets replicas. */
@@ -332,7 +172,7 @@ function planBudget(
         code: 'ForeignPodDisruptionBudget',
         component: c.id,
         path: `${c.specPath}.podDisruptionBudget`,
-        message: `PDB ${existing.name} (not glooha's) already covers the pods of ${dep.name} with ${describeBudget(existing)}, not ${describeBudget(budget)}; glooha does not add a second PDB. Set it through the Helm values in ${names.helmValuesConfigMap(ctx.owner)}, or delete it so glooha manages the PDB`,
+        message: `PDB ${existing.name} (not glooha's) already covers the pods of ${dep.name} with ${describeBudget(existing)}, not ${describeBudget(budget)}; glooha does not add a second PDB. Set it through the Helm values in ${ctx.helmValuesConfigMap}, or delete it so glooha manages the PDB`,
       });
     }
     return {
@@ -389,7 +229,10 @@ function deploymentPatch(
   const env = ctx.containerEnv?.(ctx, c, dep);
   if (env) podSpec.containers = [{ name: env.container, env: env.env }];
   const setReplicas = plan.managesReplicas && c.replicas !== undefined;
-  const rollout = rolloutStrategy(c, plan.podDisruptionBudget);
+  // The count the Deployment runs after this apply: ours, our HPA's minimum (the floor), else whatever
+  // sets it now (Helm, a foreign HPA).
+  const running = setReplicas ? c.replicas : plan.autoscaling ? undefined : dep.replicas;
+  const rollout = rolloutStrategy(c, plan.podDisruptionBudget, running);
   ctx.warnings.push(...rollout.findings);
   const fields: ComponentFields = {
     ...(setReplicas ? { replicas: c.replicas } : {}),
@@ -429,9 +272,9 @@ function replicasFloor(ctx: ComponentContext, plan: ComponentPlan): Record<strin
   return {
     [ANNOTATION_MIN_REPLICAS]: String(floor),
     [ANNOTATION_OWNER]: `${ctx.owner.namespace}/${ctx.owner.name}`,
-    [ANNOTATION_HELM_VALUES]: names.helmValuesConfigMap(ctx.owner),
-    // The replicas-floor policy's message names the kind (GlooHA when absent).
-    ...(ctx.owner.kind === KGATEWAY_KIND ? { [ANNOTATION_OWNER_KIND]: KGATEWAY_KIND } : {}),
+    [ANNOTATION_HELM_VALUES]: ctx.helmValuesConfigMap,
+    // The replicas-floor policy's message names the kind.
+    [ANNOTATION_OWNER_KIND]: ctx.owner.kind,
   };
 }
 
@@ -463,52 +306,8 @@ function selectorKeysInMatchLabelKeys(
   return true;
 }
 
-function glooEnv(ctx: Context, c: ComponentIntent, dep: ObservedDeployment): ContainerEnv | undefined {
-  const container = dep.containers.find((k) => k.name === GLOO_CONTAINER);
-  if (!container) {
-    ctx.problems.push({
-      code: 'GlooContainerNotFound',
-      component: c.id,
-      path: 'spec.gloo.leaderElection',
-      message: `Deployment ${dep.name} has no container named ${GLOO_CONTAINER} (it has ${dep.containers.map((k) => k.name).join(', ') || 'none'}), so glooha cannot set the leader-election env vars; Gloo keeps its defaults (15s/10s/2s)`,
-    });
-    return undefined;
-  }
-  const le = ctx.spec.gloo.leaderElection;
-  const disabledByOthers = container.env?.some(
-    (e) => e.name === ENV_DISABLE_LEADER_ELECTION && e.value === 'true',
-  );
-  if (le.enabled && disabledByOthers) {
-    ctx.problems.push({
-      code: 'LeaderElectionDisabledByHelm',
-      component: c.id,
-      path: 'spec.gloo.leaderElection.enabled',
-      message: `the gloo container sets ${ENV_DISABLE_LEADER_ELECTION}=true (gloo.disableLeaderElection in the Helm values), so every gloo replica acts as leader; remove gloo.disableLeaderElection from the Helm values (see ${names.helmValuesConfigMap(ctx.owner)})`,
-    });
-  }
-  return { container: GLOO_CONTAINER, env: anchoredEnv(leaderElectionEnv(le), container) };
-}
-
-/**
- * The chart renders gloo.deployment.customEnv right before POD_NAMESPACE. Server-side apply puts an
- * applier's new list items before the first item it shares with the live list, so naming the chart's
- * POD_NAMESPACE entry last places the lease env exactly where the chart puts customEnv. The exported
- * values then render the live order, and a `helm upgrade` with them changes no pod template (a
- * reordered env list is a new template: every pod would be replaced). Only the entry's key is applied:
- * owning its valueFrom (an atomic struct the API server defaults) would conflict with Helm 4's apply.
- */
-function anchoredEnv(env: EnvVar[], container: ObservedContainer): (EnvVar | { name: string })[] {
-  const anchor = container.env?.find((e) => e.name === CHART_ENV_AFTER_CUSTOM_ENV);
-  if (!anchor || anchor.value !== undefined || env.some((e) => e.name === ENV_DISABLE_LEADER_ELECTION))
-    return env;
-  return [...env, { name: CHART_ENV_AFTER_CUSTOM_ENV }];
-}
-
-/** The env entry Gloo's chart renders right after customEnv (install/helm/gloo 1-gloo-deployment.yaml). */
-export const CHART_ENV_AFTER_CUSTOM_ENV = 'POD_NAMESPACE';
-
 function haFindings(ctx: ComponentContext, c: ComponentIntent, plan: ComponentPlan): void {
-  if (c.role === 'discovery') return;
+  if (c.singleReplica) return;
   const who = describeComponent(c.id);
   const floor = floorReplicas(c);
   if (floor === 1) {
@@ -587,54 +386,5 @@ function budgetFindings(
         message: `${source} allows no disruption, so every node drain blocks (Polaris pdbDisruptionsIsZero)`,
       });
     }
-  }
-}
-
-function leaderElectionRbac(ctx: Context): void {
-  const gloo = ctx.observed.gloo;
-  if (!ctx.spec.gloo.leaderElection.enabled || !gloo) return;
-  const name = names.leaderElectionRole(ctx.owner);
-  ctx.owned.push(
-    renderObject('role', { metadata: ownedMetadata(ctx.owner, name, ctx.ns, 'gloo'), rules: LEASE_RULES }),
-    renderObject('role-binding', {
-      metadata: ownedMetadata(ctx.owner, name, ctx.ns, 'gloo'),
-      roleName: name,
-      serviceAccountName: gloo.serviceAccountName ?? 'default',
-      serviceAccountNamespace: ctx.ns,
-    }),
-  );
-}
-
-function helmValuesConfigMap(ctx: Context, g: DefaultedGlooHA, values: HelmValues): KubeObject {
-  return renderObject('helm-values-configmap', {
-    metadata: ownedMetadata(
-      ctx.owner,
-      names.helmValuesConfigMap(ctx.owner),
-      ctx.owner.namespace,
-      'helm-values',
-    ),
-    valuesYaml: helmValuesYaml(values, `${g.metadata.namespace ?? 'default'}/${g.metadata.name}`),
-  });
-}
-
-function unmanagedFindings(ctx: Context, spec: DefaultedSpec): void {
-  const managed = new Set(intentsOf(spec).map((c) => c.deploymentName));
-  for (const d of ctx.observed.gatewayProxies) {
-    if (managed.has(d.name)) continue;
-    ctx.warnings.push({
-      code: 'UnmanagedGatewayProxy',
-      component: `deployment/${d.name}`,
-      message: `gateway proxy Deployment ${d.name} is not in spec.gatewayProxies, so glooha leaves it alone${
-        d.replicas !== undefined ? ` (it runs ${d.replicas} replica${d.replicas === 1 ? '' : 's'})` : ''
-      }; add it to manage its availability`,
-    });
-  }
-  const discovery = ctx.observed.discovery;
-  if (!spec.discovery && discovery?.replicas !== undefined && discovery.replicas > 1) {
-    ctx.warnings.push({
-      code: 'DiscoveryReplicas',
-      component: 'discovery',
-      message: `discovery runs ${discovery.replicas} replicas, but it has no leader election and the replicas overwrite each other's Upstreams; set spec.discovery.replicas: 1`,
-    });
   }
 }

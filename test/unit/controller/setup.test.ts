@@ -1,8 +1,11 @@
-// The GlooHA controller's wiring on a standby: caches warm, nothing reconciled, and what is remembered
-// about a GlooHA forgotten when it is deleted — also on a replica that does not lead.
+// The controllers' wiring on a standby: caches warm, nothing reconciled, and what is remembered
+// about a GlooHA forgotten when it is deleted — also on a replica that does not lead; and one shared
+// informer per kind for every product, watching the union of their selections.
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { foreignStatusWrite, setupGlooHAController } from '../../../src/controller/glooha-controller.js';
+import { foreignStatusWrite, setupControllers } from '../../../src/controller/setup.js';
+import { GLOO } from '../../../src/products/gloo/index.js';
+import { KGATEWAY } from '../../../src/products/kgateway/index.js';
 import { ReconcilerMemory } from '../../../src/controller/memory.js';
 import { DEFAULT_TIMINGS } from '../../../src/leader/config.js';
 import { NotLeaderError } from '../../../src/leader/leadership.js';
@@ -64,17 +67,100 @@ describe('GlooHA controller on a standby', () => {
         return t as never;
       },
     });
-    const ctl = setupGlooHAController(mgr, { concurrency: 1, resyncPeriodMs: 0 });
+    const [ctl] = setupControllers(mgr, [{ product: GLOO, relatedServed: false }], {
+      concurrency: 1,
+      resyncPeriodMs: 0,
+    });
     await mgr.start();
-    expect(ctl.gloohas.store.keys()).toEqual(['gloo-system/ha']);
-    ctl.memory.setCorrections('gloo-system/ha', [{ message: 'x', corrected: true }]);
-    ctl.memory.recordStatusWrite('gloo-system/ha', { json: '{}', basedOn: '3' });
+    expect(ctl!.objects.store.keys()).toEqual(['gloo-system/ha']);
+    ctl!.memory.setCorrections('gloo-system/ha', [{ message: 'x', corrected: true }]);
+    ctl!.memory.recordStatusWrite('gloo-system/ha', { json: '{}', basedOn: '3' });
     transports
       .get('gloohas')!
       .watches[0]!.send('DELETED', { ...g, metadata: { ...g.metadata, resourceVersion: '6' } });
     await flush();
-    expect(ctl.gloohas.store.keys()).toEqual([]);
-    expect(ctl.memory.size()).toBe(0);
+    expect(ctl!.objects.store.keys()).toEqual([]);
+    expect(ctl!.memory.size()).toBe(0);
+    await mgr.stop('test');
+  });
+});
+
+function kubeConfig(): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: 'c', server: 'http://127.0.0.1:1', skipTLSVerify: true }],
+    users: [{ name: 'u' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
+  });
+  return kc;
+}
+
+describe('both products on shared informers', () => {
+  it('opens one informer per kind, watching the union of the selections each product needs', async () => {
+    const transports = new Map<string, FakeTransport<Obj>[]>();
+    const mgr = new Manager({
+      kubeConfig: kubeConfig(),
+      logger: silentLogger,
+      metrics: createMetrics({ defaultMetrics: false }),
+      namespaces: [],
+      leaderElection: {
+        ...DEFAULT_TIMINGS,
+        enabled: true,
+        leaseName: 'x',
+        namespace: 'ns',
+        identity: 'me',
+        releaseOnCancel: true,
+        requireFencingPolicy: false,
+      },
+      metricsBindAddress: '127.0.0.1:0',
+      makeElector: () => standby,
+      informerTransport: (ref) => {
+        const t = new FakeTransport<Obj>(() => ({ items: [], resourceVersion: '5' }));
+        transports.set(ref.plural, [...(transports.get(ref.plural) ?? []), t]);
+        return t as never;
+      },
+    });
+    setupControllers(
+      mgr,
+      [
+        { product: GLOO, relatedServed: false },
+        { product: KGATEWAY, relatedServed: true },
+      ],
+      { concurrency: 1, resyncPeriodMs: 0 },
+    );
+    await mgr.start();
+    // One informer per kind (before: two each, one per controller).
+    for (const [plural, ts] of transports) expect([plural, ts.length]).toEqual([plural, 1]);
+    expect([...transports.keys()].sort()).toEqual(
+      [
+        'gloohas',
+        'kgatewayhas',
+        'deployments',
+        'horizontalpodautoscalers',
+        'poddisruptionbudgets',
+        'roles',
+        'rolebindings',
+        'configmaps',
+        'leases',
+        'gateways',
+        'gatewayparameters',
+      ].sort(),
+    );
+    const selections = (plural: string) =>
+      transports
+        .get(plural)![0]!
+        .listCalls.map((c) => [c.labelSelector ?? '', c.fieldSelector ?? ''].join('|'))
+        .sort();
+    // Deployments: Gloo's app=gloo and kgateway's controller and proxies, each watched once.
+    expect(selections('deployments')).toEqual(['app=gloo|', 'kgateway in (kgateway,kube-gateway)|']);
+    // HPAs and PDBs: kgateway's proxies' are unlabelled, so the union is every one in scope.
+    expect(selections('horizontalpodautoscalers')).toEqual(['|']);
+    expect(selections('poddisruptionbudgets')).toEqual(['|']);
+    // Leases: only the two products' leader Leases.
+    expect(selections('leases')).toEqual(['|metadata.name=gloo', '|metadata.name=kgateway-envoy']);
+    // Owned objects: every product's, told apart by their owner labels.
+    expect(selections('configmaps')).toEqual(['app.kubernetes.io/managed-by=glooha-operator|']);
     await mgr.stop('test');
   });
 });

@@ -1,13 +1,31 @@
-// From cached API objects to the ObservedKgateway the kgateway core takes, as controller/observe.ts
-// does for Gloo. kgateway's chart labels its controller kgateway=kgateway (kgateway.selectorLabels);
-// spec.target.helmRelease picks one release's controller when a namespace holds several.
+// From cached API objects to the ObservedKgateway the kgateway core takes. kgateway's chart labels its
+// controller kgateway=kgateway (kgateway.selectorLabels); spec.target.helmRelease picks one release's
+// controller when a namespace holds several.
 import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
-import type { KgatewayTargetSpec } from '../api/types.js';
-import { observedDeployment, observeInstall, type InstallObjects } from '../controller/observe.js';
-import type { Owner } from '../core/ownership.js';
+import type { KgatewayTargetSpec } from '../../api/types.js';
+import {
+  isOwnedBy,
+  observedDeployment,
+  observedHpas,
+  observedPdbs,
+  type InstallObjects,
+} from '../../controller/observe.js';
+import type { Owner } from '../../core/ownership.js';
 import type { ObservedGateway, ObservedKgateway } from './desired.js';
 
 const INSTANCE_LABEL = 'app.kubernetes.io/instance';
+
+/**
+ * Whether a Deployment belongs to the install spec.target names: the controller of the Helm release
+ * spec.target.helmRelease names (kgateway's chart sets app.kubernetes.io/instance to the release), or
+ * a proxy kgateway's deployer made. The one rule the plan and the observation share.
+ */
+export function inTarget(d: KubernetesObject, target: KgatewayTargetSpec | undefined): boolean {
+  const labels = d.metadata?.labels ?? {};
+  if (labels.kgateway === 'kgateway')
+    return !target?.helmRelease || labels[INSTANCE_LABEL] === target.helmRelease;
+  return labels.kgateway === 'kube-gateway';
+}
 
 export function observeKgateway(
   objs: InstallObjects,
@@ -20,16 +38,14 @@ export function observeKgateway(
   },
 ): ObservedKgateway {
   const isController = (d: V1Deployment) =>
-    d.metadata?.labels?.kgateway === 'kgateway' &&
-    (!target?.helmRelease || d.metadata.labels[INSTANCE_LABEL] === target.helmRelease);
+    d.metadata?.labels?.kgateway === 'kgateway' && inTarget(d, target);
   const controller = objs.deployments.find(isController);
-  // HPAs and PDBs are read as for Gloo (only their kind-independent parts).
-  const { hpas, pdbs } = observeInstall({ ...objs, deployments: [] }, owner);
+  const ours = (o: KubernetesObject) => isOwnedBy(o, owner);
   return {
     namespace: objs.namespace,
     ...(controller ? { controller: observedDeployment(controller) } : {}),
-    hpas,
-    pdbs,
+    hpas: observedHpas(objs.hpas, ours),
+    pdbs: observedPdbs(objs.pdbs, ours),
     gatewayApi: gatewayApi.served,
     gateways: gatewayApi.gateways.map((g): ObservedGateway => ({
       name: g.metadata?.name ?? '',

@@ -1,0 +1,134 @@
+// What the engine needs of a product (Gloo, kgateway, ...): the one interface a product implements.
+// The engine — the manager, the informers, the reconciler, plan and actions, status — knows products
+// only through it; each product lives in its own folder under src/products/ and is registered in
+// src/products/index.ts. A test (test/unit/engine-names-no-product.test.ts) fails if the engine names
+// one.
+import type { KubernetesObject } from '@kubernetes/client-node';
+import type { FieldError } from '../api/structural.js';
+import type { DriftPolicy, HAObject, IntOrPercent } from '../api/types.js';
+import type { Finding } from '../core/findings.js';
+import type { Owner } from '../core/ownership.js';
+import type { KubeObject } from '../core/templates.js';
+import type { KindInfo } from './kinds.js';
+import type { Permission } from './permissions.js';
+import type { Snapshot } from './plan-types.js';
+import type { Stall } from './status.js';
+
+/** One component of an install (a Deployment the operator keeps available), as planned. */
+export interface ComponentPlan {
+  /**
+   * Its key in status.components: `name`, or `group.key` for an entry of the map `group`
+   * (e.g. gatewayProxies.<key>). Also the component of its findings.
+   */
+  id: string;
+  deploymentName: string;
+  /** False when the install has no such Deployment (a problem says so). */
+  found: boolean;
+  /** Fixed replicas, or the HPA's minReplicas for an autoscaled proxy. */
+  desiredReplicas: number;
+  /** Whether the Deployment patch sets spec.replicas (false when an HPA owns them). */
+  managesReplicas: boolean;
+  autoscaling?: { hpaName: string; owned: boolean; minReplicas: number; maxReplicas: number };
+  podDisruptionBudget?: {
+    name: string;
+    owned: boolean;
+    minAvailable?: IntOrPercent;
+    maxUnavailable?: IntOrPercent;
+  };
+}
+
+/** What a product wants of one install: the output of its pure core. */
+export interface Desired<HelmValues = unknown> {
+  owner: Owner;
+  /** Namespace of the install (spec.target.namespace or the object's). */
+  installNamespace: string;
+  owned: KubeObject[];
+  patches: KubeObject[];
+  components: ComponentPlan[];
+  helmValues: HelmValues;
+  /** The name of the owned ConfigMap holding the Helm values (status.helmValuesConfigMap). */
+  helmValuesConfigMap: string;
+  warnings: Finding[];
+  problems: Finding[];
+  /** Owned objects outside the object's namespace have no ownerReference: clean them up on deletion. */
+  needsFinalizer: boolean;
+  driftPolicy: DriftPolicy;
+  /**
+   * The product's leader election, for status: whether it is on, the component (its id) whose pods
+   * elect, which Lease shows the leader, what stops while nobody leads, and the Degraded reason then.
+   */
+  leaderElection: {
+    enabled: boolean;
+    component: string;
+    lease: string;
+    leaderless: string;
+    lostReason: string;
+  };
+}
+
+export type DesiredResult<HelmValues = unknown> =
+  { ok: true; desired: Desired<HelmValues> } | { ok: false; errors: FieldError[] };
+
+/** Nothing to manage yet (no install found): why, and when to look again. */
+export interface NotReady {
+  ok: false;
+  stall: Stall;
+  requeueAfterMs?: number;
+}
+
+/** The namespace of the install an object targets. */
+export function installNamespaceOf(obj: {
+  metadata: { namespace?: string };
+  spec?: { target?: { namespace?: string } };
+}): string {
+  return obj.spec?.target?.namespace ?? obj.metadata.namespace ?? 'default';
+}
+
+/** A kind a product reads besides Deployments, HPAs and PDBs (and may write partial applies to). */
+export interface RelatedKind extends KindInfo {
+  /** Keep managedFields in the cache (a deletion hands the operator's fields over from them). */
+  keepManagedFields?: boolean;
+}
+
+/** A product: one kind of HA object and the install it keeps available. */
+export interface Product {
+  /** The kind it reconciles (in the glooha.io API group); also the owner-kind label of what it owns. */
+  kind: string;
+  /** That kind's resource (plural) in the glooha.io API group. */
+  plural: string;
+  /** Its controller's name, in metrics and logs. */
+  controllerName: string;
+  /**
+   * Objects this kind owned under an earlier release may carry no owner-kind label (they predate
+   * it): they are still recognised as its own, so an upgrade neither orphans nor re-creates them.
+   */
+  ownsUnlabelledObjects?: boolean;
+  /** Whether the operator cannot start without its CRD (otherwise the kind is skipped with a warning). */
+  crdRequired?: boolean;
+  /** The label selector of the product's Deployments, as narrow as the product allows. */
+  deploymentSelector: string;
+  /** The label selector of the HPAs and PDBs that may cover them; undefined: every one in scope. */
+  coverSelector?: string;
+  /** Its leader's Lease, by name, in the install's namespace. */
+  leaseName: string;
+  /**
+   * Further kinds it reads in the install's namespace, watched when the API server serves them all
+   * (Snapshot.related is undefined otherwise). Those it writes partial applies to must be listed.
+   */
+  relatedKinds: readonly RelatedKind[];
+  /** Whether each object of the kind gets per-object series (glooha_ready, the leader Lease gauges). */
+  objectMetrics: boolean;
+  /** Its API use besides the engine's own (its kind, its related kinds), for RBAC and `glooha check`. */
+  permissions: readonly Permission[];
+  /** How to tell two objects of the kind apart when they target the same install. */
+  rivalFix: string;
+  /** How to fix a desired state that names one object twice. */
+  selfConflictFix: string;
+  /** Whether `obj` (a Deployment of the snapshot) belongs to the install `g` targets. */
+  inTarget(g: HAObject, obj: KubernetesObject): boolean;
+  /**
+   * The desired state of the install, from the snapshot; `owned(kind)` lists this object's owned
+   * objects of that kind in the install's namespace.
+   */
+  desired(g: HAObject, s: Snapshot, owned: (kind: string) => KubernetesObject[]): DesiredResult | NotReady;
+}

@@ -1,0 +1,377 @@
+// Wires one reconciler per product into a manager: the informers they read (shared, warm on every
+// replica), which events enqueue which keys, and the handlers that run whatever the leadership (the
+// products' leader-Lease trackers, forgetting a deleted object's memory).
+//
+// One shared informer per kind serves every product's controller, as controller-runtime's cache does:
+// each product names the narrowest selection it needs (Product.deploymentSelector, coverSelector,
+// leaseName) and the informer watches their union; a product's snapshot keeps only its own selection.
+import type {
+  KubernetesObject,
+  V1Deployment,
+  V1Lease,
+  V1PodDisruptionBudget,
+  V2HorizontalPodAutoscaler,
+} from '@kubernetes/client-node';
+import {
+  GROUP,
+  LABEL_MANAGED_BY,
+  LABEL_OWNER_KIND,
+  LABEL_OWNER_NAME,
+  LABEL_OWNER_NAMESPACE,
+  MANAGER,
+  VERSION,
+} from '../api/constants.js';
+import type { HAObject } from '../api/types.js';
+import type { Manager } from '../manager/manager.js';
+import type { OperatorMetrics } from '../metrics/index.js';
+import { realClock, type Clock } from '../runtime/clock.js';
+import { anyOf, deepEqual, generationChanged, type EventFilter } from '../runtime/filters.js';
+import type { Informer, Selection } from '../runtime/informer.js';
+import { selectionMatcher } from '../runtime/selection.js';
+import { stripManagedFields, stripManagedFieldsOf } from '../runtime/transforms.js';
+import { objectKey } from '../runtime/store.js';
+import { EventRecorder } from './actions/events.js';
+import { kubeWriter } from './actions/writer.js';
+import { DEPLOYMENTS, HPAS, LEASES, LIST_TYPED_KINDS, OWNED_KINDS, PDBS, type KindInfo } from './kinds.js';
+import { ServedListTypes } from '../kube/openapi-list-types.js';
+import { LeaseTracker } from './lease-tracker.js';
+import { ReconcilerMemory } from './memory.js';
+import type { Snapshot } from './plan-types.js';
+import { installNamespaceOf, type Product } from './product.js';
+import { reconcile } from './reconciler.js';
+
+type HAObjectK = HAObject & KubernetesObject;
+
+const OWNER_INDEX = 'owner';
+
+export interface ControllerOptions {
+  concurrency: number;
+  resyncPeriodMs: number;
+  metrics?: OperatorMetrics;
+  clock?: Clock;
+}
+
+/** A product to reconcile, and whether the API server serves every kind of its Product.relatedKinds. */
+export interface ProductSetup {
+  product: Product;
+  relatedServed: boolean;
+}
+
+/**
+ * The owner an owned object belongs to, from its owner labels: `kind/namespace/name`. An object
+ * without the owner-kind label (labelled by an earlier release) belongs to `unlabelledKind`.
+ */
+export function ownerKey(obj: KubernetesObject, unlabelledKind = ''): string | undefined {
+  const l = obj.metadata?.labels ?? {};
+  const name = l[LABEL_OWNER_NAME];
+  const ns = l[LABEL_OWNER_NAMESPACE];
+  return name && ns ? `${l[LABEL_OWNER_KIND] ?? unlabelledKind}/${ns}/${name}` : undefined;
+}
+
+/**
+ * Passes an update whose status changed in a write that was not ours: someone else's, or a late
+ * write from an earlier term that arrived after this one began. It is put right at once instead of at
+ * the next resync. Our own status writes are recognised by the resourceVersion they produced.
+ */
+export function foreignStatusWrite(memory: ReconcilerMemory): EventFilter<KubernetesObject> {
+  return (ev) =>
+    ev.type === 'update' &&
+    !deepEqual((ev.old as HAObjectK).status, (ev.obj as HAObjectK).status) &&
+    memory.lastStatusWrite(objectKey(ev.obj))?.wrote !== ev.obj.metadata?.resourceVersion;
+}
+
+export interface HAController {
+  product: Product;
+  /** For tests: what is remembered per object (must be forgotten with it). */
+  memory: ReconcilerMemory;
+  objects: Informer<HAObjectK>;
+}
+
+/**
+ * The union of the products' selections of one kind: undefined (everything in scope) as soon as one
+ * product needs everything, else each distinct selection once.
+ */
+function union(selections: readonly (Selection | undefined)[]): Selection[] | undefined {
+  if (selections.some((s) => s === undefined)) return undefined;
+  const seen = new Map<string, Selection>();
+  for (const s of selections as Selection[]) seen.set(`${s.labelSelector ?? ''}|${s.fieldSelector ?? ''}`, s);
+  return [...seen.values()];
+}
+
+/** One shared informer of `kind` watching the union of `selections` (see `union`). */
+function sharedInformer<T extends KubernetesObject>(
+  mgr: Manager,
+  kind: KindInfo,
+  selections: readonly (Selection | undefined)[],
+  transform?: (obj: T) => T,
+): Informer<T> {
+  const u = union(selections);
+  return mgr.informer<T>({
+    ...kind,
+    ...(u && u.length === 1 ? u[0] : {}),
+    ...(u && u.length > 1 ? { selections: u } : {}),
+    ...(transform ? { transform } : {}),
+  });
+}
+
+/** Registers one controller per product on shared informers; see the module comment. */
+export function setupControllers(
+  mgr: Manager,
+  setups: readonly ProductSetup[],
+  opts: ControllerOptions,
+): HAController[] {
+  const clock = opts.clock ?? realClock;
+  const products = setups.map((s) => s.product);
+  const deploymentSelection = (p: Product): Selection => ({ labelSelector: p.deploymentSelector });
+  const coverSelection = (p: Product): Selection | undefined =>
+    p.coverSelector ? { labelSelector: p.coverSelector } : undefined;
+  const leaseSelection = (p: Product): Selection => ({ fieldSelector: `metadata.name=${p.leaseName}` });
+  // Cache transforms: managedFields are read only from the products' Deployments and HPAs (drift
+  // author, handover) and from owned objects (drift author: other writers only), so the rest drop them.
+  const deployments = sharedInformer<V1Deployment & KubernetesObject>(
+    mgr,
+    DEPLOYMENTS,
+    products.map(deploymentSelection),
+  );
+  // HPAs and PDBs: the ones that may cover the products' Deployments, and the ones the operator owns,
+  // in one informer each. Owned objects keep other writers' managedFields only (the drift author);
+  // the rest of the HPAs keep all (the handover reads ours), the rest of the PDBs none.
+  const managed: Selection = { labelSelector: `${LABEL_MANAGED_BY}=${MANAGER}` };
+  const isManaged = selectionMatcher(managed);
+  const stripOwn = stripManagedFieldsOf(MANAGER);
+  const ownedOr =
+    <T extends KubernetesObject>(other: (o: T) => T) =>
+    (o: T): T =>
+      isManaged(o) ? (stripOwn(o) as T) : other(o);
+  const hpas = sharedInformer<V2HorizontalPodAutoscaler & KubernetesObject>(
+    mgr,
+    HPAS,
+    [...products.map(coverSelection), managed],
+    ownedOr((o) => o),
+  );
+  const pdbs = sharedInformer<V1PodDisruptionBudget & KubernetesObject>(
+    mgr,
+    PDBS,
+    [...products.map(coverSelection), managed],
+    ownedOr(stripManagedFields),
+  );
+  // Every product's owned objects carry the managed-by label; the owner index tells whose they are.
+  const unlabelledKind = products.find((p) => p.ownsUnlabelledObjects)?.kind ?? '';
+  const owned = new Map<string, Informer<KubernetesObject>>(
+    OWNED_KINDS.map((k) => [
+      k.kind,
+      k.kind === HPAS.kind
+        ? (hpas as unknown as Informer<KubernetesObject>)
+        : k.kind === PDBS.kind
+          ? (pdbs as unknown as Informer<KubernetesObject>)
+          : mgr.informer({ ...k, ...managed, transform: stripOwn }),
+    ]),
+  );
+  // Each reconcile reads only its own object's owned objects: without the index every snapshot walked
+  // every owned object of every install (O(N²) over a cold start).
+  for (const inf of owned.values()) inf.addIndex(OWNER_INDEX, (o) => [ownerKey(o, unlabelledKind) ?? '']);
+  const leases = sharedInformer<V1Lease & KubernetesObject>(
+    mgr,
+    LEASES,
+    products.map(leaseSelection),
+    stripManagedFields,
+  );
+  // A related kind two products read is one informer too.
+  const related = new Map<string, Informer<KubernetesObject>>();
+  for (const { product, relatedServed } of setups) {
+    if (!relatedServed) continue;
+    for (const k of product.relatedKinds) {
+      if (related.has(k.kind)) continue;
+      const { keepManagedFields, ...ref } = k;
+      related.set(
+        k.kind,
+        mgr.informer<KubernetesObject>({
+          ...ref,
+          ...(keepManagedFields ? {} : { transform: stripManagedFields }),
+        }),
+      );
+    }
+  }
+  const controllers = setups.map((s) =>
+    setupController(mgr, s, opts, clock, { deployments, hpas, pdbs, owned, leases, related }),
+  );
+  // One handler on the shared Lease informer hands each Lease to the product that elects through it.
+  const byLease = new Map(controllers.map((c) => [c.product.leaseName, c.tracker] as const));
+  const trackerOf = (l: V1Lease) => byLease.get(l.metadata?.name ?? '');
+  const ns = (l: V1Lease) => l.metadata?.namespace ?? '';
+  leases.addEventHandler({
+    add: (l) => trackerOf(l)?.observe(ns(l), l) && enqueueNamespace(l),
+    update: (_old, l) => trackerOf(l)?.observe(ns(l), l) && enqueueNamespace(l),
+    delete: (l) => trackerOf(l)?.forget(ns(l)) && enqueueNamespace(l),
+  });
+  function enqueueNamespace(l: V1Lease): void {
+    controllers.find((c) => c.product.leaseName === l.metadata?.name)?.enqueueNamespace(ns(l));
+  }
+  return controllers.map(({ product, memory, objects }) => ({ product, memory, objects }));
+}
+
+interface Shared {
+  deployments: Informer<V1Deployment & KubernetesObject>;
+  hpas: Informer<V2HorizontalPodAutoscaler & KubernetesObject>;
+  pdbs: Informer<V1PodDisruptionBudget & KubernetesObject>;
+  owned: Map<string, Informer<KubernetesObject>>;
+  leases: Informer<V1Lease & KubernetesObject>;
+  related: Map<string, Informer<KubernetesObject>>;
+}
+
+function setupController(
+  mgr: Manager,
+  { product, relatedServed }: ProductSetup,
+  opts: ControllerOptions,
+  clock: Clock,
+  shared: Shared,
+): HAController & { tracker: LeaseTracker; enqueueNamespace(namespace: string): void } {
+  const name = product.controllerName;
+  const objects = mgr.informer<HAObjectK>({
+    group: GROUP,
+    version: VERSION,
+    plural: product.plural,
+    transform: stripManagedFields,
+  });
+  objects.addIndex('installNamespace', (g) => [installNamespaceOf(g)]);
+  // This product's selection of the shared caches.
+  const matchesDeployment = selectionMatcher({ labelSelector: product.deploymentSelector });
+  const matchesCover = product.coverSelector
+    ? selectionMatcher({ labelSelector: product.coverSelector })
+    : () => true;
+
+  const keysForNamespace = (namespace: string | undefined): string[] =>
+    namespace ? objects.store.byIndex('installNamespace', namespace).map((g) => objectKey(g)) : [];
+  const enqueueNamespace = (namespace: string) => {
+    for (const key of keysForNamespace(namespace)) mgr.enqueue(name, key);
+  };
+
+  // The product's leader Lease: tracked on every replica (a new leader knows who leads at once).
+  // Renewals are swallowed; only a holder or freshness change enqueues (setupControllers routes them).
+  const tracker = new LeaseTracker(enqueueNamespace, clock);
+  mgr.onStop(() => tracker.stop());
+
+  // How server-side apply merges the lists of what we write, from the API server's own schema: the
+  // drift comparison must see a list-map as the API server merges it (compare.ts).
+  const servedListTypes = new ServedListTypes(
+    mgr.client,
+    [...LIST_TYPED_KINDS, ...(relatedServed ? product.relatedKinds.filter((k) => k.group !== '') : [])],
+    mgr.log,
+  );
+  const memory = new ReconcilerMemory();
+  const writer = kubeWriter(
+    mgr.client,
+    { group: GROUP, version: VERSION, plural: product.plural },
+    product.relatedKinds,
+  );
+  const events = new EventRecorder(writer, mgr.log, () => clock.wallNow().getTime());
+  // A deleted object's memory goes on every replica, leader or not.
+  objects.on('delete', (g) => {
+    memory.forget(objectKey(g));
+    events.forget(g.metadata.uid);
+  });
+
+  const related = relatedServed
+    ? product.relatedKinds.map((k) => [k.kind, shared.related.get(k.kind)!] as const)
+    : undefined;
+
+  const snapshot = (key: string): Snapshot => {
+    const g = objects.store.get(key);
+    const ns = g ? installNamespaceOf(g) : '';
+    const ownerIndex = g ? `${product.kind}/${key}` : '';
+    return {
+      key,
+      object: g,
+      sameNamespace: g ? objects.store.byIndex('installNamespace', ns) : [],
+      deployments: g ? shared.deployments.store.list(ns).filter(matchesDeployment) : [],
+      hpas: g ? shared.hpas.store.list(ns).filter(matchesCover) : [],
+      pdbs: g ? shared.pdbs.store.list(ns).filter(matchesCover) : [],
+      ...(related
+        ? { related: new Map(related.map(([kind, inf]) => [kind, g ? inf.store.list(ns) : []])) }
+        : {}),
+      owned: new Map(
+        [...shared.owned].map(([kind, inf]) => [kind, g ? inf.store.byIndex(OWNER_INDEX, ownerIndex) : []]),
+      ),
+      leader: g ? tracker.status(ns) : undefined,
+      lastCorrections: memory.lastCorrections(key),
+      ownApplies: memory.ownApplies(key),
+      now: clock.wallNow(),
+    };
+  };
+
+  // Per-object series, read from the cache when scraped: status-only updates (which enqueue nothing)
+  // count at once, and a standby reports the same as the leader.
+  if (product.objectMetrics)
+    opts.metrics?.glooha.observe(() =>
+      objects.store.list().map((g) => {
+        const ready = g.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+        const lease = tracker.lease(installNamespaceOf(g));
+        return {
+          namespace: g.metadata.namespace ?? '',
+          name: g.metadata.name,
+          ready: ready === 'True' ? 'true' : ready === 'False' ? 'false' : 'unknown',
+          ...(lease ? { leaderLease: lease } : {}),
+        };
+      }),
+    );
+  opts.metrics?.reconcile.register(name, opts.concurrency);
+  // Events of the shared informers map to this product's objects only when its selection holds them.
+  const toInstall = (matches: (o: KubernetesObject) => boolean) => ({
+    mapToKeys: (o: KubernetesObject) => (matches(o) ? keysForNamespace(o.metadata?.namespace) : []),
+  });
+  // Another product's owned objects are its own business: a cover selection that sees every PDB and
+  // HPA sees theirs too, whose status changes would reconcile this product's objects for nothing.
+  const othersOwned = (o: KubernetesObject) => {
+    const l = o.metadata?.labels ?? {};
+    if (l[LABEL_MANAGED_BY] !== MANAGER) return false;
+    const kind = l[LABEL_OWNER_KIND];
+    return kind === undefined ? !product.ownsUnlabelledObjects : kind !== product.kind;
+  };
+  const toOwner = {
+    mapToKeys: (o: KubernetesObject) => {
+      const key = ownerKey(o, product.ownsUnlabelledObjects ? product.kind : '');
+      const prefix = `${product.kind}/`;
+      return key?.startsWith(prefix) ? [key.slice(prefix.length)] : [];
+    },
+  };
+  mgr.add({
+    name,
+    concurrency: opts.concurrency,
+    resyncPeriodMs: opts.resyncPeriodMs,
+    reconcile: async (key, ctx) => {
+      const listTypes = await servedListTypes.get(ctx.signal);
+      return reconcile(key, ctx, {
+        product,
+        snapshot: (k) => ({ ...snapshot(k), listTypes }),
+        writer,
+        events,
+        memory,
+        metrics: opts.metrics,
+        log: mgr.log,
+      });
+    },
+    watches: [
+      // Spec (generation), deletion, finalizers, labels and annotations, and status written by
+      // anyone but us; not our own status writes.
+      {
+        informer: objects as unknown as Informer<KubernetesObject>,
+        filter: anyOf(generationChanged, foreignStatusWrite(memory)),
+      },
+      {
+        informer: shared.deployments as unknown as Informer<KubernetesObject>,
+        ...toInstall(matchesDeployment),
+      },
+      {
+        informer: shared.hpas as unknown as Informer<KubernetesObject>,
+        ...toInstall((o) => matchesCover(o) && !othersOwned(o)),
+      },
+      {
+        informer: shared.pdbs as unknown as Informer<KubernetesObject>,
+        ...toInstall((o) => matchesCover(o) && !othersOwned(o)),
+      },
+      ...[...shared.owned.values()].map((informer) => ({ informer, ...toOwner })),
+      ...(related ?? []).map(([, informer]) => ({ informer, ...toInstall(() => true) })),
+    ],
+  });
+  return { product, memory, objects, tracker, enqueueNamespace };
+}

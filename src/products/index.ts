@@ -1,0 +1,21 @@
+// The products the operator serves, in one list: the only place the engine's users (the operator's
+// entry point, the CLI, the chart's RBAC) learn which exist. A new product is a folder beside these
+// and one line here.
+import { ENGINE_PERMISSIONS, type Permission } from '../controller/permissions.js';
+import type { Product } from '../controller/product.js';
+import { GLOO } from './gloo/index.js';
+import { KGATEWAY } from './kgateway/index.js';
+
+export const PRODUCTS: readonly Product[] = [GLOO, KGATEWAY];
+
+/**
+ * The operator's Kubernetes API use in every namespace it reconciles: every (API group, resource,
+ * verb) the reconcilers call, and nothing else — the engine's own and each product's. Read by
+ * `glooha check` (which asks the API server whether the operator's ServiceAccount may do each) and by
+ * the chart's tests (the rendered (Cluster)Roles must grant exactly this: test/unit/chart/expected-rbac.ts).
+ * Change it together with charts/glooha-operator/templates/_helpers.tpl and the chart README's table.
+ */
+export const RECONCILER_PERMISSIONS: readonly Permission[] = [
+  ...ENGINE_PERMISSIONS,
+  ...PRODUCTS.flatMap((p) => p.permissions),
+];

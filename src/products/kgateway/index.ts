@@ -1,0 +1,96 @@
+// kgateway as a product: a KgatewayHA keeps a kgateway install available — its controller Deployment
+// (kgateway's chart) and the proxies its deployer renders from the GatewayParameters the Gateways name.
+import { GROUP, KGATEWAY_KIND, KGATEWAY_PLURAL } from '../../api/constants.js';
+import type { KgatewayHA } from '../../api/types.js';
+import { ownerOf } from '../../core/ownership.js';
+import { TARGET_REQUEUE_MS } from '../../controller/plan.js';
+import { installNamespaceOf, type Product, type RelatedKind } from '../../controller/product.js';
+import { desiredKgateway } from './desired.js';
+import {
+  CONTROLLER_LEASE_NAME,
+  GATEWAY_PARAMETERS_GROUP,
+  GATEWAY_PARAMETERS_KIND,
+  INSTALL_LABEL_SELECTOR,
+} from './facts.js';
+import { inTarget, observeKgateway } from './observe.js';
+
+/** The KgatewayHA controller's name, in metrics and logs. */
+export const CONTROLLER_NAME = 'kgatewayha';
+
+/** The Gateways a KgatewayHA's spec.gateways names (read only). */
+export const GATEWAYS: RelatedKind = {
+  kind: 'Gateway',
+  group: 'gateway.networking.k8s.io',
+  version: 'v1',
+  plural: 'gateways',
+};
+
+/**
+ * The GatewayParameters the Gateways name, into which the proxies' HA fields go (server-side apply;
+ * never created or deleted). Their managedFields stay cached: a deletion hands glooha's fields over.
+ */
+export const GATEWAY_PARAMETERS: RelatedKind = {
+  kind: GATEWAY_PARAMETERS_KIND,
+  group: GATEWAY_PARAMETERS_GROUP,
+  version: 'v1alpha1',
+  plural: 'gatewayparameters',
+  keepManagedFields: true,
+};
+
+export const KGATEWAY: Product = {
+  kind: KGATEWAY_KIND,
+  plural: KGATEWAY_PLURAL,
+  controllerName: CONTROLLER_NAME,
+  deploymentSelector: INSTALL_LABEL_SELECTOR,
+  // kgateway's proxies get their HPAs and PDBs from their users (or `glooha migrate`), unlabelled:
+  // every one in scope may cover them.
+  leaseName: CONTROLLER_LEASE_NAME,
+  relatedKinds: [GATEWAYS, GATEWAY_PARAMETERS],
+  // Per-object series cover GlooHAs only so far.
+  objectMetrics: false,
+  permissions: [
+    { group: GROUP, resource: KGATEWAY_PLURAL, verbs: ['get', 'list', 'watch', 'patch'] },
+    { group: GROUP, resource: `${KGATEWAY_PLURAL}/status`, verbs: ['get', 'update', 'patch'] },
+    { group: GROUP, resource: `${KGATEWAY_PLURAL}/finalizers`, verbs: ['update'] },
+    { group: GATEWAYS.group, resource: GATEWAYS.plural, verbs: ['get', 'list', 'watch'] },
+    {
+      group: GATEWAY_PARAMETERS.group,
+      resource: GATEWAY_PARAMETERS.plural,
+      verbs: ['get', 'list', 'watch', 'patch'],
+    },
+  ],
+  rivalFix: 'give them different spec.target.helmRelease values',
+  selfConflictFix: 'give each Gateway its own proxy Deployment (check the gateways keys)',
+  inTarget: (g, obj) => inTarget(obj, (g as KgatewayHA).spec?.target),
+  desired(g, s, ownedOf) {
+    const ns = installNamespaceOf(g);
+    const k = g as KgatewayHA;
+    const observed = observeKgateway(
+      {
+        namespace: ns,
+        deployments: s.deployments,
+        hpas: [...s.hpas, ...ownedOf('HorizontalPodAutoscaler')],
+        pdbs: [...s.pdbs, ...ownedOf('PodDisruptionBudget')],
+      },
+      ownerOf(g),
+      k.spec?.target,
+      {
+        served: s.related !== undefined,
+        gateways: [...(s.related?.get(GATEWAYS.kind) ?? [])],
+        parameters: [...(s.related?.get(GATEWAY_PARAMETERS.kind) ?? [])],
+      },
+    );
+    if (!observed.controller) {
+      const release = k.spec?.target?.helmRelease;
+      return {
+        ok: false,
+        stall: {
+          reason: 'TargetNotFound',
+          message: `no kgateway install found in namespace ${ns}: no Deployment labelled kgateway=kgateway${release ? `,app.kubernetes.io/instance=${release}` : ''}. Install kgateway's chart there or fix spec.target; the operator waits for it`,
+        },
+        requeueAfterMs: TARGET_REQUEUE_MS,
+      };
+    }
+    return desiredKgateway(k, observed);
+  },
+};

@@ -1,0 +1,39 @@
+// ObjectMeta as the API server validates it (apimachinery ValidateObjectMeta): `glooha render` used to
+// accept label keys and values, annotation sizes and metadata fields the API server refuses.
+import { describe, expect, it } from 'vitest';
+
+import { validateGlooHA, validateKgatewayHA } from '../../../src/api/validate.js';
+import { haObject } from './rule-cases.js';
+import { KGATEWAY_KIND } from '../../../src/api/constants.js';
+
+const withMeta = (meta: Record<string, unknown>, kind?: typeof KGATEWAY_KIND) => {
+  const o = haObject(kind, {});
+  return { ...o, metadata: { name: 'ha', ...meta } };
+};
+const paths = (meta: Record<string, unknown>) => {
+  const r = validateGlooHA(withMeta(meta));
+  return r.ok ? [] : r.errors.map((e) => e.path);
+};
+
+describe('ObjectMeta', () => {
+  it('refuses what the API server refuses', () => {
+    expect(paths({ labels: { 'a b': 'c' } })).toEqual(['metadata.labels[a b]']);
+    expect(paths({ labels: { a: 'x'.repeat(64) } })).toEqual(['metadata.labels[a]']);
+    expect(paths({ labels: { a: '-x' } })).toEqual(['metadata.labels[a]']);
+    expect(paths({ annotations: { a: 'x'.repeat(256 * 1024) } })).toEqual(['metadata.annotations']);
+    expect(paths({ bogus: 1 })).toEqual(['metadata.bogus']);
+    const k = validateKgatewayHA(withMeta({ labels: { 'a b': 'c' } }, KGATEWAY_KIND));
+    expect(k.ok).toBe(false);
+  });
+
+  it('accepts what the API server accepts', () => {
+    expect(
+      paths({
+        labels: { 'app.kubernetes.io/name': 'gloo', team: '', 'example.com/x_y': 'a.b-c_d' },
+        annotations: { 'example.com/note': 'x'.repeat(200 * 1024), 'A/b': 'upper-case prefix is lowered' },
+        generateName: 'ha-',
+        finalizers: ['glooha.io/handover'],
+      }),
+    ).toEqual([]);
+  });
+});
