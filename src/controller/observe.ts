@@ -25,8 +25,6 @@ export function isOwnedBy(obj: KubernetesObject, owner: Owner, acceptUnlabelled 
   );
 }
 
-const HELM_RELEASE_ANNOTATION = 'meta.helm.sh/release-name';
-
 export function observedDeployment(d: V1Deployment): ObservedDeployment {
   const spec = d.spec;
   return {
@@ -40,9 +38,6 @@ export function observedDeployment(d: V1Deployment): ObservedDeployment {
     })),
     serviceAccountName: spec?.template?.spec?.serviceAccountName,
     replicas: spec?.replicas,
-    ...(d.metadata?.annotations?.[HELM_RELEASE_ANNOTATION]
-      ? { helmRelease: d.metadata.annotations[HELM_RELEASE_ANNOTATION] }
-      : {}),
   };
 }
 

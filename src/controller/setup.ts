@@ -32,8 +32,7 @@ import { stripManagedFields, stripManagedFieldsOf } from '../runtime/transforms.
 import { objectKey } from '../runtime/store.js';
 import { EventRecorder } from './actions/events.js';
 import { kubeWriter } from './actions/writer.js';
-import { DEPLOYMENTS, HPAS, LEASES, LIST_TYPED_KINDS, OWNED_KINDS, PDBS, type KindInfo } from './kinds.js';
-import { ServedListTypes } from '../kube/openapi-list-types.js';
+import { DEPLOYMENTS, HPAS, LEASES, OWNED_KINDS, PDBS, type KindInfo } from './kinds.js';
 import { LeaseTracker } from './lease-tracker.js';
 import { ReconcilerMemory } from './memory.js';
 import type { Snapshot } from './plan-types.js';
@@ -251,13 +250,6 @@ function setupController(
   const tracker = new LeaseTracker(enqueueNamespace, clock);
   mgr.onStop(() => tracker.stop());
 
-  // How server-side apply merges the lists of what we write, from the API server's own schema: the
-  // drift comparison must see a list-map as the API server merges it (compare.ts).
-  const servedListTypes = new ServedListTypes(
-    mgr.client,
-    [...LIST_TYPED_KINDS, ...(relatedServed ? product.relatedKinds.filter((k) => k.group !== '') : [])],
-    mgr.log,
-  );
   const memory = new ReconcilerMemory();
   const writer = kubeWriter(
     mgr.client,
@@ -301,9 +293,8 @@ function setupController(
 
   // Per-object series, read from the cache when scraped: status-only updates (which enqueue nothing)
   // count at once, and a standby reports the same as the leader.
-  opts.metrics?.glooha.observe(
-    product.kind,
-    () =>
+  if (product.objectMetrics)
+    opts.metrics?.glooha.observe(() =>
       objects.store.list().map((g) => {
         const ready = g.status?.conditions?.find((c) => c.type === 'Ready')?.status;
         const lease = tracker.lease(installNamespaceOf(g));
@@ -311,11 +302,10 @@ function setupController(
           namespace: g.metadata.namespace ?? '',
           name: g.metadata.name,
           ready: ready === 'True' ? 'true' : ready === 'False' ? 'false' : 'unknown',
-          ...(lease ? { leaderLease: { name: product.leaseName, ...lease } } : {}),
+          ...(lease ? { leaderLease: lease } : {}),
         };
       }),
-    { deprecatedLeaseSeries: product.deprecatedLeaseSeries === true },
-  );
+    );
   opts.metrics?.reconcile.register(name, opts.concurrency);
   // Events of the shared informers map to this product's objects only when its selection holds them.
   const toInstall = (matches: (o: KubernetesObject) => boolean) => ({
@@ -340,18 +330,8 @@ function setupController(
     name,
     concurrency: opts.concurrency,
     resyncPeriodMs: opts.resyncPeriodMs,
-    reconcile: async (key, ctx) => {
-      const listTypes = await servedListTypes.get(ctx.signal);
-      return reconcile(key, ctx, {
-        product,
-        snapshot: (k) => ({ ...snapshot(k), listTypes }),
-        writer,
-        events,
-        memory,
-        metrics: opts.metrics,
-        log: mgr.log,
-      });
-    },
+    reconcile: (key, ctx) =>
+      reconcile(key, ctx, { product, snapshot, writer, events, memory, metrics: opts.metrics, log: mgr.log }),
     watches: [
       // Spec (generation), deletion, finalizers, labels and annotations, and status written by
       // anyone but us; not our own status writes.

@@ -24,15 +24,16 @@ describe('Dockerfile', () => {
     expect(checkDockerfile().problems).toEqual([]);
   });
 
-  it('is multi-stage: npm ci → npm run build, bundle → runtime', () => {
+  it('is multi-stage: npm ci → npm run build → npm ci --omit=dev → runtime', () => {
     const runs = (name: string) =>
       stages
         .find((s) => s.name === name)
         ?.instructions.filter((i) => i.keyword === 'RUN')
         .map((i) => i.args);
-    expect(stages.map((s) => s.name)).toEqual(['deps', 'build', 'runtime']);
+    expect(stages.map((s) => s.name)).toEqual(['deps', 'build', 'prod-deps', 'runtime']);
     expect(runs('deps')?.[0]).toMatch(/^npm ci\b/);
-    expect(runs('build')).toEqual(['npm run build', 'node scripts/bundle.mjs /app/bundle']);
+    expect(runs('build')).toEqual(['npm run build']);
+    expect(runs('prod-deps')?.[0]).toMatch(/^npm ci --omit=dev\b/);
     expect(stages.find((s) => s.name === 'build')?.base).toBe('deps');
   });
 
@@ -67,7 +68,6 @@ describe('Dockerfile', () => {
       'tsconfig.json',
       'tsconfig.build.json',
       'scripts/copy-assets.mjs',
-      'scripts/bundle.mjs',
       'src/log.ts',
     ])
       expect(included(p), p).toBe(true);
@@ -83,11 +83,12 @@ describe('Dockerfile', () => {
       expect(included(p), p).toBe(false);
   });
 
-  it('copies into the runtime stage only the bundle: its package.json and dist (no node_modules)', () => {
+  it('copies into the runtime stage only package.json, production node_modules and dist', () => {
     const copies = runtime.instructions.filter((i) => i.keyword === 'COPY').map(parseCopy);
     expect(copies.map((c) => `${c.from}:${c.sources.join(',')}`)).toEqual([
-      'build:/app/bundle/package.json',
-      'build:/app/bundle/dist',
+      'prod-deps:/app/package.json',
+      'prod-deps:/app/node_modules',
+      'build:/app/dist',
     ]);
   });
 });
