@@ -109,8 +109,8 @@ export interface KubeLeaseClientOptions {
 
 /**
  * The real LeaseClient. RBAC it needs on `leases` (coordination.k8s.io) in the namespace:
- * get, list, watch, create, update. A list or watch with fieldSelector metadata.name=X is authorized
- * as a request for that one name, so a Role may restrict get/list/watch/update with resourceNames.
+ * get, create, update, watch — and `list` is NOT needed: a watch with fieldSelector metadata.name=X is
+ * authorized as a watch of that one name, so a Role may restrict get/update/watch with resourceNames.
  * (create cannot be restricted by name.)
  */
 export class KubeLeaseClient implements LeaseClient {
@@ -196,35 +196,16 @@ export class KubeLeaseClient implements LeaseClient {
   }
 
   /**
-   * The operator's one watch loop: an Informer (src/runtime/informer.ts) on this one Lease, listed
-   * and watched by name (`fieldSelector=metadata.name=<name>`, which RBAC authorizes as a request
-   * for that name, so `resourceNames` may restrict get/list/watch). The watch starts from the LIST's
-   * resourceVersion, which is current: the Lease's own resourceVersion (what a GET returns) is as
-   * old as its last write, and on a Lease idle past the watch cache's window a watch from it gets
-   * 410 Gone, a re-read gets the same old version, and so on (143 requests in 5 s). Only when `list`
-   * is forbidden (a Role from before it was needed) does it fall back to a GET of the Lease.
+   * The operator's one watch loop: an Informer (src/runtime/informer.ts) on this one Lease, whose
+   * "list" is a GET of it — RBAC `get` and `watch` on the name suffice, no `list` — and whose watch
+   * is the transport's (`fieldSelector=metadata.name=<name>`).
    */
   watch(handlers: LeaseWatchHandlers): LeaseWatch {
     const { client, namespace, name } = this.options;
     const ref = { group: 'coordination.k8s.io', version: 'v1', plural: 'leases' };
     const watchTransport = kubeTransport<V1Lease & KubernetesObject>(client, ref);
-    let listForbidden = false;
-    const log = this.options.logger;
-    const description = this.description;
     const transport: Transport<V1Lease & KubernetesObject> = {
       async list(req) {
-        if (!listForbidden) {
-          try {
-            return await watchTransport.list(req);
-          } catch (err) {
-            if (statusCode(err) !== 403) throw err;
-            listForbidden = true;
-            log?.warn(
-              `may not list Lease ${description} by name: reading it with a GET instead, whose resourceVersion may be too old to watch from; grant "list" on leases`,
-              { err: (err as Error).message },
-            );
-          }
-        }
         try {
           const lease = await client.request<V1Lease & KubernetesObject>(
             'GET',

@@ -7,7 +7,6 @@ import {
 } from '../../../src/leader/lease-client.js';
 import { closedPort, MockApiServer } from './mock-apiserver.js';
 import { KubeClient } from '../../../src/kube/client.js';
-import { createLogger } from '../../../src/log.js';
 
 const signal = () => AbortSignal.timeout(5_000);
 
@@ -95,15 +94,13 @@ describe('KubeLeaseClient (against a mock API server)', () => {
     await expect(client.get(signal())).rejects.toThrow();
   });
 
-  it('watches one Lease on the informer loop: a list by name, then a watch by name from the LIST resourceVersion; resumes after a close', async () => {
+  it('watches one Lease on the informer loop: GET (no list), then a watch by name from its resourceVersion; resumes after a close', async () => {
     const client = new KubeLeaseClient({
       client: new KubeClient(api.kubeConfig()),
       namespace: 'ns',
       name: 'lock',
     });
     await client.create(rec('a'), signal());
-    // Other writes since: the Lease's own resourceVersion (2) is older than the store's (7).
-    api.advanceResourceVersion(5);
     const events: string[] = [];
     const errors: unknown[] = [];
     const w = client.watch({
@@ -112,15 +109,15 @@ describe('KubeLeaseClient (against a mock API server)', () => {
       onError: (err) => errors.push(err),
     });
     await waitFor(() => events.length === 1 && api.requests.some((r) => r.query.get('watch') === 'true'));
-    const listReq = api.requests.find(
-      (r) => r.method === 'GET' && r.path === api.collection && r.query.get('watch') !== 'true',
-    );
-    expect(listReq?.query.get('fieldSelector')).toBe('metadata.name=lock');
-    expect(api.requests.some((r) => r.path === `${api.collection}/lock` && r.method === 'GET')).toBe(false);
+    expect(
+      api.requests.some(
+        (r) => r.method === 'GET' && r.path === api.collection && r.query.get('watch') !== 'true',
+      ),
+    ).toBe(false);
     const watchReq = api.requests.find((r) => r.query.get('watch') === 'true');
     expect(watchReq?.path).toBe(api.collection);
     expect(watchReq?.query.get('fieldSelector')).toBe('metadata.name=lock');
-    expect(watchReq?.query.get('resourceVersion')).toBe('7');
+    expect(watchReq?.query.get('resourceVersion')).toBe('2');
     api.emit('MODIFIED', {
       metadata: { name: 'lock', namespace: 'ns', resourceVersion: '9' },
       spec: { holderIdentity: '' },
@@ -144,25 +141,6 @@ describe('KubeLeaseClient (against a mock API server)', () => {
         ?.query.get('resourceVersion'),
     ).toBe('11');
     expect(errors).toEqual([]);
-    w.stop();
-  });
-
-  it('without list permission it falls back to a GET of the Lease and says what to grant', async () => {
-    api.denyList = true;
-    const lines: string[] = [];
-    const client = new KubeLeaseClient({
-      client: new KubeClient(api.kubeConfig()),
-      namespace: 'ns',
-      name: 'lock',
-      logger: createLogger('debug', {}, (l) => lines.push(l)),
-    });
-    await client.create(rec('a'), signal());
-    const events: string[] = [];
-    const w = client.watch({ onEvent: (type) => events.push(type), onError: () => {} });
-    await waitFor(() => api.requests.some((r) => r.query.get('watch') === 'true'));
-    expect(api.requests.some((r) => r.path === `${api.collection}/lock` && r.method === 'GET')).toBe(true);
-    expect(api.requests.find((r) => r.query.get('watch') === 'true')?.query.get('resourceVersion')).toBe('2');
-    expect(lines.join('\n')).toContain('grant \\"list\\" on leases');
     w.stop();
   });
 

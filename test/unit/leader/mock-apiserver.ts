@@ -20,8 +20,6 @@ export class MockApiServer {
   private rv = 1;
   /** Requests to these paths never get an answer. */
   hangPaths = new Set<string>();
-  /** A list of the Leases is refused with 403 (a Role without `list`). */
-  denyList = false;
   /** Writes are refused with 403 and this message (an admission policy's denial). */
   denyWrites: string | undefined;
   private readonly watchers = new Set<ServerResponse>();
@@ -61,11 +59,6 @@ export class MockApiServer {
       currentContext: 'mock',
     });
     return kc;
-  }
-
-  /** Other objects' writes: the store's resourceVersion moves on while this Lease stays idle. */
-  advanceResourceVersion(by: number): void {
-    this.rv += by;
   }
 
   /** Pushes a watch event to every open watch. */
@@ -127,18 +120,6 @@ export class MockApiServer {
       res.on('close', () => this.watchers.delete(res));
       if (this.lease) res.write(JSON.stringify({ type: 'ADDED', object: this.lease }) + '\n');
       return;
-    }
-    if (req.method === 'GET' && url.pathname === this.collection) {
-      if (this.denyList) return status(403, 'Forbidden');
-      const selector = url.searchParams.get('fieldSelector');
-      const match = !selector || selector === `metadata.name=${this.name}`;
-      return json(200, {
-        kind: 'LeaseList',
-        apiVersion: 'coordination.k8s.io/v1',
-        // A list's resourceVersion is the store's current one, newer than an idle Lease's own.
-        metadata: { resourceVersion: String(this.rv) },
-        items: this.lease && match ? [this.lease] : [],
-      });
     }
     if (req.method === 'GET' && url.pathname === item) {
       return this.lease ? json(200, this.lease) : status(404, 'NotFound');
