@@ -593,5 +593,7 @@ describe('an operator whose API server does not serve KgatewayHA (a Helm upgrade
       await second?.shutdown('test done');
       await installCrds();
     }
-  });
+    // Its own waits add up past the lane's 120 s: the KgatewayHAs' finalization (60 s), the CRD's
+    // deletion, a fresh operator's cache sync and the GlooHA's Ready (90 s).
+  }, 300_000);
 });
