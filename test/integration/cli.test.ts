@@ -221,21 +221,23 @@ describe('glooha CLI against the API server', { timeout: 180_000 }, () => {
     expect(missing.stdout).toContain(
       `[FAIL] fencing policy: no ValidatingAdmissionPolicyBinding takes Lease ${ns}/glooha-operator as its parameter: the leader reconciles nothing`,
     );
-    await installOperatorRbac(ns, { release, fencingPolicy: true });
     // The policy and its binding are cluster-scoped: removed at the end, so that no later file's
     // writes are judged by a policy whose parameter Lease went with this namespace.
     const admission = admin.makeApiClient(AdmissionregistrationV1Api);
     const policyName = `${release}-glooha-operator-fencing`;
-    const bound = await glooha(['check', '--operator-namespace', ns]).finally(async () => {
+    try {
+      await installOperatorRbac(ns, { release, fencingPolicy: true });
+      const bound = await glooha(['check', '--operator-namespace', ns]);
+      expect(bound.stdout).toMatch(
+        new RegExp(
+          `^\\[ok\\]\\s+fencing policy: ValidatingAdmissionPolicy ${release}-glooha-operator-fencing is bound \\(${release}-glooha-operator-fencing\\) to Lease ${ns}/glooha-operator; the operator requires it$`,
+          'm',
+        ),
+      );
+    } finally {
       await admission.deleteValidatingAdmissionPolicyBinding({ name: policyName }).catch(() => undefined);
       await admission.deleteValidatingAdmissionPolicy({ name: policyName }).catch(() => undefined);
-    });
-    expect(bound.stdout).toMatch(
-      new RegExp(
-        `^\\[ok\\]\\s+fencing policy: ValidatingAdmissionPolicy ${release}-glooha-operator-fencing is bound \\(${release}-glooha-operator-fencing\\) to Lease ${ns}/glooha-operator; the operator requires it$`,
-        'm',
-      ),
-    );
+    }
   });
 
   it('check fails (exit 5) where the operator lacks RBAC and has never led', async () => {
