@@ -9,36 +9,33 @@
 # The base of every stage. Releases use the default; override it only with an equivalent image.
 ARG NODE_IMAGE=node:26-trixie-slim
 
-# 1. All dependencies (dev included), from the lockfile only, so this layer is cached until it changes.
+# 1. All dependencies (dev included: TypeScript and esbuild), from the lockfile only, so this layer is
+#    cached until it changes.
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 
-# 2. Compile TypeScript and copy the templates: produces dist/src/main.js (the entry point).
+# 2. Compile TypeScript (the type check), then bundle the operator into one file with what it uses of its
+#    dependencies (scripts/bundle.mjs: esbuild, tree-shaken): /app/bundle/{dist,package.json}. The
+#    process starts with ~55 MB less RSS than from node_modules (docs/scale.md, Memory).
 FROM deps AS build
 COPY tsconfig.json tsconfig.build.json ./
-COPY scripts/copy-assets.mjs ./scripts/copy-assets.mjs
+COPY scripts/copy-assets.mjs scripts/bundle.mjs ./scripts/
 COPY src ./src
 RUN npm run build
+RUN node scripts/bundle.mjs /app/bundle
 
-# 3. Production dependencies only (no TypeScript, vitest, eslint, tsx).
-FROM ${NODE_IMAGE} AS prod-deps
-WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund
-
-# 4. Runtime: node and the compiled operator, nothing else.
+# 3. Runtime: node and the bundled operator, nothing else (no node_modules: the bundle holds them).
 FROM ${NODE_IMAGE} AS runtime
 # Drop the package managers the base image ships; the operator needs node alone.
 RUN rm -rf /usr/local/lib/node_modules /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack \
       /usr/local/bin/yarn /usr/local/bin/yarnpkg /opt/yarn-*
 ENV NODE_ENV=production
 WORKDIR /app
-# package.json carries "type": "module" (dist is ESM) and the version `--version` prints.
-COPY --from=prod-deps --chown=0:0 /app/package.json ./package.json
-COPY --from=prod-deps --chown=0:0 /app/node_modules ./node_modules
-COPY --from=build --chown=0:0 /app/dist ./dist
+# package.json carries "type": "module" (the bundle is ESM) and the version `--version` prints.
+COPY --from=build --chown=0:0 /app/bundle/package.json ./package.json
+COPY --from=build --chown=0:0 /app/bundle/dist ./dist
 # Files belong to root and are read-only for the runtime user; it never writes to them.
 USER 65532:65532
 EXPOSE 8080

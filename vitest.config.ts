@@ -6,13 +6,14 @@ import { defineConfig } from 'vitest/config';
 //  - integration-helm: helm-coexistence, Helm installs and upgrades of Gloo's chart (~200 s, mostly
 //    waiting on the API server and kwok);
 //  - integration: every other file that does not measure time;
-//  - integration-timing: the files that measure failover, fencing windows, lease expiry and
-//    steady-state request counts, which parallel CPU load would distort.
+//  - integration-timing: the files that measure failover (the operator's and kgateway's real
+//    controller's), fencing windows, lease expiry and steady-state request counts, which parallel CPU
+//    load would distort.
 // Within each project the files run one at a time: they share its control plane.
-const TIMING = ['operator-ha', 'leader-election', 'fencing', 'api-requests'].map(
+const TIMING = ['operator-ha', 'leader-election', 'fencing', 'api-requests', 'kgateway-controller'].map(
   (f) => `test/integration/${f}.test.ts`,
 );
-const HELM = ['test/integration/helm-coexistence.test.ts'];
+const HELM = ['test/integration/helm-coexistence.test.ts', 'test/integration/docs-helm-commands.test.ts'];
 
 const integration = (name: string, include: string[], exclude: string[] = []) => ({
   test: {

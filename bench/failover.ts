@@ -15,15 +15,41 @@
 //
 // Prints a table (median / min / max) and writes bench/results/failover.json. The processes run as
 // the control plane's admin user: this measures timing, not RBAC (the integration tests do that).
-import { CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+//
+// The handover suite (--suite handover) measures the graceful handover as a user sees it: SIGTERM to
+// the leader → the NEW leader's first write that is not its Lease (ground truth: the API server's
+// audit log, by the pod the write's token is bound to). The replicas run as the chart deploys them:
+// the chart's RBAC, a token bound to each replica's pod, and — for the "fence on" variants — the
+// chart's fencing ValidatingAdmissionPolicy with --leader-elect-require-fencing-policy. Each watches
+// a namespace with a GlooHA; right after the SIGTERM the bench asks for a reconcile
+// (glooha.io/reconcile-requested-at), which only the next leader answers (a run where the old one
+// still did is repeated) with a status
+// write. With --baseline REF the same variants also run from the source tree of git ref REF, the runs
+// interleaved round-robin so both see the same load; the audit log also counts the old leader's
+// writes accepted after the new leader's acquire (overlap, must be 0) and refused by admission.
+import {
+  CoordinationV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import { GROUP, PLURAL, RECONCILE_REQUEST_ANNOTATION, VERSION } from '../src/api/constants.js';
 import { startControlPlane, type ControlPlane } from '../test/env/controlplane.js';
+import { createNamespace, setControlPlane } from '../test/support/cluster.js';
+import { createGlooInstall } from '../test/support/gloo-install.js';
+import { createGlooHA, getGlooHA } from '../test/support/glooha.js';
 import { auditLogText } from '../test/support/audit.js';
 import {
+  boundToPod,
+  installOperatorRbac,
   metricValue,
   repoRoot,
   spawnOperator,
@@ -75,6 +101,8 @@ interface RunResult {
 interface Summary {
   n: number;
   median: number;
+  /** Nearest rank. */
+  p95: number;
   min: number;
   max: number;
 }
@@ -85,7 +113,8 @@ function summarize(values: number[]): Summary {
   const s = [...values].sort((a, b) => a - b);
   const mid = Math.floor(s.length / 2);
   const median = s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-  return { n: s.length, median: Math.round(median), min: s[0] ?? NaN, max: s.at(-1) ?? NaN };
+  const p95 = s[Math.max(0, Math.ceil(0.95 * s.length) - 1)] ?? NaN;
+  return { n: s.length, median: Math.round(median), p95, min: s[0] ?? NaN, max: s.at(-1) ?? NaN };
 }
 
 async function waitUntil<T>(
@@ -163,28 +192,42 @@ function leaseWrites(auditLogPath: string, namespace: string): number[] {
   return out.sort((a, b) => a - b);
 }
 
+interface GroupOptions {
+  /** Pod name prefix. */
+  prefix: string;
+  /** Flags beyond --kubeconfig/--leader-elect-namespace. */
+  args: string[];
+  /** Source tree to run (default this one). */
+  root?: string;
+  /** Each replica gets a token bound to its own (kwok) pod, as in a real pod (the fence needs it). */
+  podBound?: boolean;
+}
+
 class Group {
   readonly replicas: Replica[] = [];
   private seq = 0;
 
   constructor(
     private readonly id: OperatorIdentity,
-    private readonly timings: Timings,
+    private readonly opts: GroupOptions,
   ) {}
 
   async add(): Promise<Replica> {
-    const name = `bench-${this.timings.leaseMs / 1000}s-${this.seq++}`;
-    const proc = spawnOperator(this.id, {
+    const name = `${this.opts.prefix}-${this.seq++}`;
+    const id = this.opts.podBound ? await boundToPod(this.id, name) : this.id;
+    const proc = spawnOperator(id, {
       podName: name,
-      args: [`--watch-namespaces=${this.id.namespace}`, ...this.timings.args],
+      args: this.opts.args,
+      ...(this.opts.root ? { root: this.opts.root } : {}),
     });
     const url = await Promise.race([
       proc.metricsUrl,
       proc.exited.then((code) => {
         throw new Error(`${name} exited (${code}) during start-up`);
       }),
-      sleep(120_000).then(() => {
-        throw new Error(`${name} did not serve /metrics within 120 s`);
+      // Generous: a loaded 2-core machine has taken over 2 minutes to start one.
+      sleep(300_000).then(() => {
+        throw new Error(`${name} did not serve /metrics within 300 s`);
       }),
     ]);
     const starting = proc.logs.find((l) => l.msg === 'starting');
@@ -271,21 +314,266 @@ async function runOnce(
   return result;
 }
 
+// ---- the handover suite -------------------------------------------------------------------------
+
+interface AuditRecord {
+  stage: string;
+  verb: string;
+  requestURI?: string;
+  user: { username: string; extra?: Record<string, string[]> };
+  objectRef?: { resource?: string; namespace?: string; name?: string; subresource?: string };
+  responseStatus?: { code?: number };
+  requestReceivedTimestamp: string;
+}
+
+const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+
+/** Completed writes (dry runs left out) by a pod-bound token of one of `pods`, received at or after `since`. */
+function podWrites(
+  auditLogPath: string,
+  pods: Set<string>,
+  since: number,
+): (AuditRecord & { at: number; pod: string })[] {
+  const out: (AuditRecord & { at: number; pod: string })[] = [];
+  for (const line of auditLogText(auditLogPath).split('\n')) {
+    if (!line) continue;
+    const ev = JSON.parse(line) as AuditRecord;
+    if (ev.stage !== 'ResponseComplete' || !WRITE_VERBS.has(ev.verb)) continue;
+    if (ev.requestURI?.includes('dryRun=')) continue;
+    const pod = ev.user.extra?.['authentication.kubernetes.io/pod-name']?.[0];
+    if (!pod || !pods.has(pod)) continue;
+    const at = Date.parse(ev.requestReceivedTimestamp);
+    if (at < since) continue;
+    out.push({ ...ev, at, pod });
+  }
+  return out.sort((a, b) => a.at - b.at);
+}
+
+const ok = (e: AuditRecord) => (e.responseStatus?.code ?? 0) >= 200 && (e.responseStatus?.code ?? 0) < 300;
+const isLease = (e: AuditRecord) => e.objectRef?.resource === 'leases';
+
+interface Variant {
+  label: string;
+  /** The chart's fencing policy installed and required (--leader-elect-require-fencing-policy). */
+  fence: boolean;
+  /** Source tree (undefined: this one). */
+  root?: string;
+  group?: Group;
+  watchNs?: string;
+  runs: HandoverRun[];
+}
+
+interface HandoverRun {
+  /** SIGTERM → the new leader's first write other than its Lease (audit log, received time). */
+  firstWriteMs: number;
+  /** SIGTERM → the new leader logs `started leading`. */
+  startedLeadingMs: number;
+  /** SIGTERM → the old leader's release reached the API server (audit log). */
+  releaseMs?: number;
+  /** The old leader's writes (not its Lease) accepted after the new leader's acquire: overlap. */
+  oldWritesAfterAcquire: number;
+  /** The old leader's writes refused by the fencing policy after the signal. */
+  oldWritesRefused: number;
+  /** 1-minute load average when the run started. */
+  load1: number;
+}
+
+/** The source tree of git ref `ref`, runnable with this tree's node_modules. */
+function checkoutBaseline(ref: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'glooha-baseline-'));
+  const archive = execFileSync(
+    'git',
+    ['-C', repoRoot, 'archive', ref, 'src', 'package.json', 'tsconfig.json'],
+    {
+      maxBuffer: 256 * 1024 * 1024,
+    },
+  );
+  execFileSync('tar', ['-x', '-C', dir], { input: archive });
+  symlinkSync(join(repoRoot, 'node_modules'), join(dir, 'node_modules'));
+  return dir;
+}
+
+async function handoverRun(
+  plane: ControlPlane,
+  kc: KubeConfig,
+  v: Variant,
+): Promise<HandoverRun | undefined> {
+  const group = v.group!;
+  const leader = await group.leader(45_000);
+  const rest = group.live().filter((r) => r !== leader);
+  await sleep(1_000 + Math.random() * 2_400); // an arbitrary point of the renew cycle
+  const load1 = loadavg()[0]!;
+  const signalAt = Date.now();
+  leader.proc.kill('SIGTERM');
+  // Work for the next leader, asked at once: waiting to see the old term end first delayed the request
+  // (and so the measured first write) by however long this loaded process took to notice. The old
+  // leader's term ends when it handles the signal, a few milliseconds, before this request can reach
+  // it through its watch; a run where it still answered is not counted (checked below).
+  const requested = new Date().toISOString();
+  await kc.makeApiClient(CustomObjectsApi).patchNamespacedCustomObject(
+    {
+      group: GROUP,
+      version: VERSION,
+      plural: PLURAL,
+      namespace: v.watchNs!,
+      name: 'gloo',
+      body: { metadata: { annotations: { [RECONCILE_REQUEST_ANNOTATION]: requested } } },
+    },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
+  await waitUntil(
+    'the new leader to handle the reconcile request',
+    () => getGlooHA(v.watchNs!, 'gloo'),
+    (g) => g.status?.lastHandledReconcileAt === requested,
+    30_000,
+    20,
+  );
+  const next = rest
+    .flatMap((r) => electorLogs(r, 'started leading', signalAt).map((rec) => ({ r, at: tsOf(rec) })))
+    .sort((a, b) => a.at - b.at)[0];
+  if (!next) throw new Error('no replica logged started leading');
+  const code = await Promise.race([leader.proc.exited, sleep(15_000).then(() => 'timeout' as const)]);
+  if (code === 'timeout') throw new Error(`${leader.name} did not exit after SIGTERM`);
+  await sleep(300); // the audit log is written in blocking mode; let the last lines land
+  const writes = podWrites(plane.auditLogPath, new Set([leader.name, next.r.name]), signalAt);
+  const newWrites = writes.filter((e) => e.pod === next.r.name && ok(e));
+  const acquire = newWrites.find(isLease);
+  const first = newWrites.find((e) => !isLease(e));
+  if (!acquire || !first) throw new Error(`no acquire or first write by ${next.r.name} in the audit log`);
+  const old = writes.filter((e) => e.pod === leader.name);
+  const answeredByOld = old.some((e) => !isLease(e) && ok(e) && e.objectRef?.subresource === 'status');
+  // The old leader's last Lease write: its release (a renew may have been in flight before it).
+  const release = old.filter((e) => isLease(e) && ok(e) && e.verb === 'update').at(-1);
+  await group.add(); // back to full strength
+  if (answeredByOld) return undefined;
+  const run: HandoverRun = {
+    firstWriteMs: first.at - signalAt,
+    startedLeadingMs: next.at - signalAt,
+    ...(release ? { releaseMs: release.at - signalAt } : {}),
+    oldWritesAfterAcquire: old.filter((e) => !isLease(e) && ok(e) && e.at >= acquire.at).length,
+    oldWritesRefused: old.filter((e) => !isLease(e) && e.responseStatus?.code === 403).length,
+    load1,
+  };
+  return run;
+}
+
+async function handoverSuite(
+  plane: ControlPlane,
+  kc: KubeConfig,
+  runs: number,
+  replicaCount: number,
+  baseline: string | undefined,
+  groups: Group[],
+): Promise<Record<string, unknown>[]> {
+  const { failures: _f, stop: _s, ...info } = plane;
+  setControlPlane(info);
+  const baselineRoot = baseline ? checkoutBaseline(baseline) : undefined;
+  try {
+    const variants: Variant[] = [
+      { label: 'fence on, this tree', fence: true, runs: [] },
+      ...(baselineRoot
+        ? [{ label: `fence on, ${baseline}`, fence: true, root: baselineRoot, runs: [] }]
+        : []),
+      { label: 'fence off, this tree', fence: false, runs: [] },
+    ];
+    let n = 0;
+    for (const v of variants) {
+      const opNs = await createNamespace(`bench-handover-${n}`);
+      v.watchNs = await createNamespace(`bench-handover-gloo-${n++}`);
+      await createGlooInstall(kc, { namespace: v.watchNs, proxies: ['gateway-proxy'] });
+      await createGlooHA(v.watchNs, 'gloo', { gloo: { replicas: 2 } });
+      const id = await installOperatorRbac(opNs, { fencingPolicy: v.fence });
+      v.group = new Group(id, {
+        prefix: `ho${n}`,
+        args: [
+          `--watch-namespaces=${v.watchNs}`,
+          ...(v.fence ? ['--leader-elect-require-fencing-policy=true'] : []),
+        ],
+        root: v.root,
+        podBound: true,
+      });
+      groups.push(v.group);
+      log(
+        `handover: ${v.label}: starting ${replicaCount} replicas (operator in ${opNs}, GlooHA in ${v.watchNs})`,
+      );
+      await Promise.all(Array.from({ length: replicaCount }, () => v.group!.add()));
+      await waitUntil(
+        `${v.label}: the GlooHA to be Ready`,
+        () => getGlooHA(v.watchNs!, 'gloo'),
+        (g) => g.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false,
+        120_000,
+        200,
+      );
+    }
+    // Round-robin: every variant sees the same load over the run.
+    for (let i = 0; i < runs; i++) {
+      for (const v of variants) {
+        let r: HandoverRun | undefined;
+        for (let attempt = 0; !r && attempt < 3; attempt++) {
+          r = await handoverRun(plane, kc, v);
+          if (!r) log(`handover ${v.label} run ${i + 1}: the old leader answered the request; again`);
+        }
+        if (!r) throw new Error(`${v.label}: the old leader answered the request three times in a row`);
+        log(`handover ${v.label} run ${i + 1}/${runs}: ${JSON.stringify(r)}`);
+        v.runs.push(r);
+      }
+    }
+    for (const v of variants) await v.group!.stopAll();
+    return variants.map((v) => {
+      const pick = (k: keyof HandoverRun) =>
+        v.runs.map((r) => r[k]).filter((x): x is number => typeof x === 'number');
+      return {
+        variant: v.label,
+        fence: v.fence,
+        runs: v.runs,
+        firstWrite: summarize(pick('firstWriteMs')),
+        startedLeading: summarize(pick('startedLeadingMs')),
+        release: summarize(pick('releaseMs')),
+        overlappingWrites: v.runs.reduce((a, r) => a + r.oldWritesAfterAcquire, 0),
+        refusedOldWrites: v.runs.reduce((a, r) => a + r.oldWritesRefused, 0),
+        load1: (() => {
+          const l = pick('load1').sort((a, b) => a - b);
+          return { min: l[0], median: l[Math.floor(l.length / 2)], max: l.at(-1) };
+        })(),
+      };
+    });
+  } finally {
+    setControlPlane(undefined);
+    if (baselineRoot) rmSync(baselineRoot, { recursive: true, force: true });
+  }
+}
+
+function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const fmt = (row: string[]) =>
+    row
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  return [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(fmt)].join('\n') + '\n';
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       runs: { type: 'string', default: '5' },
       replicas: { type: 'string', default: '3' },
+      suite: { type: 'string', default: 'all' },
+      baseline: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
   });
   if (values.help) {
     process.stdout.write(
-      'usage: npx tsx bench/failover.ts [--runs N (default 5)] [--replicas N (default 3)]\n',
+      'usage: npx tsx bench/failover.ts [--runs N (default 5)] [--replicas N (default 3)]\n' +
+        '         [--suite failover|handover|all (default all)] [--baseline GIT_REF (handover: also run that tree)]\n',
     );
     return;
   }
+  const suites = values.suite === 'all' ? ['failover', 'handover'] : [values.suite];
+  if (!suites.every((x) => x === 'failover' || x === 'handover'))
+    throw new Error(`--suite must be failover, handover or all, got ${values.suite}`);
   const runs = Number(values.runs);
   const replicaCount = Number(values.replicas);
   if (!Number.isInteger(runs) || runs < 1)
@@ -308,6 +596,8 @@ async function main(): Promise<void> {
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
 
+  let handover: Record<string, unknown>[] = [];
+  const loadAtStart = loadavg();
   const results: {
     timings: string;
     leaseMs: number;
@@ -323,7 +613,9 @@ async function main(): Promise<void> {
     const kc = new KubeConfig();
     kc.loadFromFile(plane.kubeconfigPath);
     const core = kc.makeApiClient(CoreV1Api);
-    for (const t of TIMINGS) {
+    if (suites.includes('handover'))
+      handover = await handoverSuite(plane, kc, runs, replicaCount, values.baseline, groups);
+    for (const t of suites.includes('failover') ? TIMINGS : []) {
       const namespace = `bench-failover-${t.leaseMs / 1000}s-${Date.now().toString(36)}`;
       await core.createNamespace({ body: { metadata: { name: namespace } } });
       const id: OperatorIdentity = {
@@ -333,7 +625,10 @@ async function main(): Promise<void> {
         kubeConfig: kc,
         kubeconfigPath: plane.kubeconfigPath,
       };
-      const group = new Group(id, t);
+      const group = new Group(id, {
+        prefix: `bench-${t.leaseMs / 1000}s`,
+        args: [`--watch-namespaces=${namespace}`, ...t.args],
+      });
       groups.push(group);
       log(`${t.label}: starting ${replicaCount} replicas in ${namespace}`);
       await Promise.all(Array.from({ length: replicaCount }, () => group.add()));
@@ -371,27 +666,74 @@ async function main(): Promise<void> {
     await shutdown();
   }
 
-  const header = ['timings', 'mode', 'runs', 'median ms', 'min ms', 'max ms', 'after last renew (median)'];
-  const rows = results.map((r) => [
-    r.timings,
-    `${r.mode} (${SIGNAL[r.mode]})`,
-    String(r.failover.n),
-    String(r.failover.median),
-    String(r.failover.min),
-    String(r.failover.max),
-    r.takeoverAfterLastRenew ? `${r.takeoverAfterLastRenew.median} ms` : '-',
-  ]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const fmt = (row: string[]) =>
-    row
-      .map((c, i) => c.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd();
-  process.stdout.write(
-    `\nFailover: signal to the leader → another replica logs 'started leading' (${replicaCount} replicas)\n`,
-  );
-  process.stdout.write(`${fmt(header)}\n${widths.map((w) => '-'.repeat(w)).join('  ')}\n`);
-  for (const row of rows) process.stdout.write(`${fmt(row)}\n`);
+  if (results.length > 0) {
+    process.stdout.write(
+      `\nFailover: signal to the leader → another replica logs 'started leading' (${replicaCount} replicas)\n`,
+    );
+    process.stdout.write(
+      table(
+        ['timings', 'mode', 'runs', 'median ms', 'p95 ms', 'min ms', 'max ms', 'after last renew (median)'],
+        results.map((r) => [
+          r.timings,
+          `${r.mode} (${SIGNAL[r.mode]})`,
+          String(r.failover.n),
+          String(r.failover.median),
+          String(r.failover.p95),
+          String(r.failover.min),
+          String(r.failover.max),
+          r.takeoverAfterLastRenew ? `${r.takeoverAfterLastRenew.median} ms` : '-',
+        ]),
+      ),
+    );
+  }
+  if (handover.length > 0) {
+    process.stdout.write(
+      `\nGraceful handover: SIGTERM to the leader → the new leader's first write (audit log), ${replicaCount} replicas, ` +
+        `runs interleaved; load average ${loadAtStart.map((l) => l.toFixed(2)).join(' ')} at the start, ` +
+        `${loadavg()
+          .map((l) => l.toFixed(2))
+          .join(' ')} at the end, ${cpus().length} CPUs\n`,
+    );
+    type H = {
+      variant: string;
+      firstWrite: Summary;
+      startedLeading: Summary;
+      release: Summary;
+      overlappingWrites: number;
+      refusedOldWrites: number;
+      load1: { median?: number };
+    };
+    process.stdout.write(
+      table(
+        [
+          'variant',
+          'runs',
+          'first write median ms',
+          'p95',
+          'min',
+          'max',
+          'started leading median',
+          'release median',
+          'overlapping writes',
+          'refused old writes',
+          'load1 median',
+        ],
+        (handover as H[]).map((h) => [
+          h.variant,
+          String(h.firstWrite.n),
+          String(h.firstWrite.median),
+          String(h.firstWrite.p95),
+          String(h.firstWrite.min),
+          String(h.firstWrite.max),
+          String(h.startedLeading.median),
+          String(h.release.median),
+          String(h.overlappingWrites),
+          String(h.refusedOldWrites),
+          String(h.load1.median?.toFixed(2)),
+        ]),
+      ),
+    );
+  }
 
   const out = join(repoRoot, 'bench', 'results', 'failover.json');
   mkdirSync(join(repoRoot, 'bench', 'results'), { recursive: true });
@@ -402,11 +744,13 @@ async function main(): Promise<void> {
         date: new Date().toISOString(),
         node: process.version,
         cpus: cpus().length,
+        loadavgAtStart: loadAtStart,
         loadavgAtEnd: loadavg(),
         replicas: replicaCount,
         runsPerCase: runs,
         totalSeconds: Math.round((Date.now() - started) / 1000),
         results,
+        handover,
       },
       null,
       2,

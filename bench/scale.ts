@@ -32,10 +32,10 @@
 //     fresh set of N installs, the same number of installs at once as the operator's --concurrency, each
 //     install's writes one after another.
 // Prints one table row per run and writes bench/results/scale-<mode>.json (with machine load). With
-// --readme, the table also replaces the one between the bench/scale markers in README.md, with the
+// --readme, the table also replaces the one between the bench/scale markers in docs/benchmarks.md, with the
 // command line, the date and the load, so the README's figures are always a run's output.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -70,6 +70,18 @@ const WANT: Record<string, number> = { gloo: 3, 'gateway-proxy': 2 };
 const LEASE_RENEW_MS = 2000;
 /** Admin requests the bench keeps in flight while it sets things up. */
 const SETUP_PARALLEL = 24;
+
+const GC_PROBE = join(repoRoot, 'bench/gc-probe.mjs');
+
+/** The operator's RSS and heap used after a full GC (bench/gc-probe.mjs, asked with SIGUSR2). */
+async function memoryAfterGc(op: Operator, file: string): Promise<{ rssMB: number; heapUsedMB: number }> {
+  const lines = () => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : []);
+  const before = lines().length;
+  op.child.kill('SIGUSR2');
+  await waitFor('the operator to report its memory after GC', () => lines().length > before, 30_000);
+  const m = JSON.parse(lines().at(-1)!) as { rss: number; heapUsed: number };
+  return { rssMB: Math.round(m.rss / 2 ** 20), heapUsedMB: Math.round(m.heapUsed / 2 ** 20) };
+}
 
 const t0Bench = performance.now();
 const log = (line: string) =>
@@ -248,6 +260,8 @@ interface RunOptions {
   samples: number;
   floor: boolean;
   operatorRoot: string;
+  /** The root's name in the table (`before`, `after`, `bundle`: --operator-root NAME=DIR). */
+  rootName: string;
   /** Flags for node before the script (e.g. V8 heap sizing), as an image's ENTRYPOINT would pass them. */
   nodeFlags: string[];
 }
@@ -268,13 +282,19 @@ function spawnOperator(
   root: string,
   nodeFlags: string[],
   logPath: string,
+  gcFile: string,
 ): Operator {
   // The whole log goes to a file (the tail is kept for errors): a slow or stuck run is read there.
   const logFile = createWriteStream(logPath);
+  // bench/gc-probe.mjs (preloaded, outside the root under test) answers SIGUSR2 with the memory after
+  // a full GC; --expose-gc only makes gc() callable, it changes nothing about when V8 collects.
   const child = spawn(
     process.execPath,
     [
       ...nodeFlags,
+      '--expose-gc',
+      '--import',
+      GC_PROBE,
       join(root, 'dist/src/main.js'),
       `--kubeconfig=${id.kubeconfigPath}`,
       '--metrics-bind-address=127.0.0.1:0',
@@ -283,7 +303,7 @@ function spawnOperator(
     ],
     {
       cwd: root,
-      env: { ...process.env, POD_NAME: 'scale-bench', LOG_LEVEL: 'info' },
+      env: { ...process.env, POD_NAME: 'scale-bench', LOG_LEVEL: 'info', GLOOHA_BENCH_GC_FILE: gcFile },
       stdio: ['ignore', 'ignore', 'pipe'],
     },
   );
@@ -471,9 +491,14 @@ async function runOne(o: RunOptions) {
       ...(o.mode === 'cluster' ? [] : [`--watch-namespaces=${namespaces.join(',')}`]),
     ];
     const since = new Date(Date.now() - 1000);
-    const logPath = join(tmpdir(), `glooha-scale-${o.installs}-${o.mode}-c${o.concurrency ?? 'default'}.log`);
+    const logPath = join(
+      tmpdir(),
+      `glooha-scale-${o.rootName}-${o.installs}-${o.mode}-c${o.concurrency ?? 'default'}.log`,
+    );
     log(`operator log: ${logPath}`);
-    const op = spawnOperator(id, args, o.operatorRoot, o.nodeFlags, logPath);
+    const gcFile = `${logPath}.gc.jsonl`;
+    rmSync(gcFile, { force: true });
+    const op = spawnOperator(id, args, o.operatorRoot, o.nodeFlags, logPath, gcFile);
     cleanups.unshift(() => stopOperator(op));
     const appliedAt = await Promise.all(
       namespaces.map((ns) =>
@@ -482,7 +507,10 @@ async function runOne(o: RunOptions) {
         ).then((ts) => Math.max(...ts) - op.startedAt),
       ),
     );
-    const allAppliedMs = Math.max(...appliedAt);
+    // No installs: "applied" is when it leads (what an idle operator does before it has work).
+    if (o.installs === 0)
+      await waitFor('the operator to lead', () => op.marks['started leading'] !== undefined, 120_000);
+    const allAppliedMs = o.installs === 0 ? (op.marks['started leading'] ?? NaN) : Math.max(...appliedAt);
     const leadingMs = op.marks['started leading'] ?? NaN;
     log(
       `all applied ${Math.round(allAppliedMs)} ms after the process start (leading at ${Math.round(leadingMs)} ms)` +
@@ -560,12 +588,13 @@ async function runOne(o: RunOptions) {
     }).filter((e) => !isOwnLease(e));
     const final = procStatus(pid);
     const heapAtEnd = await metricValue(metricsUrl, 'nodejs_heap_size_used_bytes');
+    const idleAfterGc = await memoryAfterGc(op, gcFile);
     await stopOperator(op);
 
     // --- floor ----------------------------------------------------------------------------------------
     let floorMs: number | undefined;
     // Namespaced RBAC reaches only the watched namespaces, not a fresh set: the floor is a cluster-mode figure.
-    if (o.floor && o.mode === 'cluster')
+    if (o.floor && o.mode === 'cluster' && o.installs > 0)
       floorMs = await floor(admin, id, namespaces, coldWrites, o.concurrency ?? 4).catch((err: unknown) => {
         // A failed floor (a setup request timing out on a loaded machine) still leaves the operator's figures.
         log(`floor failed: ${err instanceof Error ? err.message : String(err)}`);
@@ -578,6 +607,7 @@ async function runOne(o: RunOptions) {
       mode: o.mode,
       concurrency: o.concurrency ?? 'default',
       operatorRoot: o.operatorRoot,
+      rootName: o.rootName,
       nodeFlags: o.nodeFlags,
       cold: {
         cachesSyncedMs: Math.round(op.marks['caches synced'] ?? NaN),
@@ -620,6 +650,8 @@ async function runOne(o: RunOptions) {
         vmHwmMB: Math.round(final.hwmKb / 1024),
         rssMB: Math.round(final.rssKb / 1024),
         heapUsedMB: Math.round(heapAtEnd / 2 ** 20),
+        /** After the steady window, after a full GC: what the idle operator holds. */
+        afterGc: idleAfterGc,
       },
       benchWatchReopened: deployments.restarts,
       machine: {
@@ -740,9 +772,9 @@ async function floor(
 
 const USAGE = `usage: npx tsx bench/scale.ts [--installs N[,N...] (default 10,100,500)] [--mode M[,M...]: cluster (default), namespaced, namespaced-wide-reads]
   [--concurrency C[,C...] (default: the operator's default; a list is a sweep)] [--steady-seconds S (default 60)]
-  [--samples K (default 20)] [--no-floor] [--operator-root DIR (default: this checkout; built with npm run build first)]
+  [--samples K (default 20)] [--no-floor] [--operator-root [NAME=]DIR[,...] (default: this checkout; each built with npm run build first; a list is side by side)]
   [--node-flags "FLAGS[;FLAGS...]" (passed to node before the operator's script; a list is a sweep)] [--no-build (dist/ is current)] [--out FILE]
-  [--readme (write the table into README.md between its bench/scale markers)]`;
+  [--readme (write the table into docs/benchmarks.md between its bench/scale markers)]`;
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
@@ -766,17 +798,17 @@ async function main(): Promise<number> {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
-  const int = (name: string, raw: string | undefined, max: number) => {
+  const int = (name: string, raw: string | undefined, max: number, min = 1) => {
     const v = Number(raw);
-    if (!Number.isInteger(v) || v < 1 || v > max) {
+    if (!Number.isInteger(v) || v < min || v > max) {
       process.stderr.write(
-        `bench/scale: --${name} must be an integer from 1 to ${max}, got ${raw}\n${USAGE}\n`,
+        `bench/scale: --${name} must be an integer from ${min} to ${max}, got ${raw}\n${USAGE}\n`,
       );
       process.exit(2);
     }
     return v;
   };
-  const sizes = (values.installs ?? '').split(',').map((x) => int('installs', x, 2000));
+  const sizes = (values.installs ?? '').split(',').map((x) => int('installs', x, 2000, 0));
   const modes = (values.mode ?? '').split(',');
   const badMode = modes.find((m) => !(MODES as readonly string[]).includes(m));
   if (badMode !== undefined) {
@@ -790,10 +822,24 @@ async function main(): Promise<number> {
     values.concurrency === undefined
       ? [undefined]
       : values.concurrency.split(',').map((x) => int('concurrency', x, 64));
-  const root = values['operator-root']!;
+  // Operator roots to compare side by side in one run: DIR or NAME=DIR, comma-separated (e.g.
+  // before=<bench/baseline.sh's directory>,after=.). Each is built unless --no-build; a root without a
+  // package.json build script (a bundle from scripts/bundle.mjs) is taken as it is.
+  const roots = values['operator-root']!.split(',').map((r, i) => {
+    const eq = r.indexOf('=');
+    return eq > 0
+      ? { name: r.slice(0, eq), dir: r.slice(eq + 1) }
+      : { name: i === 0 ? 'this' : `root${i}`, dir: r };
+  });
   if (!values['no-build']) {
-    log(`building the operator in ${root}`);
-    execFileSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+    for (const { dir } of roots) {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+        scripts?: Record<string, string>;
+      };
+      if (!pkg.scripts?.build) continue;
+      log(`building the operator in ${dir}`);
+      execFileSync('npm', ['run', '--silent', 'build'], { cwd: dir, stdio: ['ignore', 'ignore', 'inherit'] });
+    }
   }
   // Node flag sets to compare side by side in one run ("" is none), e.g. "; --max-semi-space-size=2".
   const flagSets = (values['node-flags'] ?? '').split(';').map((f) => f.split(' ').filter(Boolean));
@@ -802,33 +848,40 @@ async function main(): Promise<number> {
     for (const mode of modes as Mode[]) {
       for (const concurrency of concurrencies) {
         for (const nodeFlags of flagSets) {
-          results.push(
-            await runOne({
-              installs,
-              mode,
-              concurrency,
-              steadySeconds: int('steady-seconds', values['steady-seconds'], 3600),
-              samples: int('samples', values.samples, 1000),
-              floor: !values['no-floor'],
-              operatorRoot: root,
-              nodeFlags,
-            }),
-          );
+          for (const root of roots) {
+            results.push(
+              await runOne({
+                installs,
+                mode,
+                concurrency,
+                steadySeconds: int('steady-seconds', values['steady-seconds'], 3600),
+                samples: int('samples', values.samples, 1000),
+                // One floor per size and concurrency is enough: it does not depend on the operator.
+                floor: !values['no-floor'] && root === roots[0],
+                operatorRoot: root.dir,
+                rootName: root.name,
+                nodeFlags,
+              }),
+            );
+          }
         }
       }
     }
   }
   // The node flags column only when a run set some: the README's table stays as it was otherwise.
   const withFlags = flagSets.some((f) => f.length > 0);
+  const withRoots = roots.length > 1;
   const header =
+    (withRoots ? '| operator ' : '') +
     (withFlags ? '| node flags ' : '') +
-    '| installs | mode | concurrency | caches synced | all applied (from start) | after leading | floor | ratio | update p50/p99 | drift p50/p99 | peak RSS | heap | requests/install | writes/install | reconciles/install | steady req/min | steady writes | steady CPU |';
+    '| installs | mode | concurrency | caches synced | all applied (from start) | after leading | floor | ratio | update p50/p99 | drift p50/p99 | peak RSS | heap | requests/install | writes/install | reconciles/install | steady req/min | steady writes | steady CPU | idle RSS / heap after GC |';
   const rows = results.map(
     (r) =>
+      (withRoots ? `| ${r.rootName} ` : '') +
       (withFlags ? `| ${r.nodeFlags.join(' ') || '(none)'} ` : '') +
-      `| ${r.installs} | ${r.mode} | ${r.concurrency} | ${(r.cold.cachesSyncedMs / 1000).toFixed(1)} s | ${(r.cold.allAppliedMs / 1000).toFixed(1)} s | ${(r.cold.allAppliedAfterLeadingMs / 1000).toFixed(1)} s | ${r.floorMs === undefined ? '—' : (r.floorMs / 1000).toFixed(1) + ' s'} | ${r.ratioToFloor ?? '—'} | ${r.latency.updateP50Ms} / ${r.latency.updateP99Ms} ms | ${r.latency.driftP50Ms} / ${r.latency.driftP99Ms} ms | ${r.cold.peakRssMB} MB | ${r.cold.heapUsedMB} MB | ${r.cold.requestsPerInstall} | ${r.cold.writesPerInstall} | ${r.cold.reconcilesPerInstall} | ${r.steady.requestsPerMinute} | ${r.steady.writes} | ${r.steady.cpuPercent}% |`,
+      `| ${r.installs} | ${r.mode} | ${r.concurrency} | ${(r.cold.cachesSyncedMs / 1000).toFixed(1)} s | ${(r.cold.allAppliedMs / 1000).toFixed(1)} s | ${(r.cold.allAppliedAfterLeadingMs / 1000).toFixed(1)} s | ${r.floorMs === undefined ? '—' : (r.floorMs / 1000).toFixed(1) + ' s'} | ${r.ratioToFloor ?? '—'} | ${r.latency.updateP50Ms} / ${r.latency.updateP99Ms} ms | ${r.latency.driftP50Ms} / ${r.latency.driftP99Ms} ms | ${r.cold.peakRssMB} MB | ${r.cold.heapUsedMB} MB | ${r.cold.requestsPerInstall} | ${r.cold.writesPerInstall} | ${r.cold.reconcilesPerInstall} | ${r.steady.requestsPerMinute} | ${r.steady.writes} | ${r.steady.cpuPercent}% | ${r.memoryAtEnd.afterGc.rssMB} / ${r.memoryAtEnd.afterGc.heapUsedMB} MB |`,
   );
-  const table = `${header}\n|${'---|'.repeat(withFlags ? 19 : 18)}\n${rows.join('\n')}`;
+  const table = `${header}\n|${'---|'.repeat(19 + (withFlags ? 1 : 0) + (withRoots ? 1 : 0))}\n${rows.join('\n')}`;
   process.stdout.write(`\n${table}\n`);
   const dir = join(repoRoot, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
@@ -846,8 +899,8 @@ async function main(): Promise<number> {
       `\`npm run bench:scale -- ${args.join(' ')}\`, ` +
       `${new Date().toISOString().slice(0, 10)}, Node ${process.version}, ${cpus().length} cores, ` +
       `1-minute load at each row's start: ${load.join(', ')}`;
-    writeReadmeTable(join(repoRoot, 'README.md'), caption, table);
-    process.stdout.write(`updated the bench/scale table in README.md\n`);
+    writeReadmeTable(join(repoRoot, 'docs', 'benchmarks.md'), caption, table);
+    process.stdout.write(`updated the bench/scale table in docs/benchmarks.md\n`);
   }
   return 0;
 }

@@ -156,11 +156,16 @@ export function buildOutputOf(source: string, root = repoRoot): string {
   return posix.join(opts.outDir ?? '.', rel);
 }
 
-/** RUN steps whose products are known: npm ci → node_modules, npm run build → the tsc outDir. */
+/**
+ * RUN steps whose products are known: npm ci → node_modules, npm run build → the tsc outDir,
+ * `node scripts/bundle.mjs OUT` → OUT (its dist/ and package.json).
+ */
 function productsOf(run: string, root: string): string[] {
   const out: string[] = [];
   if (/\bnpm ci\b/.test(run)) out.push('node_modules');
   if (/\bnpm run build\b/.test(run)) out.push(buildOutputOf('src/x.ts', root).split('/')[0]!);
+  const bundle = /\bnode scripts\/bundle\.mjs\s+(\S+)/.exec(run);
+  if (bundle) out.push(bundle[1]!);
   return out;
 }
 
@@ -189,7 +194,8 @@ export function checkDockerfile(root = repoRoot): StaticReport {
     let workdir = workdirs.get(stage.base) ?? '/';
     for (const ins of stage.instructions) {
       if (ins.keyword === 'WORKDIR') workdir = posix.resolve(workdir, ins.args);
-      if (ins.keyword === 'RUN') for (const p of productsOf(ins.args, root)) have.add(posix.join(workdir, p));
+      if (ins.keyword === 'RUN')
+        for (const p of productsOf(ins.args, root)) have.add(posix.resolve(workdir, p));
       if (ins.keyword !== 'COPY') continue;
       const copy = parseCopy(ins);
       const dest = posix.resolve(workdir, copy.dest);

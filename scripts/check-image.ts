@@ -113,7 +113,8 @@ export async function inspect(image: string): Promise<{ sizeBytes: number; compr
       buildConfig: ['/usr/local/lib/node_modules/npm/npmrc', '/usr/local/lib/node_modules/npm/build-ca.crt', '/usr/local/etc/npmrc', '/root/.npmrc', '/root/.npm'].filter((f) => fs.existsSync(f)),
       owners: [...owners], writable: writable.slice(0, 5),
       writeMain: tryWrite('/app/dist/src/main.js'), writePackage: tryWrite('/app/package.json'),
-      newFile: tryWrite('/app/new-file'), newModule: tryWrite('/app/node_modules/new-file'),
+      newFile: tryWrite('/app/new-file'), newInDist: tryWrite('/app/dist/new-file'),
+      appModules: fs.existsSync('/app/node_modules'),
     }));`;
   const seen = JSON.parse(
     await tool('podman', [
@@ -131,6 +132,7 @@ export async function inspect(image: string): Promise<{ sizeBytes: number; compr
   check(/^v26\./.test(String(seen.node)), `Node.js ${String(seen.node)}`);
   check((seen.onPath as string[]).length === 0, `no npm/npx/corepack/yarn on PATH (${String(seen.onPath)})`);
   check(seen.globalModules === false, 'no /usr/local/lib/node_modules');
+  check(seen.appModules === false, 'no /app/node_modules: the operator runs from its bundle');
   check(
     (seen.buildConfig as string[]).length === 0,
     `nothing of the build's npm configuration or cache left (${String(seen.buildConfig)})`,
@@ -143,7 +145,7 @@ export async function inspect(image: string): Promise<{ sizeBytes: number; compr
     (seen.writable as string[]).length === 0,
     `no file under /app is group- or other-writable (${String(seen.writable)})`,
   );
-  for (const k of ['writeMain', 'writePackage', 'newFile', 'newModule'])
+  for (const k of ['writeMain', 'writePackage', 'newFile', 'newInDist'])
     check(seen[k] === 'EACCES', `the runtime user cannot write the app (${k}: ${String(seen[k])})`);
   const version = (
     await tool('podman', ['run', '--rm', '--network=none', ...currentLimits(), image, '--version'])

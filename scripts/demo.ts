@@ -36,6 +36,7 @@ import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GROUP, PLURAL, VERSION } from '../src/api/constants.js';
 import type { Condition, ComponentStatus, GlooHA } from '../src/api/types.js';
+import { main as glooha } from '../src/cli/main.js';
 import { formatMicroTime } from '../src/leader/lease-client.js';
 import { locateBinaries } from '../test/env/binaries.js';
 import { startControlPlane, type ControlPlane } from '../test/env/controlplane.js';
@@ -60,7 +61,7 @@ const GLOO_RENEW_MS = 2000; // Gloo's default retryPeriod: the leader renews thi
 const NODES = 3;
 const EXAMPLE = 'examples/glooha.yaml';
 const MANAGED = 'app.kubernetes.io/managed-by=glooha-operator';
-const STEPS = 8;
+const STEPS = 9;
 
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
@@ -413,6 +414,7 @@ class Demo {
       await this.show();
       await this.drift();
       await this.failover();
+      await this.cliReport();
     } catch (err) {
       result = this.reportFailure(err);
     }
@@ -892,7 +894,7 @@ class Demo {
     }
     this.info(
       this.s.dim(
-        `Keep Helm in agreement: helm upgrade gloo gloo/gloo -n ${ns} --reuse-values -f <(kubectl -n ${ns} get cm ${cmName} -o jsonpath='{.data.values\\.yaml}')`,
+        `Keep Helm in agreement: kubectl -n ${ns} get configmap ${cmName} -o jsonpath='{.data.values\\.yaml}' > values-glooha.yaml; helm upgrade gloo gloo/gloo -n ${ns} --reset-then-reuse-values -f values-glooha.yaml`,
       ),
     );
   }
@@ -1092,6 +1094,63 @@ class Demo {
     this.ok(
       `GlooHA still Ready=True; Gloo leader ${g.status?.leader?.holder} ${g.status?.leader?.fresh ? 'renewing' : 'stale'}`,
     );
+  }
+
+  /** What a user runs next: `glooha status` and `glooha check`, against the demo's cluster. */
+  private async cliReport(): Promise<void> {
+    this.heading('What glooha status and glooha check say now');
+    const c = this.clients();
+    // `glooha check` finds the operator by its Deployment, as the chart labels it. The two replicas
+    // here are processes on this machine, so the chart's Deployment is applied for check to find
+    // (kwok runs its pods as stand-ins; the Lease it checks is the one the processes hold).
+    const labels = {
+      'app.kubernetes.io/name': 'glooha-operator',
+      'app.kubernetes.io/instance': OPERATOR_RELEASE,
+    };
+    await c.apps.createNamespacedDeployment({
+      namespace: OPERATOR_NAMESPACE,
+      body: {
+        metadata: { name: OPERATOR_RELEASE, namespace: OPERATOR_NAMESPACE, labels },
+        spec: {
+          replicas: 2,
+          selector: { matchLabels: labels },
+          template: {
+            metadata: { labels },
+            spec: {
+              serviceAccountName: this.id!.serviceAccount,
+              containers: [{ name: 'operator', image: 'ghcr.io/glooha/glooha-operator:demo' }],
+            },
+          },
+        },
+      },
+    });
+    await this.waitFor(
+      "the operator Deployment's stand-in pods to be ready",
+      () => c.apps.readNamespacedDeployment({ name: OPERATOR_RELEASE, namespace: OPERATOR_NAMESPACE }),
+      (d) => (d.status?.readyReplicas ?? 0) === 2,
+      { timeoutMs: 60_000, describe: (d) => `${d.status?.readyReplicas ?? 0}/2 ready` },
+    );
+    const env = { KUBECONFIG: this.plane!.kubeconfigPath };
+    for (const args of [
+      ['status', '-n', GLOO_NAMESPACE],
+      ['check', '--operator-namespace', OPERATOR_NAMESPACE],
+    ]) {
+      this.sub(`npx glooha ${args.join(' ')}`);
+      let out = '';
+      const code = await glooha(
+        args,
+        {
+          readFile: () => '',
+          readStdin: async () => '',
+          stdout: (t) => void (out += t),
+          stderr: (t) => void (out += t),
+        },
+        env,
+      );
+      for (const line of out.trimEnd().split('\n')) this.print(`    ${line}`);
+      if (code !== 0) throw new Error(`glooha ${args[0]} exited ${code}`);
+    }
+    this.ok('both exit 0: every object Ready, every check passed (warnings allowed)');
   }
 
   // --- failure and cleanup --------------------------------------------------------------------------

@@ -1,13 +1,15 @@
--- Argo CD health check for glooha.io/GlooHA (resource.customizations.health.glooha.io_GlooHA).
--- It reads the GlooHA status the way kstatus (Flux, kpt) does, and adds Argo CD's Suspended:
+-- Argo CD health check for glooha.io/GlooHA and glooha.io/KgatewayHA, the same script under both keys
+-- (resource.customizations.health.glooha.io_GlooHA, resource.customizations.health.glooha.io_KgatewayHA).
+-- It reads their status the way kstatus (Flux, kpt) does, and adds Argo CD's Suspended:
 --   no status for this generation yet        -> Progressing (operator down, or not watching the namespace)
 --   Stalled=True                              -> Degraded    (only a person can fix it; the message says what)
 --   spec.suspend: true                        -> Suspended
 --   Reconciling=True, or Ready=False          -> Progressing
---   Degraded=True                             -> Degraded    (a component without ready pods, gloo's leader lost)
+--   Degraded=True                             -> Degraded    (a component without ready pods, the product's leader lost)
 --   Ready=True                                -> Healthy
 -- Argo CD runs user scripts without Lua's string library: only base, table and package are used.
 local hs = {}
+local kind = obj.kind or "GlooHA"
 
 local function condition(conditionType)
   if obj.status == nil or obj.status.conditions == nil then
@@ -42,7 +44,7 @@ end
 if observed < generation then
   hs.status = "Progressing"
   if observed == 0 then
-    hs.message = "waiting for glooha-operator to reconcile this GlooHA: is it running, and does it watch this namespace?"
+    hs.message = "waiting for glooha-operator to reconcile this " .. kind .. ": is it running, and does it watch this namespace?"
   else
     hs.message = "waiting for glooha-operator to observe generation " .. generation .. " (status is for " .. observed .. ")"
   end

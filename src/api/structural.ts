@@ -235,7 +235,7 @@ function checkArray(value: unknown[], schema: Schema, path: string, errors: Fiel
 }
 
 /** The known field closest to a misspelt one (case-insensitive edit distance ≤ 2). */
-function closest(word: string, candidates: string[]): string | undefined {
+export function closest(word: string, candidates: readonly string[]): string | undefined {
   let best: { name: string; d: number } | undefined;
   for (const c of candidates) {
     const d = editDistance(word.toLowerCase(), c.toLowerCase());

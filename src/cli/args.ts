@@ -1,4 +1,9 @@
-// Command-line parsing for `glooha`: kubectl-style flags (-f, -o, -n, -A, --flag=value), no dependencies.
+// Command-line parsing for `glooha`, on node:util parseArgs, with kubectl's habits: -ojson, -o=json,
+// -o json, -nNS, -n NS, --namespace=NS, -A, `--` ending the flags, flags before or after the command.
+// One table (FLAGS, COMMAND_FLAGS) drives the parser, the help's flag lists and shell completion.
+import { parseArgs as parseArgv } from 'node:util';
+import { closest } from '../api/structural.js';
+import { parseDuration } from '../api/duration.js';
 
 export const OUTPUTS = ['manifests', 'helm-values', 'all'] as const;
 export type Output = (typeof OUTPUTS)[number];
@@ -7,11 +12,37 @@ export type StatusOutput = (typeof STATUS_OUTPUTS)[number];
 export const SHELLS = ['bash', 'zsh'] as const;
 export type Shell = (typeof SHELLS)[number];
 
-export const COMMANDS = ['render', 'migrate', 'status', 'check', 'helm-values', 'completion'] as const;
+export const COMMANDS = [
+  'render',
+  'migrate',
+  'status',
+  'check',
+  'helm-values',
+  'suspend',
+  'resume',
+  'reconcile',
+  'completion',
+] as const;
+export type Command = (typeof COMMANDS)[number];
 /** Products `glooha migrate` carries a GlooHA's settings to. */
 export const MIGRATE_TARGETS = ['kgateway'] as const;
 export type MigrateTarget = (typeof MIGRATE_TARGETS)[number];
-export type Command = (typeof COMMANDS)[number];
+
+/** The kinds the cluster commands read; `--kind` takes any of kubectl's names for them. */
+export const KINDS = ['GlooHA', 'KgatewayHA'] as const;
+export type HAKind = (typeof KINDS)[number];
+const KIND_NAMES: Record<string, HAKind> = {
+  glooha: 'GlooHA',
+  gloohas: 'GlooHA',
+  gha: 'GlooHA',
+  'gloohas.glooha.io': 'GlooHA',
+  kgatewayha: 'KgatewayHA',
+  kgatewayhas: 'KgatewayHA',
+  kha: 'KgatewayHA',
+  'kgatewayhas.glooha.io': 'KgatewayHA',
+};
+/** What completion offers for --kind. */
+export const KIND_VALUES = ['glooha', 'kgatewayha'] as const;
 
 export interface RenderArgs {
   command: 'render';
@@ -41,11 +72,13 @@ export interface ClusterFlags {
 
 export interface StatusArgs extends ClusterFlags {
   command: 'status';
-  /** One GlooHA; all in the namespace when absent. */
+  /** One object; all in the namespace when absent. */
   name?: string;
   namespace?: string;
   allNamespaces: boolean;
   output: StatusOutput;
+  /** One kind; both when absent. */
+  kind?: HAKind;
 }
 
 export interface CheckArgs extends ClusterFlags {
@@ -58,6 +91,19 @@ export interface HelmValuesArgs extends ClusterFlags {
   command: 'helm-values';
   name: string;
   namespace?: string;
+  /** Which kind NAME is; found by looking at both when absent. */
+  kind?: HAKind;
+}
+
+/** suspend, resume and reconcile: Flux's verbs, on one GlooHA or KgatewayHA. */
+export interface LifecycleArgs extends ClusterFlags {
+  command: 'suspend' | 'resume' | 'reconcile';
+  name: string;
+  namespace?: string;
+  kind?: HAKind;
+  /** resume, reconcile: wait until the operator handled the request (default true). */
+  wait: boolean;
+  timeoutMs: number;
 }
 
 export interface CompletionArgs {
@@ -71,6 +117,7 @@ export type Args =
   | StatusArgs
   | CheckArgs
   | HelmValuesArgs
+  | LifecycleArgs
   | CompletionArgs
   | { command: 'help'; topic?: Command }
   | { command: 'version' };
@@ -85,7 +132,7 @@ export class UsageError extends Error {
   }
 }
 
-/** Exit statuses, for scripts (README "glooha exit codes"). */
+/** Exit statuses, for scripts (README "Exit status"). */
 export const EXIT = {
   /** Done; for status and check: everything is healthy. */
   OK: 0,
@@ -95,33 +142,117 @@ export const EXIT = {
   INVALID: 2,
   /** The cluster cannot be used: no kubeconfig, API server unreachable, not authenticated or authorized, CRD not installed. */
   CLUSTER: 3,
-  /** The GlooHA (or its values ConfigMap) named on the command line does not exist. */
+  /** The object (or its values ConfigMap) named on the command line does not exist. */
   NOT_FOUND: 4,
-  /** status: a GlooHA is not Ready; check: a check failed. */
+  /** status: an object is not Ready; check: a check failed; reconcile/resume: not handled in time. */
   UNHEALTHY: 5,
 } as const;
+
+// ---- the flag table ----------------------------------------------------------------------------
+
+export interface FlagSpec {
+  type: 'string' | 'boolean';
+  short?: string;
+  /** The value's placeholder in help, e.g. NS. */
+  arg?: string;
+  /** A fixed list of values, for completion. */
+  values?: readonly string[];
+  /** Its value is a file path (completion completes files). */
+  file?: boolean;
+}
+
+export const FLAGS = {
+  filename: { type: 'string', short: 'f', arg: 'FILE', file: true },
+  output: { type: 'string', short: 'o', arg: 'FORMAT' },
+  install: { type: 'string', arg: 'FILE', file: true },
+  'merge-into': { type: 'string', arg: 'FILE', file: true },
+  release: { type: 'string', arg: 'NAME' },
+  namespace: { type: 'string', short: 'n', arg: 'NS' },
+  'all-namespaces': { type: 'boolean', short: 'A' },
+  kind: { type: 'string', arg: 'KIND', values: KIND_VALUES },
+  'operator-namespace': { type: 'string', arg: 'NS' },
+  wait: { type: 'boolean' },
+  timeout: { type: 'string', arg: 'DURATION' },
+  kubeconfig: { type: 'string', arg: 'FILE', file: true },
+  context: { type: 'string', arg: 'NAME' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
+} as const satisfies Record<string, FlagSpec>;
+export type Flag = keyof typeof FLAGS;
+
+const CLUSTER: Flag[] = ['kubeconfig', 'context'];
+const LIFECYCLE: Flag[] = ['namespace', 'kind', ...CLUSTER];
+
+/** The flags each command takes (besides --help), in the order help and completion list them. */
+export const COMMAND_FLAGS: Record<Command, Flag[]> = {
+  render: ['filename', 'output', 'install', 'merge-into', 'namespace'],
+  migrate: ['filename', 'output', 'release', 'namespace'],
+  status: ['namespace', 'all-namespaces', 'output', 'kind', ...CLUSTER],
+  check: ['operator-namespace', ...CLUSTER],
+  'helm-values': ['namespace', 'kind', ...CLUSTER],
+  suspend: LIFECYCLE,
+  resume: [...LIFECYCLE, 'wait', 'timeout'],
+  reconcile: [...LIFECYCLE, 'wait', 'timeout'],
+  completion: [],
+};
+
+/** The values of -o per command, for the parser and completion. */
+export const OUTPUT_VALUES: Partial<Record<Command, readonly string[]>> = {
+  render: OUTPUTS,
+  migrate: OUTPUTS,
+  status: STATUS_OUTPUTS,
+};
+
+const POSITIONALS: Record<Command, { min: number; max: number; name?: string }> = {
+  render: { min: 0, max: 0 },
+  migrate: { min: 1, max: 1, name: 'TARGET' },
+  status: { min: 0, max: 1, name: 'NAME' },
+  check: { min: 0, max: 0 },
+  'helm-values': { min: 1, max: 1, name: 'NAME' },
+  suspend: { min: 1, max: 1, name: 'NAME' },
+  resume: { min: 1, max: 1, name: 'NAME' },
+  reconcile: { min: 1, max: 1, name: 'NAME' },
+  completion: { min: 1, max: 1, name: 'SHELL' },
+};
+
+/** How a flag is written in help and errors: `-n, --namespace` or `--kind`. */
+export function flagNames(flag: Flag): string[] {
+  const spec: FlagSpec = FLAGS[flag];
+  return spec.short ? [`-${spec.short}`, `--${flag}`] : [`--${flag}`];
+}
+
+// ---- usage -------------------------------------------------------------------------------------
 
 const CLUSTER_FLAGS = `      --kubeconfig FILE  kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then in-cluster)
       --context NAME    kubeconfig context (default: its current-context)
   -h, --help            this help`;
 
-export const USAGE = `glooha - tools for the glooha-operator (Gloo high availability)
+const KIND_FLAG = `      --kind KIND       glooha or kgatewayha (kubectl's names work too: gha, kha, gloohas, ...)`;
+
+export const USAGE = `glooha - tools for glooha-operator (HA for Gloo and kgateway installs)
 
 Usage:
   glooha render -f FILE|- [-o manifests|helm-values|all] [--install FILE | --merge-into FILE] [-n NS]
                                                                                     offline
   glooha migrate kgateway -f FILE|- [-o manifests|helm-values|all] [--release NAME] [-n NS]
                                                                                     offline
-  glooha status [NAME] [-n NS | -A] [-o table|json|yaml]                           cluster
+  glooha status [NAME] [-n NS | -A] [-o table|json|yaml] [--kind KIND]              cluster
   glooha check [--operator-namespace NS]                                            cluster
-  glooha helm-values NAME [-n NS]                                                   cluster
+  glooha helm-values NAME [-n NS] [--kind KIND]                                     cluster
+  glooha suspend NAME [-n NS] [--kind KIND]                                         cluster
+  glooha resume NAME [-n NS] [--kind KIND] [--wait=false] [--timeout 1m]            cluster
+  glooha reconcile NAME [-n NS] [--kind KIND] [--wait=false] [--timeout 1m]         cluster
   glooha completion bash|zsh
   glooha --help | glooha COMMAND --help
   glooha --version
 
+Flags are written as kubectl takes them: -n NS, -nNS, --namespace=NS, -o json, -ojson, -o=json;
+"--" ends the flags. KIND is glooha or kgatewayha; without --kind, both kinds are looked at.
+
 Exit status: 0 done (status/check: healthy), 1 internal error, 2 bad flags or input,
 3 cluster unusable (kubeconfig, connection, authentication, permission, CRD missing),
-4 named GlooHA or its values not found, 5 status: not every GlooHA Ready / check: a check failed.
+4 the named object or its values not found, 5 status: not every object Ready / check: a check
+failed / reconcile, resume: not handled within --timeout.
 `;
 
 export const RENDER_USAGE = `glooha render - print what glooha-operator would apply for a GlooHA, without a cluster
@@ -171,20 +302,19 @@ Usage:
   glooha migrate kgateway -f FILE|- [flags]
 
 Gloo OSS reaches end of life on 2026-12-31; kgateway (CNCF) is its successor. For each GlooHA this
-prints what makes the kgateway install that replaces it just as available (kgateway v2.2.0):
+prints what makes the kgateway install that replaces it just as available:
   - the values overlay for kgateway's chart: the controller's replicas, leader election, PDB,
     anti-affinity and rollout strategy;
-  - per gateway proxy, the GatewayParameters kgateway's deployer builds the Gateway's proxy from
-    (replicas, anti-affinity, topology spread, rollout strategy), and the PodDisruptionBudget and
-    HPA that GatewayParameters cannot express.
+  - the KgatewayHA that keeps the kgateway install so, and per gateway proxy the GatewayParameters
+    kgateway's deployer builds the Gateway's proxy from, with the PodDisruptionBudget and HPA.
 What kgateway cannot take (leader-election timings, discovery, ...) and the steps left to you are
 printed on stderr as notes, and listed in the values' header. docs/migrate-to-kgateway.md walks
 through a migration.
 
 Flags:
   -f, --filename FILE   GlooHA YAML ("-" reads stdin); several documents are carried over in turn
-  -o, --output WHAT     manifests (default): GatewayParameters, PodDisruptionBudgets and HPAs, for
-                        kubectl apply --server-side
+  -o, --output WHAT     manifests (default): the KgatewayHA, GatewayParameters, PodDisruptionBudgets
+                        and HPAs, for kubectl apply --server-side
                         helm-values: the values overlay for kgateway's chart, for helm -f
                         all: both
       --release NAME    the Helm release name of kgateway's chart (default "kgateway"): the
@@ -201,22 +331,25 @@ Examples:
   kubectl get gha gloo -n gloo-system -o yaml | glooha migrate kgateway -f - -o all
 `;
 
-export const STATUS_USAGE = `glooha status - the health of GlooHA resources, as the operator reports it
+export const STATUS_USAGE = `glooha status - the health of GlooHAs and KgatewayHAs, as the operator reports it
 
 Usage:
   glooha status [NAME] [flags]
 
-For each GlooHA: Ready and Stalled with their reason, each component's ready/desired replicas, who
-leads gloo and whether its Lease is fresh, and drift. A GlooHA the operator has not reported on yet
-(operator down, namespace not watched) shows Ready Unknown, reason NoStatus.
+For each GlooHA and KgatewayHA: Ready and Stalled with their reason, each component's ready/desired
+replicas, who leads the product (Gloo's Lease gloo, kgateway's kgateway-envoy) and whether that Lease
+is fresh, and drift. One the operator has not reported on yet (operator down, namespace not watched)
+shows Ready Unknown, reason NoStatus. A kind whose CRD is not installed is left out; with neither
+installed, exit 3.
 
 Flags:
   -n, --namespace NS    namespace (default: the context's, else "default")
   -A, --all-namespaces  every namespace
   -o, --output FORMAT   table (default), json or yaml
+${KIND_FLAG}
 ${CLUSTER_FLAGS}
 
-Exit status: 0 every GlooHA shown is Ready (or there is none), 5 one is not, 4 NAME not found,
+Exit status: 0 every object shown is Ready (or there is none), 5 one is not, 4 NAME not found,
 3 the cluster cannot be used.
 `;
 
@@ -225,11 +358,12 @@ export const CHECK_USAGE = `glooha check - pre-flight checks of a cluster for gl
 Usage:
   glooha check [flags]
 
-Checks: the GlooHA CRD is installed and serves v1alpha1; the operator's Deployment has ready
-replicas; its leader Lease has a holder that renews it; you may read GlooHAs and their values
-ConfigMaps (SelfSubjectAccessReview); the operator's ServiceAccount holds every permission it needs
-(SubjectAccessReview; skipped with a warning if you may not create those); Gloo installs found and
-whether a GlooHA targets each.
+Checks: the GlooHA and KgatewayHA CRDs are installed and serve v1alpha1; the operator's Deployment has
+ready replicas; its leader Lease has a holder that renews it; the fencing admission policy; you may
+read GlooHAs, KgatewayHAs and their values ConfigMaps (SelfSubjectAccessReview); the operator's
+ServiceAccount holds every permission it needs (SubjectAccessReview; skipped with a warning if you may
+not create those); the Gloo and kgateway installs found, whether a GlooHA or KgatewayHA targets each,
+and whether kgateway's controller holds and renews its Lease kgateway-envoy.
 
 Flags:
       --operator-namespace NS  where the operator runs (default: found by its labels in any namespace)
@@ -238,21 +372,79 @@ ${CLUSTER_FLAGS}
 Exit status: 0 every check passed (warnings allowed), 5 a check failed, 3 the cluster cannot be used.
 `;
 
-export const HELM_VALUES_USAGE = `glooha helm-values - print a GlooHA's settings as values for Gloo's Helm chart
+export const HELM_VALUES_USAGE = `glooha helm-values - print a GlooHA's or KgatewayHA's settings as values for the product's Helm chart
 
 Usage:
   glooha helm-values NAME [flags]
 
-Prints the values overlay the operator keeps in the GlooHA's <NAME>-helm-values ConfigMap, so that a
-Helm upgrade of Gloo keeps what the operator applies:
-  glooha helm-values gloo -n gloo-system | helm upgrade gloo gloo/gloo -n gloo-system --reset-then-reuse-values -f my-values.yaml -f -
+Prints the values overlay the operator keeps in the object's ConfigMap (<NAME>-helm-values for a
+GlooHA, <NAME>-kgateway-helm-values for a KgatewayHA), so that a Helm upgrade of the product keeps
+what the operator applies. Pass it last, with Helm 4 and Helm 3 alike:
+  glooha helm-values gloo -n gloo-system > values-glooha.yaml
+  helm upgrade gloo gloo/gloo -n gloo-system --reset-then-reuse-values -f values-glooha.yaml
 
 Flags:
-  -n, --namespace NS    the GlooHA's namespace (default: the context's, else "default")
+  -n, --namespace NS    the object's namespace (default: the context's, else "default")
+${KIND_FLAG}
 ${CLUSTER_FLAGS}
 
-Exit status: 0 printed, 4 no such GlooHA or its ConfigMap is not written yet, 3 the cluster cannot
+Exit status: 0 printed, 4 no such object or its ConfigMap is not written yet, 3 the cluster cannot
 be used.
+`;
+
+const LIFECYCLE_FLAGS = `  -n, --namespace NS    the object's namespace (default: the context's, else "default")
+${KIND_FLAG}`;
+
+const WAIT_FLAGS = `      --wait=false      do not wait for the operator to handle the request
+      --timeout DURATION how long to wait (default 1m; Go syntax: 30s, 2m, 1m30s)`;
+
+export const SUSPEND_USAGE = `glooha suspend - stop the operator writing to an install (spec.suspend: true)
+
+Usage:
+  glooha suspend NAME [flags]
+
+Sets spec.suspend to true on the GlooHA or KgatewayHA NAME. While suspended the operator writes
+nothing to the install (status still reports, listing what it would apply). glooha resume undoes it.
+
+Flags:
+${LIFECYCLE_FLAGS}
+${CLUSTER_FLAGS}
+
+Exit status: 0 suspended, 4 NAME not found, 3 the cluster cannot be used.
+`;
+
+export const RESUME_USAGE = `glooha resume - let the operator write to an install again (spec.suspend: false)
+
+Usage:
+  glooha resume NAME [flags]
+
+Sets spec.suspend to false on the GlooHA or KgatewayHA NAME and requests a reconcile, then waits
+until the operator has handled it and prints its Ready condition.
+
+Flags:
+${LIFECYCLE_FLAGS}
+${WAIT_FLAGS}
+${CLUSTER_FLAGS}
+
+Exit status: 0 resumed (and handled), 4 NAME not found, 5 not handled within --timeout,
+3 the cluster cannot be used.
+`;
+
+export const RECONCILE_USAGE = `glooha reconcile - have the operator reconcile an install now
+
+Usage:
+  glooha reconcile NAME [flags]
+
+Sets the annotation glooha.io/reconcile-requested-at on the GlooHA or KgatewayHA NAME to the current
+time (Flux's reconcile.fluxcd.io/requestedAt), waits until the operator echoes it in
+status.lastHandledReconcileAt, and prints its Ready condition.
+
+Flags:
+${LIFECYCLE_FLAGS}
+${WAIT_FLAGS}
+${CLUSTER_FLAGS}
+
+Exit status: 0 handled, 4 NAME not found, 5 not handled within --timeout, 3 the cluster cannot be used.
 `;
 
 export const COMPLETION_USAGE = `glooha completion - shell completion script
@@ -263,7 +455,8 @@ Usage:
   bash:  source <(glooha completion bash)        (or write it to /etc/bash_completion.d/glooha)
   zsh:   source <(glooha completion zsh)          (or write it as _glooha into a directory of $fpath)
 
-Completes commands, flags, flag values and, through kubectl when it is installed, GlooHA names.
+Completes commands, flags, flag values and, through kubectl when it is installed, GlooHA and
+KgatewayHA names.
 `;
 
 export const TOPIC_USAGE: Record<Command, string> = {
@@ -272,238 +465,303 @@ export const TOPIC_USAGE: Record<Command, string> = {
   status: STATUS_USAGE,
   check: CHECK_USAGE,
   'helm-values': HELM_VALUES_USAGE,
+  suspend: SUSPEND_USAGE,
+  resume: RESUME_USAGE,
+  reconcile: RECONCILE_USAGE,
   completion: COMPLETION_USAGE,
 };
 
-interface FlagSpec {
-  /** Canonical long name → short alias. */
-  values: Record<string, string | undefined>;
-  /** Boolean flags: canonical long name → short alias. */
-  booleans?: Record<string, string | undefined>;
-  /** How many positional arguments: [min, max]. */
-  positionals: [number, number];
-  positionalName?: string;
-}
+// ---- parsing -----------------------------------------------------------------------------------
 
-const CLUSTER_VALUES = { '--kubeconfig': undefined, '--context': undefined };
+type Values = Partial<Record<Flag, string | boolean>>;
 
-export const FLAGS: Record<Command, FlagSpec> = {
-  render: {
-    values: {
-      '--filename': '-f',
-      '--output': '-o',
-      '--install': undefined,
-      '--merge-into': undefined,
-      '--namespace': '-n',
-    },
-    positionals: [0, 0],
-  },
-  migrate: {
-    values: { '--filename': '-f', '--output': '-o', '--release': undefined, '--namespace': '-n' },
-    positionals: [1, 1],
-    positionalName: 'TARGET',
-  },
-  status: {
-    values: { '--namespace': '-n', '--output': '-o', ...CLUSTER_VALUES },
-    booleans: { '--all-namespaces': '-A' },
-    positionals: [0, 1],
-    positionalName: 'NAME',
-  },
-  check: { values: { '--operator-namespace': undefined, ...CLUSTER_VALUES }, positionals: [0, 0] },
-  'helm-values': {
-    values: { '--namespace': '-n', ...CLUSTER_VALUES },
-    positionals: [1, 1],
-    positionalName: 'NAME',
-  },
-  completion: { values: {}, positionals: [1, 1], positionalName: 'SHELL' },
-};
-
-interface Parsed {
-  flags: Map<string, string>;
-  booleans: Set<string>;
-  positionals: string[];
-}
-
-function parseFlags(command: Command, rest: readonly string[]): Parsed | 'help' {
-  const spec = FLAGS[command];
-  const byAlias = new Map<string, { name: string; boolean: boolean }>();
-  for (const [name, short] of Object.entries(spec.values)) {
-    byAlias.set(name, { name, boolean: false });
-    if (short) byAlias.set(short, { name, boolean: false });
+/**
+ * kubectl (pflag) reads `-o=json` as `-o json`; node's parseArgs would keep the `=`. A boolean's
+ * `-A=false` becomes `--all-namespaces=false`, whose value the parser then judges.
+ */
+function splitShortEquals(argv: readonly string[]): string[] {
+  const byShort = new Map<string, Flag>(
+    (Object.keys(FLAGS) as Flag[]).flatMap((f) => {
+      const short = (FLAGS[f] as FlagSpec).short;
+      return short ? [[short, f] as const] : [];
+    }),
+  );
+  const out: string[] = [];
+  let rest = false;
+  for (const arg of argv) {
+    if (!rest && arg === '--') rest = true;
+    const m = rest ? null : /^-([a-zA-Z])=(.*)$/s.exec(arg);
+    const flag = m && byShort.get(m[1] as string);
+    if (!m || !flag) out.push(arg);
+    else if (FLAGS[flag].type === 'boolean') out.push(`--${flag}=${m[2]}`);
+    else out.push(`-${m[1]}`, m[2] as string);
   }
-  for (const [name, short] of Object.entries(spec.booleans ?? {})) {
-    byAlias.set(name, { name, boolean: true });
-    if (short) byAlias.set(short, { name, boolean: true });
-  }
-  const out: Parsed = { flags: new Map(), booleans: new Set(), positionals: [] };
-  for (let i = 0; i < rest.length; i++) {
-    const arg = rest[i] as string;
-    if (arg === '-h' || arg === '--help') return 'help';
-    if (!arg.startsWith('-') || arg === '-') {
-      out.positionals.push(arg);
-      continue;
-    }
-    const eq = arg.indexOf('=');
-    const given = eq > 0 ? arg.slice(0, eq) : arg;
-    const flag = byAlias.get(given);
-    if (!flag) throw new UsageError(`unknown flag ${arg}`, command);
-    if (flag.boolean) {
-      if (eq > 0) throw new UsageError(`flag ${flag.name} takes no value`, command);
-      out.booleans.add(flag.name);
-      continue;
-    }
-    let value: string | undefined;
-    if (eq > 0) {
-      value = arg.slice(eq + 1);
-    } else {
-      value = rest[i + 1];
-      i++;
-    }
-    if (value === undefined || value === '') throw new UsageError(`flag ${given} needs a value`, command);
-    if (out.flags.has(flag.name)) throw new UsageError(`flag ${flag.name} given twice`, command);
-    out.flags.set(flag.name, value);
-  }
-  const [min, max] = spec.positionals;
-  if (out.positionals.length > max) {
-    const extra = out.positionals[max] as string;
-    throw new UsageError(`unexpected argument ${JSON.stringify(extra)}`, command);
-  }
-  if (out.positionals.length < min) throw new UsageError(`missing ${spec.positionalName}`, command);
   return out;
 }
 
-const NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+function unknownFlag(raw: string, command: Command | undefined): UsageError {
+  const allowed = command ? [...COMMAND_FLAGS[command], 'help' as const] : (['help', 'version'] as const);
+  const names = allowed.flatMap(flagNames);
+  const where = command ? `glooha ${command}` : 'glooha';
+  const given = raw.startsWith('--') ? raw.slice(2) : raw.slice(1);
+  const isFlagElsewhere = (Object.keys(FLAGS) as Flag[]).some((f) => flagNames(f).includes(raw));
+  // The closest of the command's flags: by edit distance, else the one that starts the same way.
+  const longs = allowed.map((f) => `--${f}`);
+  const near =
+    raw.startsWith('--') && given.length > 0
+      ? (closest(raw, longs) ?? longs.find((l) => l.startsWith(raw) || raw.startsWith(l)))
+      : undefined;
+  const hint = near
+    ? `; did you mean ${near}?`
+    : isFlagElsewhere
+      ? ` (${raw} is not a flag of ${where})`
+      : '';
+  return new UsageError(`unknown flag ${raw}${hint} (flags of ${where}: ${names.join(', ')})`, command);
+}
 
-function namespaceFlag(flags: Map<string, string>, name = '--namespace'): string | undefined {
-  const ns = flags.get(name);
-  if (ns !== undefined && (ns.length > 63 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(ns))) {
+function parseCommandLine(argv: readonly string[]): {
+  command?: Command;
+  values: Values;
+  positionals: string[];
+} {
+  const { tokens } = parseArgv({
+    args: splitShortEquals(argv),
+    options: FLAGS,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  // The command is the first positional before `--` (flags may come before it, as with kubectl).
+  let command: Command | undefined;
+  const positionals: string[] = [];
+  let afterTerminator = false;
+  for (const t of tokens) {
+    if (t.kind === 'option-terminator') afterTerminator = true;
+    if (t.kind !== 'positional') continue;
+    if (command === undefined && !afterTerminator && positionals.length === 0) {
+      const word = t.value;
+      if (word === 'help' || word === 'version') {
+        positionals.push(word);
+        continue;
+      }
+      if (!(COMMANDS as readonly string[]).includes(word)) {
+        const near = closest(word, COMMANDS);
+        throw new UsageError(
+          `unknown command ${JSON.stringify(word)}${near ? `; did you mean ${near}?` : ''} (commands: ${COMMANDS.join(', ')})`,
+        );
+      }
+      command = word as Command;
+      continue;
+    }
+    positionals.push(t.value);
+  }
+  const values: Values = {};
+  const allowed = new Set<string>(command ? [...COMMAND_FLAGS[command], 'help'] : ['help', 'version']);
+  for (const t of tokens) {
+    if (t.kind !== 'option') continue;
+    const raw = t.rawName;
+    if (!(t.name in FLAGS) || !allowed.has(t.name)) {
+      // `glooha status --help --foo`: help wins, as with kubectl.
+      if (tokens.some((x) => x.kind === 'option' && x.name === 'help'))
+        return { command, values: { help: true }, positionals };
+      throw unknownFlag(raw, command);
+    }
+    const name = t.name as Flag;
+    const spec: FlagSpec = FLAGS[name];
+    if (spec.type === 'boolean') {
+      if (t.value === undefined) values[name] = true;
+      // pflag's --flag=true / --flag=false.
+      else if (t.inlineValue && (t.value === 'true' || t.value === 'false'))
+        values[name] = t.value === 'true';
+      else
+        throw new UsageError(
+          `flag ${raw} takes no value (or =true, =false), not ${JSON.stringify(t.value)}`,
+          command,
+        );
+      continue;
+    }
+    // A value that looks like a flag (`-n -A`) is a missing value, except `-` (stdin) and `--x=-y`.
+    const value = t.value;
+    if (value === undefined || value === '' || (!t.inlineValue && value.startsWith('-') && value !== '-'))
+      throw new UsageError(`flag ${raw} needs a value (${raw} ${spec.arg ?? 'VALUE'})`, command);
+    values[name] = value;
+  }
+  return { command, values, positionals };
+}
+
+const NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+function namespaceFlag(values: Values, name: Flag = 'namespace'): string | undefined {
+  const ns = values[name] as string | undefined;
+  if (ns !== undefined && (ns.length > 63 || !DNS_LABEL.test(ns))) {
     throw new UsageError(
-      `${name} must be a namespace name (at most 63 lowercase letters, digits and dashes), not ${JSON.stringify(ns)}`,
+      `--${name} must be a namespace name (at most 63 lowercase letters, digits and dashes), not ${JSON.stringify(ns)}`,
     );
   }
   return ns;
 }
 
-function objectName(value: string, command: Command): string {
+function objectName(value: string): string {
   if (value.length > 253 || !NAME.test(value)) {
     throw new UsageError(
-      `NAME must be a GlooHA name (lowercase letters, digits, '-' and '.'), not ${JSON.stringify(value)}`,
-      command,
+      `NAME must be a GlooHA or KgatewayHA name (lowercase letters, digits, '-' and '.'), not ${JSON.stringify(value)}`,
     );
   }
   return value;
 }
 
 function oneOf<T extends string>(
-  flags: Map<string, string>,
-  name: string,
+  value: string | undefined,
+  flag: string,
   allowed: readonly T[],
   fallback: T,
 ): T {
-  const v = flags.get(name) ?? fallback;
+  const v = value ?? fallback;
   if (!(allowed as readonly string[]).includes(v)) {
-    throw new UsageError(`${name} must be one of ${allowed.join(', ')}, not ${JSON.stringify(v)}`);
+    const near = closest(v, allowed);
+    throw new UsageError(
+      `${flag} must be one of ${allowed.join(', ')}, not ${JSON.stringify(v)}${near ? `; did you mean ${near}?` : ''}`,
+    );
   }
   return v as T;
 }
 
-const cluster = (flags: Map<string, string>): ClusterFlags => ({
-  ...(flags.has('--kubeconfig') ? { kubeconfig: flags.get('--kubeconfig') } : {}),
-  ...(flags.has('--context') ? { context: flags.get('--context') } : {}),
+function kindFlag(values: Values): HAKind | undefined {
+  const v = values.kind as string | undefined;
+  if (v === undefined) return undefined;
+  const kind = KIND_NAMES[v.toLowerCase()];
+  if (!kind)
+    throw new UsageError(`--kind must be glooha or kgatewayha (or gha, kha, ...), not ${JSON.stringify(v)}`);
+  return kind;
+}
+
+const clusterFlags = (values: Values): ClusterFlags => ({
+  ...(values.kubeconfig === undefined ? {} : { kubeconfig: values.kubeconfig as string }),
+  ...(values.context === undefined ? {} : { context: values.context as string }),
 });
 
+function timeoutFlag(values: Values): number {
+  const text = (values.timeout as string | undefined) ?? '1m';
+  const nanos = parseDuration(text);
+  if (nanos === undefined || nanos === 0n)
+    throw new UsageError(
+      `--timeout must be a duration such as 30s, 2m or 1m30s, not ${JSON.stringify(text)}`,
+    );
+  return Number(nanos / 1_000_000n);
+}
+
 export function parseArgs(argv: readonly string[]): Args {
-  const [first, ...rest] = argv;
-  if (first === undefined || first === '-h' || first === '--help') return { command: 'help' };
-  if (first === 'help') {
-    const topic = rest[0];
-    if (topic === undefined) return { command: 'help' };
-    if (!(COMMANDS as readonly string[]).includes(topic))
-      throw new UsageError(`no help for ${JSON.stringify(topic)}: commands are ${COMMANDS.join(', ')}`);
-    return { command: 'help', topic: topic as Command };
+  const { command, values, positionals } = parseCommandLine(argv);
+  if (command === undefined) {
+    const [word, topic, extra] = positionals;
+    if (word === 'version' || values.version) return { command: 'version' };
+    if (word === 'help') {
+      if (topic === undefined) return { command: 'help' };
+      if (!(COMMANDS as readonly string[]).includes(topic)) {
+        const near = closest(topic, COMMANDS);
+        throw new UsageError(
+          `no help for ${JSON.stringify(topic)}${near ? `; did you mean ${near}?` : ''} (commands: ${COMMANDS.join(', ')})`,
+        );
+      }
+      if (extra !== undefined) throw new UsageError(`unexpected argument ${JSON.stringify(extra)}`);
+      return { command: 'help', topic: topic as Command };
+    }
+    if (word !== undefined) throw new UsageError(`unexpected argument ${JSON.stringify(word)}`);
+    return { command: 'help' };
   }
-  if (first === '--version' || first === 'version') return { command: 'version' };
-  if (!(COMMANDS as readonly string[]).includes(first))
-    throw new UsageError(`unknown command ${JSON.stringify(first)}: commands are ${COMMANDS.join(', ')}`);
-  const command = first as Command;
-  const parsed = parseFlags(command, rest);
-  if (parsed === 'help') return { command: 'help', topic: command };
-  const { flags, booleans, positionals } = parsed;
+  if (values.help) return { command: 'help', topic: command };
   try {
+    const { min, max, name } = POSITIONALS[command];
+    if (positionals.length > max)
+      throw new UsageError(`unexpected argument ${JSON.stringify(positionals[max])}`);
+    if (positionals.length < min) throw new UsageError(`missing ${name}`);
+    const str = (f: Flag) => values[f] as string | undefined;
     switch (command) {
       case 'render': {
-        const filename = flags.get('--filename');
+        const filename = str('filename');
         if (!filename) throw new UsageError('missing -f FILE (use -f - to read stdin)');
-        if (flags.has('--install') && flags.has('--merge-into'))
+        if (values.install !== undefined && values['merge-into'] !== undefined)
           throw new UsageError(
             'give --install or --merge-into, not both (--merge-into reads the install from its manifests)',
           );
         return {
           command,
           filename,
-          output: oneOf(flags, '--output', OUTPUTS, 'manifests'),
-          install: flags.get('--install'),
-          mergeInto: flags.get('--merge-into'),
-          namespace: namespaceFlag(flags),
+          output: oneOf(str('output'), '--output', OUTPUTS, 'manifests'),
+          install: str('install'),
+          mergeInto: str('merge-into'),
+          namespace: namespaceFlag(values),
         };
       }
       case 'migrate': {
-        const target = positionals[0] as string;
-        if (!(MIGRATE_TARGETS as readonly string[]).includes(target))
-          throw new UsageError(
-            `TARGET must be one of ${MIGRATE_TARGETS.join(', ')}, not ${JSON.stringify(target)}`,
-          );
-        const filename = flags.get('--filename');
+        const target = oneOf(positionals[0], 'TARGET', MIGRATE_TARGETS, 'kgateway');
+        const filename = str('filename');
         if (!filename) throw new UsageError('missing -f FILE (use -f - to read stdin)');
-        const release = flags.get('--release') ?? 'kgateway';
+        const release = str('release') ?? 'kgateway';
         // A Helm release name: lowercase letters, digits and dashes, at most 53 characters.
-        if (release.length > 53 || !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(release))
+        if (release.length > 53 || !DNS_LABEL.test(release))
           throw new UsageError(
             `--release must be a Helm release name (at most 53 lowercase letters, digits and dashes), not ${JSON.stringify(release)}`,
           );
         return {
           command,
-          target: target as MigrateTarget,
+          target,
           filename,
-          output: oneOf(flags, '--output', OUTPUTS, 'manifests'),
+          output: oneOf(str('output'), '--output', OUTPUTS, 'manifests'),
           release,
-          namespace: namespaceFlag(flags),
+          namespace: namespaceFlag(values),
         };
       }
       case 'status': {
-        const allNamespaces = booleans.has('--all-namespaces');
-        const namespace = namespaceFlag(flags);
+        const allNamespaces = values['all-namespaces'] === true;
+        const namespace = namespaceFlag(values);
+        const kind = kindFlag(values);
         if (allNamespaces && namespace !== undefined) throw new UsageError('give -n NS or -A, not both');
         if (allNamespaces && positionals[0] !== undefined)
           throw new UsageError('NAME needs one namespace: give -n NS instead of -A');
         return {
           command,
-          ...(positionals[0] === undefined ? {} : { name: objectName(positionals[0], command) }),
+          ...(positionals[0] === undefined ? {} : { name: objectName(positionals[0]) }),
           ...(namespace === undefined ? {} : { namespace }),
           allNamespaces,
-          output: oneOf(flags, '--output', STATUS_OUTPUTS, 'table'),
-          ...cluster(flags),
+          output: oneOf(str('output'), '--output', STATUS_OUTPUTS, 'table'),
+          ...(kind === undefined ? {} : { kind }),
+          ...clusterFlags(values),
         };
       }
       case 'check': {
-        const operatorNamespace = namespaceFlag(flags, '--operator-namespace');
-        return { command, ...(operatorNamespace ? { operatorNamespace } : {}), ...cluster(flags) };
+        const operatorNamespace = namespaceFlag(values, 'operator-namespace');
+        return { command, ...(operatorNamespace ? { operatorNamespace } : {}), ...clusterFlags(values) };
       }
       case 'helm-values': {
-        const namespace = namespaceFlag(flags);
+        const namespace = namespaceFlag(values);
+        const kind = kindFlag(values);
         return {
           command,
-          name: objectName(positionals[0] as string, command),
+          name: objectName(positionals[0] as string),
           ...(namespace === undefined ? {} : { namespace }),
-          ...cluster(flags),
+          ...(kind === undefined ? {} : { kind }),
+          ...clusterFlags(values),
         };
       }
-      case 'completion': {
-        const shell = positionals[0] as string;
-        if (!(SHELLS as readonly string[]).includes(shell))
-          throw new UsageError(`SHELL must be one of ${SHELLS.join(', ')}, not ${JSON.stringify(shell)}`);
-        return { command, shell: shell as Shell };
+      case 'suspend':
+      case 'resume':
+      case 'reconcile': {
+        const namespace = namespaceFlag(values);
+        const kind = kindFlag(values);
+        return {
+          command,
+          name: objectName(positionals[0] as string),
+          ...(namespace === undefined ? {} : { namespace }),
+          ...(kind === undefined ? {} : { kind }),
+          wait: command !== 'suspend' && values.wait !== false,
+          timeoutMs: timeoutFlag(values),
+          ...clusterFlags(values),
+        };
       }
+      case 'completion':
+        return { command, shell: oneOf(positionals[0], 'SHELL', SHELLS, 'bash') };
     }
   } catch (err) {
     if (err instanceof UsageError && err.topic === undefined) throw new UsageError(err.message, command);

@@ -1,14 +1,20 @@
-// `glooha check`: pre-flight checks of a cluster, each one line with [ok], [warn] or [FAIL].
+// `glooha check`: pre-flight checks of a cluster, each one line with [ok], [warn] or [FAIL]: the CRDs,
+// the operator and its Lease, RBAC, and the Gloo and kgateway installs (kgateway's controller Lease).
 // Everything is read with the caller's credentials through the one transport; nothing is written
 // except access reviews (which the API server answers without storing).
 import type { V1Deployment, V1Lease } from '@kubernetes/client-node';
-import { GROUP, PLURAL, VERSION } from '../api/constants.js';
-import type { GlooHA } from '../api/types.js';
+import { GROUP, KGATEWAY_PLURAL, PLURAL, VERSION } from '../api/constants.js';
+import type { GlooHA, KgatewayHA } from '../api/types.js';
 import { installNamespaceOf } from '../controller/product.js';
 import { accessAllowed, type Access } from '../kube/access.js';
 import { errorStatus } from '../kube/client.js';
 import { resourcePath } from '../kube/paths.js';
 import { RECONCILER_PERMISSIONS } from '../products/index.js';
+import {
+  CONTROLLER_CONTAINER,
+  CONTROLLER_LEASE_NAME,
+  ENV_DISABLE_LEADER_ELECTION,
+} from '../products/kgateway/facts.js';
 import { EXIT, type CheckArgs } from './args.js';
 import { explain, type Cluster } from './cluster.js';
 import { escapeControl } from './escape.js';
@@ -18,6 +24,8 @@ import type { CliIO } from './render.js';
 export const OPERATOR_SELECTOR = 'app.kubernetes.io/name=glooha-operator';
 /** Gloo's chart labels its control-plane Deployment so. */
 export const GLOO_SELECTOR = 'gloo=gloo';
+/** kgateway's chart labels its controller Deployment so (kgateway.selectorLabels). */
+export const KGATEWAY_SELECTOR = 'kgateway=kgateway';
 
 export type Verdict = 'ok' | 'warn' | 'FAIL';
 export interface CheckResult {
@@ -48,27 +56,40 @@ export async function check(args: CheckArgs, io: CliIO, cluster: Cluster, now = 
     }
   };
 
-  // 1. The CRD, through discovery (every authenticated user may read it).
+  // 1. The CRDs, through discovery (every authenticated user may read it): the group's versions, and
+  // which kinds its v1alpha1 serves.
   const group = await get<{ versions?: Array<{ version: string }>; preferredVersion?: { version: string } }>(
     'discover glooha.io',
     `/apis/${GROUP}`,
   );
   const versions = group?.versions?.map((v) => v.version) ?? [];
-  await report(
-    !group
-      ? {
-          verdict: 'FAIL',
-          check: 'CRD',
-          detail: `${PLURAL}.${GROUP} is not installed (apply crds/ or deploy/install.yaml)`,
-        }
-      : versions.includes(VERSION)
-        ? { verdict: 'ok', check: 'CRD', detail: `${PLURAL}.${GROUP} serves ${versions.join(', ')}` }
-        : {
-            verdict: 'FAIL',
-            check: 'CRD',
-            detail: `${PLURAL}.${GROUP} serves ${versions.join(', ') || 'nothing'}, not ${VERSION}: upgrade the CRD`,
-          },
-  );
+  const resources = versions.includes(VERSION)
+    ? ((
+        await get<{ resources?: Array<{ name: string }> }>(
+          `discover ${GROUP}/${VERSION}`,
+          `/apis/${GROUP}/${VERSION}`,
+        )
+      )?.resources?.map((r) => r.name) ?? [])
+    : [];
+  const served = new Set(resources);
+  for (const plural of [PLURAL, KGATEWAY_PLURAL]) {
+    const crd = `${plural}.${GROUP}`;
+    await report(
+      served.has(plural)
+        ? { verdict: 'ok', check: 'CRD', detail: `${crd} serves ${versions.join(', ')}` }
+        : !group || versions.includes(VERSION)
+          ? {
+              verdict: 'FAIL',
+              check: 'CRD',
+              detail: `${crd} is not installed (apply crds/ or deploy/install.yaml)`,
+            }
+          : {
+              verdict: 'FAIL',
+              check: 'CRD',
+              detail: `${crd} serves ${versions.join(', ') || 'nothing'}, not ${VERSION}: upgrade the CRD`,
+            },
+    );
+  }
 
   // 2. The operator's Deployment.
   const apps = { group: 'apps', version: 'v1', plural: 'deployments' };
@@ -162,6 +183,7 @@ export async function check(args: CheckArgs, io: CliIO, cluster: Cluster, now = 
   const self = async (a: Access) => accessAllowed(cluster.client, a);
   for (const a of [
     { group: GROUP, resource: PLURAL, verb: 'list' },
+    { group: GROUP, resource: KGATEWAY_PLURAL, verb: 'list' },
     { group: '', resource: 'configmaps', verb: 'get' },
   ]) {
     const allowed = await self(a);
@@ -229,28 +251,19 @@ export async function check(args: CheckArgs, io: CliIO, cluster: Cluster, now = 
   }
 
   // 6. Gloo installs, and whether a GlooHA targets each.
+  const listOf = async <T>(what: string, plural: string): Promise<T[]> =>
+    served.has(plural)
+      ? ((await get<{ items: T[] }>(what, resourcePath({ group: GROUP, version: VERSION, plural })))?.items ??
+        [])
+      : [];
   const gloos =
     (
       await get<{ items: V1Deployment[] }>('list Gloo Deployments', resourcePath(apps, undefined), {
         labelSelector: GLOO_SELECTOR,
       })
     )?.items ?? [];
-  const gloohas = group
-    ? ((
-        await get<{ items: GlooHA[] }>(
-          'list GlooHAs',
-          resourcePath({ group: GROUP, version: VERSION, plural: PLURAL }),
-        )
-      )?.items ?? [])
-    : [];
+  const gloohas = await listOf<GlooHA>('list GlooHAs', PLURAL);
   const targeted = new Set(gloohas.map((g) => installNamespaceOf(g)));
-  if (gloos.length === 0) {
-    await report({
-      verdict: 'warn',
-      check: 'Gloo installs',
-      detail: `no Deployment labelled ${GLOO_SELECTOR} found`,
-    });
-  }
   for (const d of gloos) {
     const ns = d.metadata?.namespace ?? '';
     await report(
@@ -268,10 +281,78 @@ export async function check(args: CheckArgs, io: CliIO, cluster: Cluster, now = 
     );
   }
 
+  // 7. kgateway installs: whether a KgatewayHA targets each, and whether its controller leads (the
+  // Lease kgateway-envoy, renewed every 2 s by the leader).
+  const kgateways =
+    (
+      await get<{ items: V1Deployment[] }>('list kgateway Deployments', resourcePath(apps, undefined), {
+        labelSelector: KGATEWAY_SELECTOR,
+      })
+    )?.items ?? [];
+  const kgatewayhas = await listOf<KgatewayHA>('list KgatewayHAs', KGATEWAY_PLURAL);
+  const kTargeted = new Set(kgatewayhas.map((g) => installNamespaceOf(g)));
+  for (const d of kgateways) {
+    const ns = d.metadata?.namespace ?? '';
+    const id = `${ns}/${d.metadata?.name}`;
+    await report(
+      kTargeted.has(ns)
+        ? { verdict: 'ok', check: 'kgateway install', detail: `${id} is targeted by a KgatewayHA` }
+        : { verdict: 'warn', check: 'kgateway install', detail: `${id} has no KgatewayHA (not made HA)` },
+    );
+    await report(await kgatewayLeaderCheck(get, d, now));
+  }
+  if (gloos.length === 0 && kgateways.length === 0) {
+    await report({
+      verdict: 'warn',
+      check: 'installs',
+      detail: `no Deployment labelled ${GLOO_SELECTOR} (Gloo) or ${KGATEWAY_SELECTOR} (kgateway) found`,
+    });
+  }
+
   const failed = results.filter((r) => r.verdict === 'FAIL').length;
   const warned = results.filter((r) => r.verdict === 'warn').length;
   io.stderr(`${failed} failed, ${warned} warning(s), ${results.length - failed - warned} ok\n`);
   return failed > 0 ? EXIT.UNHEALTHY : EXIT.OK;
+}
+
+/** Whether kgateway's controller of Deployment `d` holds and renews its Lease, by this machine's clock. */
+async function kgatewayLeaderCheck(
+  get: <T>(what: string, path: string) => Promise<T | undefined>,
+  d: V1Deployment,
+  now: Date,
+): Promise<CheckResult> {
+  const ns = d.metadata?.namespace ?? '';
+  const check = 'kgateway leader';
+  const container = d.spec?.template.spec?.containers.find((c) => c.name === CONTROLLER_CONTAINER);
+  const disabled = container?.env?.find((e) => e.name === ENV_DISABLE_LEADER_ELECTION)?.value === 'true';
+  if (disabled) return { verdict: 'ok', check, detail: `${ns}/${d.metadata?.name}: leader election is off` };
+  const leaseId = `${ns}/${CONTROLLER_LEASE_NAME}`;
+  const lease = await get<V1Lease>(
+    `get Lease ${leaseId}`,
+    resourcePath(
+      { group: 'coordination.k8s.io', version: 'v1', plural: 'leases' },
+      ns,
+      CONTROLLER_LEASE_NAME,
+    ),
+  );
+  const holder = lease?.spec?.holderIdentity;
+  const renew = lease?.spec?.renewTime ? new Date(String(lease.spec.renewTime)) : undefined;
+  const age = renew ? Math.max(0, (now.getTime() - renew.getTime()) / 1000) : undefined;
+  const duration = lease?.spec?.leaseDurationSeconds ?? 15;
+  if (!lease)
+    return { verdict: 'FAIL', check, detail: `no Lease ${leaseId}: kgateway's controller has not led` };
+  if (!holder) return { verdict: 'FAIL', check, detail: `Lease ${leaseId} has no holder` };
+  if (age === undefined || age > duration)
+    return {
+      verdict: 'FAIL',
+      check,
+      detail: `${holder} holds Lease ${leaseId} but last renewed it ${age === undefined ? 'never' : `${Math.round(age)}s ago`} (lease duration ${duration}s)`,
+    };
+  return {
+    verdict: 'ok',
+    check,
+    detail: `${holder}, Lease ${leaseId} renewed ${Math.round(age)}s ago (lease duration ${duration}s; by this machine's clock)`,
+  };
 }
 
 const ADMISSION = { group: 'admissionregistration.k8s.io', version: 'v1' };

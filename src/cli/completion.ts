@@ -3,35 +3,44 @@
 // PATH (completion runs in the user's shell, where kubectl has the same kubeconfig).
 import {
   COMMANDS,
+  COMMAND_FLAGS,
   FLAGS,
   MIGRATE_TARGETS,
-  OUTPUTS,
+  OUTPUT_VALUES,
   SHELLS,
-  STATUS_OUTPUTS,
+  flagNames,
   type Command,
+  type FlagSpec,
   type Shell,
 } from './args.js';
 
 function flagsOf(command: Command): string[] {
-  const spec = FLAGS[command];
-  const names: string[] = [];
-  for (const [long, short] of [...Object.entries(spec.values), ...Object.entries(spec.booleans ?? {})]) {
-    names.push(long);
-    if (short) names.push(short);
-  }
-  return [...names, '--help'];
+  return [...COMMAND_FLAGS[command].flatMap(flagNames), '--help'];
 }
 
 /** Values a flag takes, where they are a fixed list. */
 function valuesOf(command: Command): Record<string, readonly string[]> {
-  return command === 'render' || command === 'migrate'
-    ? { '-o': OUTPUTS, '--output': OUTPUTS }
-    : command === 'status'
-      ? { '-o': STATUS_OUTPUTS, '--output': STATUS_OUTPUTS }
-      : {};
+  const out: Record<string, readonly string[]> = {};
+  for (const flag of COMMAND_FLAGS[command]) {
+    const spec: FlagSpec = FLAGS[flag];
+    const values = flag === 'output' ? OUTPUT_VALUES[command] : spec.values;
+    if (values) for (const name of flagNames(flag)) out[name] = values;
+  }
+  return out;
 }
 
-const NAMES_CMD = `kubectl get gloohas.glooha.io -o jsonpath='{.items[*].metadata.name}' 2>/dev/null`;
+/** Flags whose value is a file path. */
+function fileFlagsOf(command: Command): string[] {
+  return COMMAND_FLAGS[command].filter((f) => (FLAGS[f] as FlagSpec).file).flatMap(flagNames);
+}
+
+// Both kinds' names, each asked on its own: one CRD missing must not hide the other's names.
+const NAMES_CMD = ['gloohas', 'kgatewayhas']
+  .map((p) => `kubectl get ${p}.glooha.io -o jsonpath='{.items[*].metadata.name} ' 2>/dev/null`)
+  .join('; ');
+
+/** Commands whose positional argument is a GlooHA or KgatewayHA name. */
+const POSITIONAL_NAMES: readonly Command[] = ['status', 'helm-values', 'suspend', 'resume', 'reconcile'];
 
 function bash(): string {
   const cases = COMMANDS.map((c) => {
@@ -43,12 +52,12 @@ function bash(): string {
         ? `COMPREPLY=($(compgen -W "${SHELLS.join(' ')}" -- "$cur"))`
         : c === 'migrate'
           ? `COMPREPLY=($(compgen -W "${MIGRATE_TARGETS.join(' ')}" -- "$cur"))`
-          : c === 'status' || c === 'helm-values'
+          : POSITIONAL_NAMES.includes(c)
             ? `command -v kubectl >/dev/null && COMPREPLY=($(compgen -W "$(${NAMES_CMD})" -- "$cur"))`
             : ':';
     return `    ${c})
       case "$prev" in
-${values ? `${values}\n` : ''}        -f|--filename|--install|--kubeconfig) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+${values ? `${values}\n` : ''}${fileFlagsOf(c).length ? `        ${fileFlagsOf(c).join('|')}) COMPREPLY=($(compgen -f -- "$cur")); return ;;\n` : ''}
       esac
       if [[ "$cur" == -* ]]; then COMPREPLY=($(compgen -W "${flagsOf(c).join(' ')}" -- "$cur")); else ${positional}; fi
       ;;`;

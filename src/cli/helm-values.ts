@@ -1,34 +1,24 @@
 // `glooha helm-values NAME`: prints the values overlay the operator keeps for a GlooHA (its
-// <name>-helm-values ConfigMap, key values.yaml; src/products/gloo/helm-values.ts makes it), for
-// `helm upgrade -f -`.
-import { GROUP, PLURAL, VERSION } from '../api/constants.js';
-import type { GlooHA } from '../api/types.js';
+// <name>-helm-values ConfigMap) or a KgatewayHA (<name>-kgateway-helm-values), key values.yaml, for
+// the product's `helm upgrade -f`. The ConfigMap's name is the one the operator reports in status.
 import { errorStatus } from '../kube/client.js';
 import { resourcePath } from '../kube/paths.js';
 import { EXIT, type HelmValuesArgs } from './args.js';
 import { ClusterError, explain, type Cluster } from './cluster.js';
+import { findObject } from './kinds.js';
 import type { CliIO } from './render.js';
-import { crdMissing, isObjectNotFound } from './status.js';
 
 /** The ConfigMap key the operator writes (src/templates/helm-values-configmap.yaml.hbs). */
 export const VALUES_KEY = 'values.yaml';
 
+/** The name the operator gives the ConfigMap when status does not say it yet. */
+const DEFAULT_SUFFIX = { GlooHA: '-helm-values', KgatewayHA: '-kgateway-helm-values' } as const;
+
 export async function helmValuesCommand(args: HelmValuesArgs, io: CliIO, cluster: Cluster): Promise<number> {
   const ns = args.namespace ?? cluster.namespace;
-  const id = `${ns}/${args.name}`;
-  let g: GlooHA;
-  try {
-    g = await cluster.client.request<GlooHA>(
-      'GET',
-      resourcePath({ group: GROUP, version: VERSION, plural: PLURAL }, ns, args.name),
-    );
-  } catch (err) {
-    if (isObjectNotFound(err, args.name)) throw new ClusterError(`GlooHA ${id} not found`, EXIT.NOT_FOUND);
-    if (errorStatus(err) === 404) throw crdMissing(`get GlooHA ${id}`);
-    explain(err, `get GlooHA ${id}`, cluster.client);
-  }
-  // The name the operator reports, else the one it always uses.
-  const cmName = g.status?.helmValuesConfigMap ?? `${args.name}-helm-values`;
+  const { kind, object } = await findObject(cluster, args.name, ns, args.kind);
+  const id = `${kind} ${ns}/${args.name}`;
+  const cmName = object.status?.helmValuesConfigMap ?? `${args.name}${DEFAULT_SUFFIX[kind]}`;
   let cm: { data?: Record<string, string> };
   try {
     cm = await cluster.client.request(
@@ -38,7 +28,7 @@ export async function helmValuesCommand(args: HelmValuesArgs, io: CliIO, cluster
   } catch (err) {
     if (errorStatus(err) === 404) {
       throw new ClusterError(
-        `ConfigMap ${ns}/${cmName} not found: the operator has not reconciled GlooHA ${id} yet (glooha status ${args.name} -n ${ns})`,
+        `ConfigMap ${ns}/${cmName} not found: the operator has not reconciled ${id} yet (glooha status ${args.name} -n ${ns})`,
         EXIT.NOT_FOUND,
       );
     }

@@ -10,6 +10,7 @@ import { completionScript } from './completion.js';
 import { escapeControl } from './escape.js';
 import { helmValuesCommand } from './helm-values.js';
 import { readFileCapped, readStreamCapped } from './input.js';
+import { lifecycle } from './lifecycle.js';
 import { migrate } from './migrate.js';
 import { InvalidInput, render, type CliIO } from './render.js';
 import { status } from './status.js';
@@ -43,8 +44,14 @@ export async function main(
         return await status(args, io, connectTo(args));
       case 'check':
         return await check(args, io, connectTo(args));
-      default:
+      case 'helm-values':
         return await helmValuesCommand(args, io, connectTo(args));
+      case 'suspend':
+      case 'resume':
+      case 'reconcile':
+        return await lifecycle(args, io, connectTo(args));
+      default:
+        return args satisfies never;
     }
   } catch (err) {
     // Everything echoed from the input is escaped: one problem stays one line, and no escape

@@ -2,56 +2,17 @@
 // with glooha's partial server-side-apply bodies merged in, so that linters (kube-score, Polaris) see
 // each Deployment as the cluster will hold it, not a partial body that looks like a broken Deployment.
 //
-// The merge follows server-side apply for the fields glooha applies: maps merge key by key; the
-// Deployment's associative lists (containers, a container's env: keyed by name) merge item by item,
-// and an applied item the live list lacks goes before the first item both lists share (as the API
-// server places it: that is how glooha anchors the lease env before the chart's POD_NAMESPACE); every
-// other list (affinity terms, topologySpreadConstraints) is replaced, as glooha's apply owns it whole.
-// Pure: objects in, objects out.
+// The merge follows server-side apply as the API server's schema describes each list (kube/list-types.ts):
+// maps merge key by key; list-maps (containers and env by name, topologySpreadConstraints by
+// topologyKey + whenUnsatisfiable) merge item by item, and an applied item the live list lacks goes
+// before the first item both lists share (as the API server places it: that is how glooha anchors the
+// lease env before the chart's POD_NAMESPACE); atomic lists (affinity terms, HPA metrics) are replaced.
+// `render` runs offline, so the list types come from a snapshot generated from a served OpenAPI
+// (kube/served-list-types.ts, checked against the test API server). Pure: objects in, objects out.
 
 import type { KubeObject } from '../core/templates.js';
-
-type Json = unknown;
-type JsonMap = Record<string, Json>;
-
-/** Paths (from the object root, list items as []) of the lists merged by their items' `name`. */
-const KEYED_BY_NAME = new Set([
-  'spec.template.spec.containers',
-  'spec.template.spec.containers[].env',
-  'spec.template.spec.initContainers',
-  'spec.template.spec.initContainers[].env',
-]);
-
-const isMap = (v: Json): v is JsonMap => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-function mergeValue(live: Json, applied: Json, path: string): Json {
-  if (isMap(live) && isMap(applied)) {
-    const out: JsonMap = { ...live };
-    for (const [k, v] of Object.entries(applied)) {
-      const p = path ? `${path}.${k}` : k;
-      out[k] = k in live ? mergeValue(live[k], v, p) : v;
-    }
-    return out;
-  }
-  if (Array.isArray(live) && Array.isArray(applied) && KEYED_BY_NAME.has(path))
-    return mergeKeyedList(live, applied, `${path}[]`);
-  return applied;
-}
-
-function mergeKeyedList(live: Json[], applied: Json[], itemPath: string): Json[] {
-  const nameOf = (x: Json) => (isMap(x) ? x.name : undefined);
-  const appliedByName = new Map(applied.map((x) => [nameOf(x), x]));
-  const liveNames = new Set(live.map(nameOf));
-  const merged = live.map((x) => {
-    const a = appliedByName.get(nameOf(x));
-    return a === undefined ? x : mergeValue(x, a, itemPath);
-  });
-  const added = applied.filter((x) => !liveNames.has(nameOf(x)));
-  if (added.length === 0) return merged;
-  const firstShared = applied.map(nameOf).find((n) => liveNames.has(n));
-  const at = firstShared === undefined ? merged.length : merged.findIndex((x) => nameOf(x) === firstShared);
-  return [...merged.slice(0, at), ...added, ...merged.slice(at)];
-}
+import { kindKey, mergeApplied, type ListTypes } from '../kube/list-types.js';
+import { SERVED_LIST_TYPES } from '../kube/served-list-types.js';
 
 const kindAndName = (o: KubeObject) => `${o.kind}/${o.metadata.name}`;
 
@@ -63,6 +24,7 @@ const kindAndName = (o: KubeObject) => `${o.kind}/${o.metadata.name}`;
 export function mergePatches(
   objects: KubeObject[],
   patches: KubeObject[],
+  listTypes: ListTypes = SERVED_LIST_TYPES,
 ): { merged: KubeObject[]; unmatched: KubeObject[] } {
   const merged = [...objects];
   const unmatched: KubeObject[] = [];
@@ -76,7 +38,7 @@ export function mergePatches(
       unmatched.push(p);
       continue;
     }
-    merged[i] = mergeValue(merged[i], p, '') as KubeObject;
+    merged[i] = mergeApplied(merged[i], p, listTypes[kindKey(p.apiVersion, p.kind)]) as KubeObject;
   }
   return { merged, unmatched };
 }

@@ -1,13 +1,13 @@
-// `glooha status`: each GlooHA's health as the operator reported it in status, summarized (pure:
-// summarize, formatTable) and printed as a table, JSON or YAML.
+// `glooha status`: each GlooHA's and KgatewayHA's health as the operator reported it in status,
+// summarized (pure: summarize, formatTable) and printed as a table, JSON or YAML.
 import { stringify } from 'yaml';
-import { GROUP, PLURAL, VERSION } from '../api/constants.js';
-import type { ComponentStatus, GlooHA } from '../api/types.js';
+import { KGATEWAY_KIND } from '../api/constants.js';
+import type { ComponentStatus, HAObject } from '../api/types.js';
 import { errorStatus } from '../kube/client.js';
-import { resourcePath } from '../kube/paths.js';
-import { EXIT, type StatusArgs } from './args.js';
-import { ClusterError, explain, type Cluster } from './cluster.js';
+import { EXIT, type HAKind, type StatusArgs } from './args.js';
+import { explain, type Cluster } from './cluster.js';
 import { escapeControl } from './escape.js';
+import { crdMissing, findObject, kindsOf, pathOf, pluralWords } from './kinds.js';
 import type { CliIO } from './render.js';
 
 export interface ConditionSummary {
@@ -17,7 +17,7 @@ export interface ConditionSummary {
 }
 
 export interface ComponentSummary {
-  /** gloo, discovery, or the gatewayProxies key. */
+  /** gloo, discovery, the gatewayProxies key; controller, or the Gateway's name. */
   name: string;
   deployment: string;
   ready: number;
@@ -25,6 +25,7 @@ export interface ComponentSummary {
 }
 
 export interface GlooHASummary {
+  kind: HAKind;
   namespace: string;
   name: string;
   ready: ConditionSummary;
@@ -40,16 +41,20 @@ const UNKNOWN = (reason: string, message: string): ConditionSummary => ({
   message,
 });
 
-function condition(g: GlooHA, type: string): ConditionSummary | undefined {
+function condition(g: HAObject, type: string): ConditionSummary | undefined {
   const c = g.status?.conditions?.find((x) => x.type === type);
   if (!c) return undefined;
   const status = c.status === 'True' || c.status === 'False' ? c.status : 'Unknown';
   return { status, reason: c.reason ?? '', message: c.message ?? '' };
 }
 
-/** What `glooha status` says of one GlooHA. A status the operator has not (re)written yet is Unknown. */
-export function summarize(g: GlooHA): GlooHASummary {
-  const base = { namespace: g.metadata.namespace ?? '', name: g.metadata.name };
+/**
+ * What `glooha status` says of one GlooHA or KgatewayHA. A status the operator has not (re)written yet
+ * is Unknown.
+ */
+export function summarize(g: HAObject): GlooHASummary {
+  const kind: HAKind = g.kind === KGATEWAY_KIND ? 'KgatewayHA' : 'GlooHA';
+  const base = { kind, namespace: g.metadata.namespace ?? '', name: g.metadata.name };
   const generation = g.metadata.generation;
   const observed = g.status?.observedGeneration;
   let ready: ConditionSummary;
@@ -81,6 +86,8 @@ export function summarize(g: GlooHA): GlooHASummary {
   add('gloo', cs?.gloo);
   add('discovery', cs?.discovery);
   for (const [key, c] of Object.entries(cs?.gatewayProxies ?? {})) add(key, c);
+  add('controller', cs?.controller);
+  for (const [gateway, c] of Object.entries(cs?.gateways ?? {})) add(gateway, c);
   const l = g.status?.leader;
   return {
     ...base,
@@ -104,12 +111,13 @@ export function summarize(g: GlooHA): GlooHASummary {
 export function formatTable(rows: GlooHASummary[], withNamespace: boolean): string {
   const header = [
     ...(withNamespace ? ['NAMESPACE'] : []),
+    'KIND',
     'NAME',
     'READY',
     'STALLED',
     'REASON',
     'COMPONENTS (READY/DESIRED)',
-    'GLOO LEADER',
+    'LEADER',
     'DRIFT',
   ];
   const lines = rows.map((r) => {
@@ -132,6 +140,7 @@ export function formatTable(rows: GlooHASummary[], withNamespace: boolean): stri
             : '-';
     return [
       ...(withNamespace ? [r.namespace] : []),
+      r.kind,
       r.name,
       r.ready.status,
       r.stalled.status,
@@ -156,62 +165,51 @@ function problems(rows: GlooHASummary[]): string {
     .filter((r) => r.ready.status !== 'True')
     .map(
       (r) =>
-        `${r.namespace}/${r.name}: ${escapeControl(r.stalled.status === 'True' ? r.stalled.message : r.ready.message)}\n`,
+        `${r.kind} ${r.namespace}/${r.name}: ${escapeControl(r.stalled.status === 'True' ? r.stalled.message : r.ready.message)}\n`,
     )
     .join('');
 }
 
 export async function status(args: StatusArgs, io: CliIO, cluster: Cluster): Promise<number> {
   const namespace = args.allNamespaces ? undefined : (args.namespace ?? cluster.namespace);
-  const ref = { group: GROUP, version: VERSION, plural: PLURAL };
-  let items: GlooHA[];
+  const kinds = kindsOf(args.kind);
+  let items: HAObject[] = [];
   if (args.name) {
-    const what = `get GlooHA ${namespace}/${args.name}`;
-    try {
-      items = [await cluster.client.request<GlooHA>('GET', resourcePath(ref, namespace, args.name))];
-    } catch (err) {
-      if (isObjectNotFound(err, args.name))
-        throw new ClusterError(`GlooHA ${namespace}/${args.name} not found`, EXIT.NOT_FOUND);
-      if (errorStatus(err) === 404) throw crdMissing(what);
-      explain(err, what, cluster.client);
-    }
+    items = [(await findObject(cluster, args.name, namespace as string, args.kind)).object];
   } else {
-    const what = `list GlooHAs ${namespace ? `in ${namespace}` : 'in all namespaces'}`;
-    try {
-      items = (await cluster.client.request<{ items: GlooHA[] }>('GET', resourcePath(ref, namespace))).items;
-    } catch (err) {
-      if (errorStatus(err) === 404) throw crdMissing(what);
-      explain(err, what, cluster.client);
+    // Each kind whose CRD is served; a cluster with one product installed has one CRD served.
+    let served = 0;
+    for (const kind of kinds) {
+      const what = `list ${kind}s ${namespace ? `in ${namespace}` : 'in all namespaces'}`;
+      try {
+        items.push(
+          ...(await cluster.client.request<{ items: HAObject[] }>('GET', pathOf(kind, namespace))).items,
+        );
+        served++;
+      } catch (err) {
+        if (errorStatus(err) !== 404) explain(err, what, cluster.client);
+      }
     }
+    if (served === 0)
+      throw crdMissing(
+        `list ${pluralWords(kinds)} ${namespace ? `in ${namespace}` : 'in all namespaces'}`,
+        kinds,
+      );
   }
   items.sort((a, b) =>
-    `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`),
+    `${a.metadata.namespace}/${a.kind}/${a.metadata.name}`.localeCompare(
+      `${b.metadata.namespace}/${b.kind}/${b.metadata.name}`,
+    ),
   );
   const rows = items.map(summarize);
   if (args.output === 'json') await io.stdout(JSON.stringify({ items: rows }, null, 2) + '\n');
   else if (args.output === 'yaml') await io.stdout(stringify({ items: rows }));
   else if (rows.length === 0)
-    io.stderr(`No GlooHAs found${namespace ? ` in namespace ${namespace}` : ''}.\n`);
+    io.stderr(`No ${pluralWords(kinds)} found${namespace ? ` in namespace ${namespace}` : ''}.\n`);
   else {
     await io.stdout(formatTable(rows, args.allNamespaces));
     const p = problems(rows);
     if (p) io.stderr(p);
   }
   return rows.every((r) => r.ready.status === 'True') ? EXIT.OK : EXIT.UNHEALTHY;
-}
-
-/**
- * A 404 for the object itself, as opposed to its type not being served (a CRD not installed answers
- * "404 page not found", not a Status naming the object).
- */
-export function isObjectNotFound(err: unknown, name: string): boolean {
-  if (errorStatus(err) !== 404) return false;
-  const body = (err as { body?: { reason?: string; details?: { name?: string } } }).body;
-  return body?.reason === 'NotFound' && body.details?.name === name;
-}
-
-export function crdMissing(what: string): ClusterError {
-  return new ClusterError(
-    `${what}: the API server does not serve ${PLURAL}.${GROUP}/${VERSION}: install the CRD (crds/ in the chart or deploy/install.yaml; glooha check tells more)`,
-  );
 }

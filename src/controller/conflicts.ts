@@ -31,11 +31,15 @@ export function sameTarget(a: HAObject, b: HAObject): boolean {
   );
 }
 
-/** The older live HAObject that manages the same install as `g`, if any (then `g` must stand back). */
+/**
+ * The older live HAObject that manages the same install as `g`, if any (then `g` must stand back, and
+ * has never written to the install: even while `g` itself is being deleted).
+ */
 export function olderRival(g: HAObject, others: readonly HAObject[]): HAObject | undefined {
-  const contenders = [g, ...others.filter((o) => keyOf(o) !== keyOf(g))].filter(
-    (o) => !o.metadata.deletionTimestamp && sameTarget(o, g),
-  );
+  const contenders = [
+    g,
+    ...others.filter((o) => keyOf(o) !== keyOf(g) && !o.metadata.deletionTimestamp && sameTarget(o, g)),
+  ];
   const first = contenders.sort(byAge)[0];
   return first && keyOf(first) !== keyOf(g) ? first : undefined;
 }

@@ -3,6 +3,7 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { MANAGER } from '../api/constants.js';
 import type { KubeObject } from '../core/templates.js';
+import type { KindListTypes } from '../kube/list-types.js';
 import { isSubset } from './compare.js';
 
 /** The manager that keeps our fields on Gloo's objects after a GlooHA is deleted (see handover.ts). */
@@ -48,14 +49,18 @@ export function driftAuthor(live: KubernetesObject, fieldPaths: string[]): strin
 }
 
 /** Which managed fields differ, in words, for conditions and events. */
-export function describeDrift(body: KubeObject, live: KubernetesObject): string {
+export function describeDrift(body: KubeObject, live: KubernetesObject, lists?: KindListTypes): string {
   const fields: string[] = [];
   const spec = (body.spec ?? {}) as Record<string, unknown>;
   const liveSpec = ((live as AnyObject).spec ?? {}) as Record<string, unknown>;
-  for (const [k, v] of Object.entries(spec)) if (!isSubset(v, liveSpec[k])) fields.push(`spec.${k}`);
-  if (body.data !== undefined && !isSubset(body.data, (live as AnyObject).data)) fields.push('data');
-  if (body.rules !== undefined && !isSubset(body.rules, (live as AnyObject).rules)) fields.push('rules');
-  if (body.subjects !== undefined && !isSubset(body.subjects, (live as AnyObject).subjects))
+  const differs = (path: string, value: unknown, liveValue: unknown) =>
+    !isSubset(value, liveValue, lists, path);
+  for (const [k, v] of Object.entries(spec))
+    if (differs(`spec.${k}`, v, liveSpec[k])) fields.push(`spec.${k}`);
+  if (body.data !== undefined && differs('data', body.data, (live as AnyObject).data)) fields.push('data');
+  if (body.rules !== undefined && differs('rules', body.rules, (live as AnyObject).rules))
+    fields.push('rules');
+  if (body.subjects !== undefined && differs('subjects', body.subjects, (live as AnyObject).subjects))
     fields.push('subjects');
   if (!isSubset(body.metadata.labels ?? {}, live.metadata?.labels ?? {})) fields.push('metadata.labels');
   const what = fields.length ? fields.join(', ') : 'managed fields';

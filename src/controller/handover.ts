@@ -29,6 +29,11 @@ import { APPLIED_ANNOTATION } from './plan-types.js';
 export interface OwnershipRelease {
   /** A JSON merge patch of metadata.managedFields (see managedFieldsPatch). */
   release: KubernetesObject;
+  /**
+   * A JSON merge patch made first, on the same resourceVersion (see safeStrategyPatch); the release
+   * then goes on the resourceVersion it produced, and drops the entry it added.
+   */
+  prepare?: KubernetesObject;
   /** "Deployment ns/name", for logs. */
   what: string;
 }
@@ -96,5 +101,64 @@ export function managedFieldsPatch(
 export function handoverOf(live: KubernetesObject): OwnershipRelease | undefined {
   const release = releaseOwnershipPatch(live, OUR_MANAGERS, OUR_ANNOTATIONS);
   if (!release) return undefined;
-  return { release, what: `${live.kind} ${live.metadata?.namespace}/${live.metadata?.name}` };
+  const prepare = safeStrategyPatch(live);
+  return {
+    release,
+    ...(prepare ? { prepare } : {}),
+    what: `${live.kind} ${live.metadata?.namespace}/${live.metadata?.name}`,
+  };
+}
+
+type Strategy = { rollingUpdate?: { maxSurge?: unknown } };
+
+/**
+ * Our in-place rollout strategy (maxSurge 0, rollout-strategy.ts) cannot be left behind: what follows
+ * a handover is the chart's replica count (Gloo's: 1), and Gloo's chart renders no strategy, so Helm
+ * would never reset it and every rollout of a single replica would go 1→0→1. Before ownership is
+ * released, a Deployment gets the API's default back (25%/25%: at 1 replica one surge pod and none
+ * unavailable; it may wait for a node, it never drops the pod), and a GatewayParameters loses the
+ * strategy (kgateway's deployer then renders none and the Deployment defaults the same way). Only a
+ * strategy we applied is touched (our managedFields entry owns it).
+ */
+export function safeStrategyPatch(live: KubernetesObject): KubernetesObject | undefined {
+  const spec = (live as { spec?: Record<string, unknown> }).spec;
+  const isDeployment = live.kind === 'Deployment';
+  const path = isDeployment ? ['spec', 'strategy'] : ['spec', 'kube', 'deployment', 'strategy'];
+  const strategy = (
+    isDeployment
+      ? spec?.strategy
+      : (
+          (spec?.kube as Record<string, unknown> | undefined)?.deployment as
+            Record<string, unknown> | undefined
+        )?.strategy
+  ) as Strategy | undefined;
+  const surge = strategy?.rollingUpdate?.maxSurge;
+  if (surge !== 0 && surge !== '0' && surge !== '0%') return undefined;
+  const ours = (live.metadata?.managedFields ?? []).some(
+    (e) => isOperatorManager(e, OUR_MANAGERS) && owns(e.fieldsV1, path),
+  );
+  if (!ours) return undefined;
+  const value = isDeployment
+    ? { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } } }
+    : { kube: { deployment: { strategy: null } } };
+  return {
+    apiVersion: live.apiVersion,
+    kind: live.kind,
+    metadata: {
+      name: live.metadata?.name,
+      namespace: live.metadata?.namespace,
+      resourceVersion: live.metadata?.resourceVersion,
+    },
+    spec: value,
+  } as KubernetesObject;
+}
+
+/** Whether a managedFields entry's fieldsV1 owns the field at `path` (or something under it). */
+function owns(fields: unknown, path: string[]): boolean {
+  let node = fields as Record<string, unknown> | undefined;
+  for (const part of path) {
+    node = node?.[`f:${part}`] as Record<string, unknown> | undefined;
+    if (node === undefined) return false;
+  }
+  return true;
 }

@@ -36,6 +36,14 @@ export const LEASES: KindInfo = {
 };
 
 /**
+ * The kinds whose list types the operator reads from the API server's OpenAPI (the built-in ones it
+ * writes; ConfigMaps hold no list), and that `glooha render --merge-into` carries a snapshot of.
+ */
+export const LIST_TYPED_KINDS: readonly KindInfo[] = [DEPLOYMENTS, ...OWNED_KINDS].filter(
+  (k) => k.group !== '',
+);
+
+/**
  * Where objects of `kind` live: one of the kinds every product writes, or of `extra` (a product's
  * own, such as kgateway's GatewayParameters). Throws for a kind the operator never writes.
  */

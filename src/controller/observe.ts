@@ -25,6 +25,8 @@ export function isOwnedBy(obj: KubernetesObject, owner: Owner, acceptUnlabelled 
   );
 }
 
+const HELM_RELEASE_ANNOTATION = 'meta.helm.sh/release-name';
+
 export function observedDeployment(d: V1Deployment): ObservedDeployment {
   const spec = d.spec;
   return {
@@ -38,6 +40,9 @@ export function observedDeployment(d: V1Deployment): ObservedDeployment {
     })),
     serviceAccountName: spec?.template?.spec?.serviceAccountName,
     replicas: spec?.replicas,
+    ...(d.metadata?.annotations?.[HELM_RELEASE_ANNOTATION]
+      ? { helmRelease: d.metadata.annotations[HELM_RELEASE_ANNOTATION] }
+      : {}),
   };
 }
 

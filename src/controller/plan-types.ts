@@ -7,6 +7,7 @@ import type {
   V2HorizontalPodAutoscaler,
 } from '@kubernetes/client-node';
 import type { HAObject, HAStatus, LeaderStatus } from '../api/types.js';
+import type { ListTypes } from '../kube/list-types.js';
 import type { OwnershipRelease } from './handover.js';
 import type { DriftReport, Stall } from './status.js';
 
@@ -44,6 +45,11 @@ export interface Snapshot {
   ownApplies: ReadonlyMap<string, OwnApply>;
   /** Wall-clock time, for condition timestamps only. */
   now: Date;
+  /**
+   * How server-side apply merges each list of the kinds we write, from the API server's OpenAPI
+   * (kube/openapi-list-types.ts); a kind missing here is compared by the fallback in compare.ts.
+   */
+  listTypes?: ListTypes;
 }
 
 /**

@@ -16,10 +16,11 @@
 // The glooha.io/reconcile-requested-at annotation's value goes to status.lastHandledReconcileAt.
 // Failures met while carrying a plan out (403, 400/422) become a Stalled plan through stalledPlan().
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { RECONCILE_REQUEST_ANNOTATION } from '../api/constants.js';
+import { ANNOTATION_OWNER, ANNOTATION_OWNER_KIND, RECONCILE_REQUEST_ANNOTATION } from '../api/constants.js';
 import type { HAObject, HAStatus } from '../api/types.js';
 import { ownerOf } from '../core/ownership.js';
 import type { KubeObject } from '../core/templates.js';
+import { kindKey, type ListTypes } from '../kube/list-types.js';
 import { isOlderResourceVersion } from '../kube/resource-version.js';
 import { canonicalJson, isSubset, stableHash } from './compare.js';
 import { olderRival, selfConflicts } from './conflicts.js';
@@ -176,6 +177,7 @@ export function decideApply(
   live: KubernetesObject | undefined,
   driftPolicy: Desired['driftPolicy'],
   ownApplies: ReadonlyMap<string, OwnApply> = new Map(),
+  listTypes: ListTypes = {},
 ): { apply?: PlannedApply; drift?: DriftReport } {
   const hash = stableHash(body);
   const what = `${body.kind} ${body.metadata.namespace}/${body.metadata.name}`;
@@ -190,9 +192,10 @@ export function decideApply(
     return {};
   if (live.metadata?.annotations?.[APPLIED_ANNOTATION] !== hash)
     return { apply: { ...base, reason: 'update' } };
-  if (isSubset(body, live)) return {};
+  const lists = listTypes[kindKey(body.apiVersion, body.kind)];
+  if (isSubset(body, live, lists)) return {};
   if (driftPolicy === 'ignore') return {};
-  const message = describeDrift(body, live);
+  const message = describeDrift(body, live, lists);
   if (driftPolicy === 'warn') return { drift: { message, corrected: false } };
   return {
     apply: { ...base, reason: 'drift', drift: message },
@@ -204,7 +207,7 @@ function applyPlan(s: Snapshot, g: HAObject, d: Desired, ns: string, product: Pr
   const out = emptyPlan();
   const drift: DriftReport[] = [];
   const consider = (body: KubeObject, live: KubernetesObject | undefined, stage: number) => {
-    const decision = decideApply(body, live, d.driftPolicy, s.ownApplies);
+    const decision = decideApply(body, live, d.driftPolicy, s.ownApplies, s.listTypes);
     if (decision.apply) out.applies.push({ ...decision.apply, stage });
     if (decision.drift) drift.push(decision.drift);
   };
@@ -325,13 +328,7 @@ function finalizePlan(s: Snapshot, g: HAObject, product: Product): Plan {
   if (!finalizersOf(g).includes(FINALIZER)) return out;
   const owner = ownerOf(g);
   const ns = installNamespaceOf(g);
-  // Only the product's own objects: the HPAs that scale its Deployments (a product without a cover
-  // selector sees every HPA, another product's included, and those are not this object's to hand over).
-  const ours = new Set(s.deployments.map((d) => d.metadata?.name));
-  const hpas = s.hpas.filter((h) => ours.has(h.spec?.scaleTargetRef?.name));
-  const related = [...(s.related?.values() ?? [])].flat();
-  for (const live of [...s.deployments, ...hpas, ...related] as KubernetesObject[]) {
-    if (live.metadata?.namespace !== ns) continue;
+  for (const live of handoverScope(s, g, product)) {
     const h = handoverOf(live);
     if (h) out.handover.push(h);
   }
@@ -345,6 +342,39 @@ function finalizePlan(s: Snapshot, g: HAObject, product: Product): Plan {
   }
   out.finalizers = finalizersOf(g).filter((f) => f !== FINALIZER);
   return out;
+}
+
+/**
+ * The objects of the install that `g` may have written to and hands back on deletion. All the
+ * operator's applies share one field manager, so "holds a field of ours" does not say whose: an
+ * object of another install in the namespace (another spec.target), or one whose replicas floor names
+ * another GlooHA, is not ours; and a GlooHA that stood back for an older rival of the same install
+ * never wrote at all (handing over would strip the rival's fields).
+ */
+function handoverScope(s: Snapshot, g: HAObject, product: Product): KubernetesObject[] {
+  if (olderRival(g, s.sameNamespace)) return [];
+  const ns = installNamespaceOf(g);
+  const owner = ownerOf(g);
+  const mine = (o: KubernetesObject) => {
+    const a = o.metadata?.annotations ?? {};
+    if (a[ANNOTATION_OWNER] === undefined) return true;
+    return (
+      a[ANNOTATION_OWNER] === `${owner.namespace}/${owner.name}` &&
+      (a[ANNOTATION_OWNER_KIND] === undefined ||
+        owner.kind === undefined ||
+        a[ANNOTATION_OWNER_KIND] === owner.kind)
+    );
+  };
+  const scoped = (o: KubernetesObject) => o.metadata?.namespace === ns && product.inTarget(g, o) && mine(o);
+  const deployments = (s.deployments as KubernetesObject[]).filter(scoped);
+  // The HPAs that scale those Deployments (kgateway's HPA informer sees every HPA, a GlooHA's
+  // included, and those are the GlooHA's to hand over, not this object's).
+  const targets = new Set(deployments.map((d) => d.metadata?.name));
+  const hpas = s.hpas.filter(
+    (h) => h.metadata?.namespace === ns && targets.has(h.spec?.scaleTargetRef?.name),
+  );
+  const related = [...(s.related?.values() ?? [])].flat().filter(scoped);
+  return [...deployments, ...hpas, ...related];
 }
 
 /**

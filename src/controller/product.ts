@@ -112,12 +112,15 @@ export interface Product {
   /** Its leader's Lease, by name, in the install's namespace. */
   leaseName: string;
   /**
+   * Whether its per-object lease series are also exported under their deprecated names
+   * (glooha_gloo_leader_lease_*), kept for one release for dashboards and alerts that use them.
+   */
+  deprecatedLeaseSeries?: boolean;
+  /**
    * Further kinds it reads in the install's namespace, watched when the API server serves them all
    * (Snapshot.related is undefined otherwise). Those it writes partial applies to must be listed.
    */
   relatedKinds: readonly RelatedKind[];
-  /** Whether each object of the kind gets per-object series (glooha_ready, the leader Lease gauges). */
-  objectMetrics: boolean;
   /** Its API use besides the engine's own (its kind, its related kinds), for RBAC and `glooha check`. */
   permissions: readonly Permission[];
   /** How to tell two objects of the kind apart when they target the same install. */

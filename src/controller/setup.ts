@@ -32,7 +32,8 @@ import { stripManagedFields, stripManagedFieldsOf } from '../runtime/transforms.
 import { objectKey } from '../runtime/store.js';
 import { EventRecorder } from './actions/events.js';
 import { kubeWriter } from './actions/writer.js';
-import { DEPLOYMENTS, HPAS, LEASES, OWNED_KINDS, PDBS, type KindInfo } from './kinds.js';
+import { DEPLOYMENTS, HPAS, LEASES, LIST_TYPED_KINDS, OWNED_KINDS, PDBS, type KindInfo } from './kinds.js';
+import { ServedListTypes } from '../kube/openapi-list-types.js';
 import { LeaseTracker } from './lease-tracker.js';
 import { ReconcilerMemory } from './memory.js';
 import type { Snapshot } from './plan-types.js';
@@ -250,6 +251,13 @@ function setupController(
   const tracker = new LeaseTracker(enqueueNamespace, clock);
   mgr.onStop(() => tracker.stop());
 
+  // How server-side apply merges the lists of what we write, from the API server's own schema: the
+  // drift comparison must see a list-map as the API server merges it (compare.ts).
+  const servedListTypes = new ServedListTypes(
+    mgr.client,
+    [...LIST_TYPED_KINDS, ...(relatedServed ? product.relatedKinds.filter((k) => k.group !== '') : [])],
+    mgr.log,
+  );
   const memory = new ReconcilerMemory();
   const writer = kubeWriter(
     mgr.client,
@@ -293,8 +301,9 @@ function setupController(
 
   // Per-object series, read from the cache when scraped: status-only updates (which enqueue nothing)
   // count at once, and a standby reports the same as the leader.
-  if (product.objectMetrics)
-    opts.metrics?.glooha.observe(() =>
+  opts.metrics?.glooha.observe(
+    product.kind,
+    () =>
       objects.store.list().map((g) => {
         const ready = g.status?.conditions?.find((c) => c.type === 'Ready')?.status;
         const lease = tracker.lease(installNamespaceOf(g));
@@ -302,10 +311,11 @@ function setupController(
           namespace: g.metadata.namespace ?? '',
           name: g.metadata.name,
           ready: ready === 'True' ? 'true' : ready === 'False' ? 'false' : 'unknown',
-          ...(lease ? { leaderLease: lease } : {}),
+          ...(lease ? { leaderLease: { name: product.leaseName, ...lease } } : {}),
         };
       }),
-    );
+    { deprecatedLeaseSeries: product.deprecatedLeaseSeries === true },
+  );
   opts.metrics?.reconcile.register(name, opts.concurrency);
   // Events of the shared informers map to this product's objects only when its selection holds them.
   const toInstall = (matches: (o: KubernetesObject) => boolean) => ({
@@ -330,8 +340,18 @@ function setupController(
     name,
     concurrency: opts.concurrency,
     resyncPeriodMs: opts.resyncPeriodMs,
-    reconcile: (key, ctx) =>
-      reconcile(key, ctx, { product, snapshot, writer, events, memory, metrics: opts.metrics, log: mgr.log }),
+    reconcile: async (key, ctx) => {
+      const listTypes = await servedListTypes.get(ctx.signal);
+      return reconcile(key, ctx, {
+        product,
+        snapshot: (k) => ({ ...snapshot(k), listTypes }),
+        writer,
+        events,
+        memory,
+        metrics: opts.metrics,
+        log: mgr.log,
+      });
+    },
     watches: [
       // Spec (generation), deletion, finalizers, labels and annotations, and status written by
       // anyone but us; not our own status writes.

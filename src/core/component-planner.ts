@@ -229,7 +229,10 @@ function deploymentPatch(
   const env = ctx.containerEnv?.(ctx, c, dep);
   if (env) podSpec.containers = [{ name: env.container, env: env.env }];
   const setReplicas = plan.managesReplicas && c.replicas !== undefined;
-  const rollout = rolloutStrategy(c, plan.podDisruptionBudget);
+  // The count the Deployment runs after this apply: ours, our HPA's minimum (the floor), else whatever
+  // sets it now (Helm, a foreign HPA).
+  const running = setReplicas ? c.replicas : plan.autoscaling ? undefined : dep.replicas;
+  const rollout = rolloutStrategy(c, plan.podDisruptionBudget, running);
   ctx.warnings.push(...rollout.findings);
   const fields: ComponentFields = {
     ...(setReplicas ? { replicas: c.replicas } : {}),

@@ -22,6 +22,8 @@ export interface ObservedDeployment {
   serviceAccountName?: string;
   /** spec.replicas */
   replicas?: number;
+  /** The Helm release that installed it (annotation meta.helm.sh/release-name), if any. */
+  helmRelease?: string;
 }
 
 /** A HorizontalPodAutoscaler in the install's namespace whose scaleTargetRef is a Deployment. */

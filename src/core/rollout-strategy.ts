@@ -11,7 +11,14 @@
 // cluster-wide read, and still holds when nodes come and go.
 //
 // Only required anti-affinity gets it: with preferred (or none) the surge pod schedules anyway.
-// Gloo's chart has no strategy values, so Helm never sets or removes this field.
+// And only with 2 replicas or more, at the floor and now: replacing the only pod in place is an
+// outage (1→0→1 available on every rollout). Below 2 the field is left to the Deployment's default
+// (25%/25%: one surge pod, none unavailable), which at worst waits for a node, never loses the pod.
+// Gloo's chart has no strategy values, so Helm never sets or removes this field: the handover on
+// deletion resets it too (handover.ts), since the count that follows is the chart's 1.
+
+/** Fewer replicas than this are never replaced in place (maxSurge 0 would take the last pod down). */
+export const IN_PLACE_MIN_REPLICAS = 2;
 
 import { scaledValue } from '../api/intstr.js';
 import type { PodDisruptionBudgetSpec } from '../api/types.js';
@@ -35,14 +42,20 @@ export function disruptionsAllowed(
   return undefined;
 }
 
+/**
+ * The rollout strategy for component `c` under `budget`; `replicas` is the count the Deployment will
+ * run once applied (undefined: the component's floor alone decides).
+ */
 export function rolloutStrategy(
   c: ComponentIntent,
   budget: PodDisruptionBudgetSpec | undefined,
+  replicas?: number,
 ): {
   strategy?: RollingUpdateStrategy;
   findings: Finding[];
 } {
   if (c.antiAffinity !== 'required') return { findings: [] };
+  if (Math.min(floorReplicas(c), replicas ?? Infinity) < IN_PLACE_MIN_REPLICAS) return { findings: [] };
   const strategy: RollingUpdateStrategy = {
     type: 'RollingUpdate',
     rollingUpdate: { maxSurge: 0, maxUnavailable: 1 },

@@ -5,16 +5,16 @@
 // - Counting. Each request is counted into `rest_client_requests_total{code,method,host}` (client-go's
 //   metric), connection errors included as code `<error>`. Watches count as method GET with the status
 //   of the watch request.
-// - Pooling. client-node 1.x makes a new Agent — hence a new TCP and TLS handshake — per request. Here
-//   agents are pooled per TLS identity (CA, client cert/key, server name, verification) with
-//   keep-alive, so rotated credentials get a new pool; bearer tokens travel in headers. Proxy agents
-//   are left alone. The pool belongs to this client and `close()` destroys it.
-// - Fencing: the ONE place that decides whether a write may go out. `fence()` (the manager passes the
-//   leader's `assertLeading`) is called right before a mutating request (POST/PUT/PATCH/DELETE) is
-//   handed to the network, and again when the request gets its socket — Node emits 'socket'
-//   synchronously right before it flushes the request bytes — so a process frozen (SIGSTOP, a long
-//   GC pause) between the two sends nothing on waking after another replica took over. Only the Lease
-//   client is built `fenced: false`: renewing is how a paused leader becomes able to write again.
+// - Pooling. client-node 2.x builds a new undici Agent — hence a new TCP and TLS handshake — for every
+//   request (`KubeConfig.applySecurityAuthentication`). Here one undici Agent per TLS identity (CA,
+//   client cert/key, server name, verification, proxy) serves every request, with keep-alive, so rotated
+//   credentials get a new pool; bearer tokens travel in headers. The pool belongs to this client and
+//   `close()` destroys it.
+// - Fencing: src/kube/fence.ts, an undici dispatcher interceptor composed onto the pooled Agent: the
+//   fence (the manager passes the leader's `assertLeading`) runs when a mutating request is dispatched
+//   and again when it has its connection, right before its first byte is written. Only the Lease client
+//   (and access reviews, which store nothing) go unfenced: renewing is how a paused leader becomes able
+//   to write again.
 // - Server-side fencing. With the chart's ValidatingAdmissionPolicy (docs/leader-election.md) the API
 //   server refuses a write from a replica that does not hold the Lease, whatever the client-side fence
 //   believed: such a 403 is counted (`glooha_fenced_writes_total{layer="admission"}`) and `request()`
@@ -24,34 +24,40 @@
 //   listener removed when the response body has been read: `AbortSignal.any` on a term-long signal
 //   keeps every per-request signal alive until the term ends.
 //
-// Hook choice: client-node's generated clients take an `httpApi` (the HttpLibrary that sends the
-// request) through `createConfiguration`, a documented parameter; our wrapper delegates to client-node's
-// own IsomorphicFetchHttpLibrary, so TLS/auth behave as with `makeApiClient` (the KubeConfig is the
-// `default` auth method, exactly as makeApiClient registers it). Middleware would not do: its `post`
-// only runs when a response arrives, so connection errors would go uncounted. Watches do not go through
-// the generated clients (client-node's Watch calls node-fetch itself with the agent the KubeConfig
-// makes), so the Watch here is given a KubeConfig view whose agent comes from the same pool.
-import { AsyncLocalStorage } from 'node:async_hooks';
+// Hooks, all public API: credentials come from `KubeConfig.applyToHTTPSOptions` (token, exec and OIDC
+// plugins, client certificates, impersonation), the dispatcher's settings from
+// `KubeConfig.createDispatcherOptions` (what client-node itself would build, proxies included), and
+// the generated clients take this transport as their `httpApi` and `authMethods.default` through
+// `createConfiguration`. Watches are this module's own (`watch()`): client-node's Watch takes a whole
+// KubeConfig and builds a fresh, unpooled Agent per watch; the 30 s inactivity timeout it adds would
+// also cut the informers' quiet watches (they have their own stall timer, src/runtime/informer.ts).
 import { createHash } from 'node:crypto';
-import { Agent as HttpAgent, type ClientRequest } from 'node:http';
-import { Agent as HttpsAgent, type AgentOptions } from 'node:https';
+import { STATUS_CODES } from 'node:http';
+import type { RequestOptions as HttpsRequestOptions } from 'node:https';
+import { createInterface } from 'node:readline';
+import { Readable } from 'node:stream';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import {
   ApiException,
   createConfiguration,
   HttpMethod,
   IsomorphicFetchHttpLibrary,
   Observable,
+  RequestContext,
   ResponseContext,
   ServerConfiguration,
-  Watch,
   wrapHttpLibrary,
   type ApiType,
   type HttpLibrary,
   type KubeConfig,
   type ObservableMiddleware,
-  type RequestContext,
+  type SecurityAuthentication,
 } from '@kubernetes/client-node';
+import { Agent, fetch, ProxyAgent, type Dispatcher } from 'undici';
 import { NotLeaderError } from '../leader/leadership.js';
+import { fenceInterceptor, WRITE_METHODS, type FenceLayer } from './fence.js';
+
+export { FENCE_LAYERS, fenceInterceptor, type FenceLayer } from './fence.js';
 
 /** What src/metrics implements to count API requests (client-go's rest_client_* series). */
 export interface RestClientMetrics {
@@ -64,14 +70,6 @@ export interface RestClientMetrics {
 }
 
 export const noRestClientMetrics: RestClientMetrics = { request: () => {} };
-
-/**
- * Where a write was refused for not coming from the leader: `client` (the check before the request is
- * handed to the network), `socket` (the re-check when it gets its socket), `admission` (the API
- * server's fencing policy refused it: it reached the server after this replica's term had ended).
- */
-export type FenceLayer = 'client' | 'socket' | 'admission';
-export const FENCE_LAYERS: readonly FenceLayer[] = ['client', 'socket', 'admission'];
 
 /** What src/metrics implements to count refused writes (glooha_fenced_writes_total{layer}). */
 export interface FenceMetrics {
@@ -94,13 +92,12 @@ export function isFencingDenial(status: number, body: unknown): boolean {
   return text.includes(FENCING_DENIAL_MARKER);
 }
 
-const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-
 export interface KubeClientOptions {
   metrics?: RestClientMetrics;
   /**
-   * The write fence: throws to refuse a mutating request. Called right before it is sent and again
-   * when it gets its socket. Default: never refuses (tools, tests).
+   * The write fence: throws to refuse a mutating request. Called when it is handed to the network and
+   * again when it has its connection, right before its first byte (src/kube/fence.ts). Default: never
+   * refuses (tools, tests).
    */
   fence?: () => void;
   /** Counts the writes the fence (or the API server's fencing policy) refused. */
@@ -134,14 +131,23 @@ export type ApiClientConstructor<T extends ApiType> = new (
   config: ReturnType<typeof createConfiguration>,
 ) => T;
 
-type WatchCallback = Parameters<Watch['watch']>[2];
-type WatchDone = Parameters<Watch['watch']>[3];
+/** A watch event: its type (ADDED, MODIFIED, DELETED, BOOKMARK, ERROR), its object, the whole event. */
+export type WatchCallback<T = unknown> = (phase: string, apiObj: T, watchObj?: unknown) => void;
+/** A watch ended: `err` is null when the server closed it (or it was aborted), else why it failed. */
+export type WatchDone = (err: unknown) => void;
 
-/** TLS options that distinguish one connection pool from another. */
-const POOL_KEYS = ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername'] as const;
-
-/** The fence of the write being sent, carried from `send()` through node-fetch to the agent. */
-const fenceContext = new AsyncLocalStorage<() => void>();
+/** TLS (and proxy) settings that distinguish one connection pool from another. */
+const POOL_KEYS = [
+  'type',
+  'uri',
+  'ca',
+  'cert',
+  'key',
+  'pfx',
+  'passphrase',
+  'rejectUnauthorized',
+  'servername',
+] as const;
 
 /**
  * An AbortSignal that fires when `parent` does or `timeoutMs` passes. `dispose()` removes the listener
@@ -202,6 +208,43 @@ function hostOf(server: string): string {
   }
 }
 
+/** A request that got no HTTP answer (connection refused or reset, DNS, TLS): `code` says which. */
+export class KubeTransportError extends Error {
+  override name = 'KubeTransportError';
+  /** The system or undici error code (ECONNREFUSED, UND_ERR_SOCKET, ...); 'ETRANSPORT' if none. */
+  readonly code: string;
+
+  constructor(operation: string, cause: unknown) {
+    const c = cause as { code?: unknown; message?: unknown; errors?: { message?: unknown }[] };
+    // A connection refused on every address comes as an AggregateError with an empty message.
+    const detail =
+      (typeof c?.message === 'string' && c.message) ||
+      c?.errors?.map((e) => String(e.message)).join('; ') ||
+      String(cause);
+    super(`${operation}: ${detail}`, { cause });
+    this.code = typeof c?.code === 'string' ? c.code : 'ETRANSPORT';
+  }
+}
+
+/**
+ * undici's fetch reports an error raised in the dispatcher (the fence's refusal, a refused connection)
+ * as `TypeError('fetch failed', { cause })`. The fence's NotLeaderError comes back as itself, so
+ * callers see the same error whichever check refused; other causes become a KubeTransportError that
+ * names the request. An abort (the caller's signal, the timeout) is passed on as it is.
+ */
+function transportError(err: unknown, operation: string): unknown {
+  if (!(err instanceof TypeError) || err.cause === undefined) return err;
+  if (err.cause instanceof NotLeaderError) return err.cause;
+  return new KubeTransportError(operation, err.cause);
+}
+
+interface Pooled {
+  /** The pooled connections (an undici Agent, or a ProxyAgent). */
+  agent: Dispatcher;
+  fenced: Dispatcher;
+  unfenced: Dispatcher;
+}
+
 export class KubeClient {
   readonly host: string;
   private readonly server: string;
@@ -210,10 +253,9 @@ export class KubeClient {
   private readonly fenceMetrics: FenceMetrics;
   private readonly timeoutMs: number;
   private readonly reuse: boolean;
-  private readonly pool = new Map<string, HttpAgent>();
+  private readonly pool = new Map<string, Pooled>();
   private readonly fenced: HttpLibrary;
   private readonly unfenced: HttpLibrary;
-  private readonly watcher: Watch;
   private closed = false;
 
   constructor(
@@ -232,25 +274,19 @@ export class KubeClient {
     const inner = new IsomorphicFetchHttpLibrary();
     this.fenced = this.library(inner, true);
     this.unfenced = this.library(inner, false);
-    // client-node's Watch only asks its KubeConfig for the cluster and the fetch options (auth
-    // headers and agent): this view hands it a pooled agent.
-    const view = {
-      getCurrentCluster: () => kubeConfig.getCurrentCluster(),
-      applyToFetchOptions: async (opts: object) => {
-        const fetchOpts = await kubeConfig.applyToFetchOptions(opts);
-        if (fetchOpts.agent instanceof HttpAgent) fetchOpts.agent = this.pooled(fetchOpts.agent);
-        return fetchOpts;
-      },
-    } as unknown as KubeConfig;
-    this.watcher = new Watch(view);
   }
 
   /** A generated API client (CoreV1Api, …) whose requests go through this transport. */
   api<T extends ApiType>(api: ApiClientConstructor<T>, opts: ApiClientOptions = {}): T {
+    const fenced = opts.fenced !== false;
+    const auth: SecurityAuthentication = {
+      getName: () => 'glooha-operator transport',
+      applySecurityAuthentication: (ctx) => this.authenticate(ctx, fenced),
+    };
     const configuration = createConfiguration({
       baseServer: new ServerConfiguration(this.server, {}),
-      authMethods: { default: this.kubeConfig },
-      httpApi: opts.fenced === false ? this.unfenced : this.fenced,
+      authMethods: { default: auth },
+      httpApi: fenced ? this.fenced : this.unfenced,
     });
     return withReadableErrors(new api(configuration));
   }
@@ -278,8 +314,8 @@ export class KubeClient {
       ctx.setBody(JSON.stringify(opts.body));
     }
     if (opts.signal) ctx.setSignal(opts.signal);
-    await this.kubeConfig.applySecurityAuthentication(ctx);
     const fenced = opts.fenced !== false;
+    await this.authenticate(ctx, fenced);
     const resp = await (fenced ? this.fenced : this.unfenced).send(ctx).toPromise();
     const text = await resp.body.text();
     let parsed: unknown;
@@ -302,38 +338,85 @@ export class KubeClient {
   }
 
   /**
-   * A watch (client-node's Watch: line parsing, auth), on a pooled connection, counted as GET.
-   * `done` is called once when it ends; abort the returned controller to end it.
+   * A watch: one long GET on a pooled connection, its body read line by line (one JSON event each),
+   * counted as GET with the status of the request. `done` is called once when it ends — before this
+   * returns when the request failed (an error with `statusCode` for a non-200 answer). Abort the
+   * returned controller to end it. Connecting and the response headers are bounded by `timeoutMs`;
+   * after that it lasts as long as the server keeps it (callers pass `timeoutSeconds`).
    */
-  async watch(
+  async watch<T = unknown>(
     path: string,
     query: Record<string, string | number | boolean | undefined>,
-    callback: WatchCallback,
+    callback: WatchCallback<T>,
     done: WatchDone,
   ): Promise<AbortController> {
-    // Watch.watch calls `done(err)` before returning when the request failed (non-200 status or a
-    // network error); if it returns without having called `done`, the server answered 200.
-    let failure: { code: string } | undefined;
+    const controller = new AbortController();
     let finished = false;
-    const wrappedDone: WatchDone = (err: unknown) => {
-      if (!finished && err) {
-        const status = (err as { statusCode?: unknown }).statusCode;
-        failure = { code: typeof status === 'number' ? String(status) : '<error>' };
-      }
+    const finish = (err: unknown) => {
+      if (finished) return;
       finished = true;
-      done(err);
+      controller.abort();
+      done(err ?? null);
     };
+    const url = new URL(this.server + path);
+    url.searchParams.set('watch', 'true');
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, String(v));
+    const timer = setTimeout(
+      () => controller.abort(new DOMException(`watch timed out after ${this.timeoutMs}ms`, 'TimeoutError')),
+      this.timeoutMs,
+    );
+    timer.unref();
+    let response: Awaited<ReturnType<typeof fetch>>;
     try {
-      const controller = await this.watcher.watch(path, query, callback, wrappedDone);
-      this.metrics.request('GET', failure?.code ?? '200', this.host);
-      return controller;
+      const ctx = new RequestContext(url.toString(), HttpMethod.GET);
+      await this.authenticate(ctx, false);
+      response = await fetch(url, {
+        method: 'GET',
+        headers: ctx.getHeaders(),
+        dispatcher: ctx.getDispatcher(),
+        signal: controller.signal,
+      });
     } catch (err) {
+      clearTimeout(timer);
       this.metrics.request('GET', '<error>', this.host);
-      throw err;
+      finish(transportError(err, `watch ${path}`));
+      return controller;
     }
+    clearTimeout(timer);
+    this.metrics.request('GET', String(response.status), this.host);
+    if (response.status !== 200 || !response.body) {
+      await response.body?.cancel().catch(() => {});
+      const err = new Error(
+        `watch ${path}: ${response.status} ${response.statusText || STATUS_CODES[response.status] || ''}`.trim(),
+      ) as Error & { statusCode: number };
+      err.statusCode = response.status;
+      finish(err);
+      return controller;
+    }
+    const body = Readable.fromWeb(response.body as WebReadableStream<Uint8Array>);
+    body.on('error', (err) => finish(controller.signal.aborted ? null : err));
+    body.on('close', () => finish(null));
+    const lines = createInterface({ input: body, crlfDelay: Infinity });
+    lines.on('line', (line) => {
+      if (finished || !line) return;
+      let event: { type?: unknown; object?: unknown };
+      try {
+        event = JSON.parse(line) as typeof event;
+      } catch {
+        return; // not an event (a proxy's noise); the next line is
+      }
+      try {
+        callback(String(event.type), event.object as T, event);
+      } catch (err) {
+        finish(err); // a handler's failure ends the watch instead of vanishing
+      }
+    });
+    lines.on('error', (err) => finish(controller.signal.aborted ? null : err));
+    lines.on('close', () => finish(null));
+    return controller;
   }
 
-  /** Connections kept in the pool (for tests and shutdown checks). */
+  /** Connection pools held (one per TLS identity; for tests and shutdown checks). */
   pooledAgents(): number {
     return this.pool.size;
   }
@@ -341,45 +424,101 @@ export class KubeClient {
   /** Destroys the pooled connections. Requests after this get fresh, unpooled connections. */
   close(): void {
     this.closed = true;
-    for (const agent of this.pool.values()) agent.destroy();
+    for (const p of this.pool.values()) void p.agent.destroy().catch(() => {});
     this.pool.clear();
+  }
+
+  /**
+   * Credentials and connection for one request: the KubeConfig's headers (bearer token, exec and
+   * OIDC plugins, impersonation, basic auth) on `ctx`, and the pooled dispatcher for its TLS identity,
+   * fenced or not.
+   */
+  private async authenticate(ctx: RequestContext, fenced: boolean): Promise<void> {
+    const opts: HttpsRequestOptions = {};
+    await this.kubeConfig.applyToHTTPSOptions(opts);
+    for (const [k, v] of Object.entries(opts.headers ?? {})) {
+      if (v !== undefined) ctx.setHeaderParam(k, Array.isArray(v) ? v.join(', ') : String(v));
+    }
+    if (opts.auth) ctx.setHeaderParam('Authorization', `Basic ${Buffer.from(opts.auth).toString('base64')}`);
+    const pooled = this.pooled(opts);
+    if (pooled) {
+      ctx.setDispatcher(fenced ? pooled.fenced : pooled.unfenced);
+      return;
+    }
+    // A SOCKS proxy: client-node's own dispatcher for it (unpooled; its connector is not public),
+    // fenced all the same.
+    const scratch = new RequestContext(ctx.getUrl(), ctx.getHttpMethod());
+    await this.kubeConfig.applySecurityAuthentication(scratch);
+    const own = scratch.getDispatcher();
+    const check = this.fence;
+    if (own)
+      ctx.setDispatcher(
+        fenced && check
+          ? own.compose(fenceInterceptor(check, (layer: FenceLayer) => this.fenceMetrics.writeRefused(layer)))
+          : own,
+      );
+  }
+
+  /** The pool for the TLS identity (and proxy) in `opts`; undefined for a SOCKS proxy. */
+  private pooled(opts: HttpsRequestOptions): Pooled | undefined {
+    const tls: Record<string, unknown> = {};
+    for (const k of ['ca', 'cert', 'key', 'pfx', 'passphrase', 'rejectUnauthorized', 'servername'] as const) {
+      if (opts[k] !== undefined) tls[k] = opts[k];
+    }
+    const settings = this.kubeConfig.createDispatcherOptions(this.kubeConfig.getCurrentCluster(), tls);
+    if (settings.type === 'socks') return undefined;
+    const hash = createHash('sha256');
+    const flat: Record<string, unknown> = {
+      type: settings.type,
+      uri: 'uri' in settings ? settings.uri : undefined,
+      ...('connect' in settings ? settings.connect : {}),
+      ...('requestTls' in settings ? settings.requestTls : {}),
+    };
+    for (const k of POOL_KEYS) {
+      const v = flat[k];
+      hash.update(`\0${k}=`);
+      if (v === undefined) continue;
+      for (const part of Array.isArray(v) ? v : [v]) hash.update(Buffer.isBuffer(part) ? part : String(part));
+    }
+    const key = hash.digest('hex');
+    const existing = this.closed ? undefined : this.pool.get(key);
+    if (existing) return existing;
+    const connect = 'connect' in settings ? settings.connect : undefined;
+    const agent: Dispatcher =
+      settings.type === 'proxy'
+        ? new ProxyAgent({ uri: settings.uri, requestTls: settings.requestTls, connect: settings.connect })
+        : new Agent({ connect: { keepAlive: true, keepAliveInitialDelay: 30_000, ...connect } });
+    // Without reuse every request closes its connection after the response (`Connection: close`).
+    const base = this.reuse
+      ? agent
+      : agent.compose((dispatch) => (o, h) => dispatch({ ...o, reset: true }, h));
+    const check = this.fence;
+    const entry: Pooled = {
+      agent,
+      unfenced: base,
+      fenced: check
+        ? base.compose(fenceInterceptor(check, (layer: FenceLayer) => this.fenceMetrics.writeRefused(layer)))
+        : base,
+    };
+    // A closed client still answers (with fresh connections), but keeps nothing.
+    if (!this.closed) this.pool.set(key, entry);
+    return entry;
   }
 
   private library(inner: HttpLibrary, fenced: boolean): HttpLibrary {
     return wrapHttpLibrary({
       send: async (request: RequestContext): Promise<ResponseContext> => {
         const method = request.getHttpMethod().toString();
-        const fence = fenced && WRITE_METHODS.has(method) ? this.fence : undefined;
-        try {
-          fence?.();
-        } catch (err) {
-          this.fenceMetrics.writeRefused('client');
-          throw err;
-        }
-        const check = fence
-          ? () => {
-              try {
-                fence();
-              } catch (err) {
-                this.fenceMetrics.writeRefused('socket');
-                throw err;
-              }
-            }
-          : undefined;
         const link = linkedSignal(request.getSignal(), this.timeoutMs);
         request.setSignal(link.signal);
-        const fresh = request.getAgent();
-        if (this.reuse && fresh) request.setAgent(this.pooled(fresh));
         const start = performance.now();
         let response: ResponseContext;
         try {
-          response = await (check
-            ? fenceContext.run(check, () => inner.send(request).toPromise())
-            : inner.send(request).toPromise());
+          response = await inner.send(request).toPromise();
         } catch (err) {
           link.dispose();
           this.metrics.request(method, '<error>', this.host, (performance.now() - start) / 1000);
-          throw err;
+          throw transportError(err, `${method} ${new URL(request.getUrl()).pathname}`);
         }
         this.metrics.request(
           method,
@@ -390,8 +529,9 @@ export class KubeClient {
         // The signal and timer stay linked until the body has been read (or failed to be).
         const body = response.body;
         const status = response.httpStatusCode;
+        const fencedWrite = fenced && this.fence !== undefined && WRITE_METHODS.has(method);
         const counted = (text: string) => {
-          if (check && isFencingDenial(status, text)) this.fenceMetrics.writeRefused('admission');
+          if (fencedWrite && isFencingDenial(status, text)) this.fenceMetrics.writeRefused('admission');
           return text;
         };
         const finish = <R>(p: Promise<R>) =>
@@ -408,59 +548,11 @@ export class KubeClient {
         return new ResponseContext(response.httpStatusCode, response.headers, {
           text: () => finish(body.text().then(counted)),
           binary: () => finish(body.binary()),
+          stream: () => body.stream(),
         });
       },
     });
   }
-
-  /** The pooled, fenced agent for the TLS identity of `fresh` (plain http/https Agents only). */
-  private pooled(fresh: HttpAgent): HttpAgent {
-    if (!this.reuse || this.closed) return fresh;
-    const isHttps = fresh.constructor === HttpsAgent;
-    if (!isHttps && fresh.constructor !== HttpAgent) return fresh; // proxy agents
-    const options = (fresh as HttpAgent & { options: Record<string, unknown> }).options;
-    const hash = createHash('sha256').update(isHttps ? 'https' : 'http');
-    for (const k of POOL_KEYS) {
-      const v = options[k];
-      hash.update(`\0${k}=`);
-      if (v === undefined) continue;
-      for (const part of Array.isArray(v) ? v : [v]) hash.update(Buffer.isBuffer(part) ? part : String(part));
-    }
-    const key = hash.digest('hex');
-    let agent = this.pool.get(key);
-    if (!agent) {
-      const { path: _path, ...rest } = options; // `path` is set by Agent itself
-      const opts: AgentOptions = { ...rest, keepAlive: true, keepAliveMsecs: 15_000, scheduling: 'lifo' };
-      agent = fenceAtSocket(isHttps ? new HttpsAgent(opts) : new HttpAgent(opts));
-      this.pool.set(key, agent);
-    }
-    return agent;
-  }
-}
-
-/**
- * Re-checks the fence of the write being sent (from fenceContext) when the request gets its socket,
- * and destroys the request unsent if the check fails. The check in `send()` alone leaves a gap: a
- * process frozen between that check and the flush one tick later would send the write on waking.
- * (On a new connection the bytes wait for the TLS handshake after this point; that window remains.)
- */
-function fenceAtSocket<T extends HttpAgent>(agent: T): T {
-  const target = agent as unknown as { addRequest(req: ClientRequest, opts: unknown): void };
-  const addRequest = target.addRequest.bind(agent);
-  target.addRequest = (req, opts) => {
-    const check = fenceContext.getStore();
-    if (check) {
-      req.once('socket', () => {
-        try {
-          check();
-        } catch (err) {
-          req.destroy(err as Error);
-        }
-      });
-    }
-    addRequest(req, opts);
-  };
-  return agent;
 }
 
 /**

@@ -50,6 +50,8 @@ export const MAX_TIMING_MS = 3_600_000;
  * On SIGTERM the leader releases the Lease no sooner than this after its term ended (the drain of
  * in-flight reconciles counts towards it), so a write already on the wire lands while the Lease still
  * names it rather than in the next leader's term. Short, because a standby takes over right after.
+ * Only without the server-side fence: while the API server enforces the fencing policy, a write that
+ * arrives after the release is refused anyway (docs/leader-election.md, "Release on SIGTERM").
  */
 export const RELEASE_GUARD_MS = 250;
 

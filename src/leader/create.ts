@@ -14,6 +14,8 @@ export interface CreateLeaderElectorDeps {
   logger?: Logger;
   /** metrics.leaderElection from src/metrics. */
   metrics?: LeaderElectionMetrics;
+  /** The release guard, asked at release time (default: always RELEASE_GUARD_MS). */
+  releaseGuardMs?: () => number;
 }
 
 /** Builds (does not start) the elector for `config` (config.enabled must be true). */
@@ -40,7 +42,7 @@ export function createLeaderElector(
     renewDeadlineMs: config.renewDeadlineMs,
     retryPeriodMs: config.retryPeriodMs,
     releaseOnCancel: config.releaseOnCancel,
-    releaseGuardMs: RELEASE_GUARD_MS,
+    releaseGuardMs: deps.releaseGuardMs ?? RELEASE_GUARD_MS,
     callbacks: deps.callbacks,
     logger: deps.logger,
     metrics: deps.metrics,

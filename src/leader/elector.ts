@@ -107,9 +107,10 @@ export interface LeaderElectorOptions extends LeaderElectionTimings {
    * On stop(), release no sooner than this long after the term ended (the drain counts towards it).
    * A write the ended term had already put on the wire is cancelled only on our side; the guard gives
    * it time to reach the API server while the Lease still names us, instead of landing in the next
-   * leader's term. Default 0; the operator uses RELEASE_GUARD_MS.
+   * leader's term. A function is asked at release time (the operator drops the guard while the API
+   * server's fencing policy refuses such a write anyway). Default 0.
    */
-  releaseGuardMs?: number;
+  releaseGuardMs?: number | (() => number);
   /** Upper bound for one Lease request. Default renewDeadline / 2 (so the leader gets ≥ 2 tries). */
   requestTimeoutMs?: number;
   /** Watch the Lease (default true). Without it candidates poll every retryPeriod. */
@@ -155,7 +156,7 @@ export class LeaderElector implements Leadership {
   private readonly retryPeriodMs: number;
   private readonly requestTimeoutMs: number;
   private readonly releaseOnCancel: boolean;
-  private readonly releaseGuardMs: number;
+  private readonly releaseGuardMs: () => number;
   private readonly watchEnabled: boolean;
   private readonly callbacks: LeaderCallbacks;
   private readonly clock: Clock;
@@ -208,7 +209,8 @@ export class LeaderElector implements Leadership {
     this.retryPeriodMs = options.retryPeriodMs;
     this.requestTimeoutMs = options.requestTimeoutMs ?? Math.max(1, Math.floor(options.renewDeadlineMs / 2));
     this.releaseOnCancel = options.releaseOnCancel ?? true;
-    this.releaseGuardMs = options.releaseGuardMs ?? 0;
+    const guard = options.releaseGuardMs ?? 0;
+    this.releaseGuardMs = typeof guard === 'number' ? () => guard : guard;
     this.watchEnabled = options.watch ?? true;
     this.callbacks = options.callbacks;
     this.clock = options.clock ?? realClock;
@@ -717,7 +719,7 @@ export class LeaderElector implements Leadership {
 
   /** Waits until releaseGuardMs have passed since the term ended. */
   private async releaseGuard(): Promise<void> {
-    const wait = this.termEndedAt + this.releaseGuardMs - this.clock.now();
+    const wait = this.termEndedAt + this.releaseGuardMs() - this.clock.now();
     if (wait > 0) await new Promise<void>((resolve) => this.clock.setTimeout(resolve, wait));
   }
 

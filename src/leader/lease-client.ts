@@ -2,9 +2,9 @@
 // (coordination.k8s.io/v1), the unit tests use an in-memory fake. The elector never sees client-node
 // types, HTTP codes or exceptions other than the ones declared here.
 
-import { CoordinationV1Api, V1MicroTime, type V1Lease } from '@kubernetes/client-node';
+import type { V1Lease } from '@kubernetes/client-node';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { errorStatus, withSignal, type KubeClient } from '../kube/client.js';
+import { errorStatus, type KubeClient } from '../kube/client.js';
 import { resourcePath } from '../kube/paths.js';
 import type { Logger } from '../log.js';
 import { Informer, kubeTransport, type Transport } from '../runtime/informer.js';
@@ -90,11 +90,9 @@ export function toObservedLease(lease: V1Lease | Record<string, unknown>): Obser
   };
 }
 
-function microTime(value: string | undefined): V1MicroTime | undefined {
-  return value === undefined ? undefined : new V1MicroTime(value);
-}
-
 const statusCode = errorStatus;
+
+const LEASES = { group: 'coordination.k8s.io', version: 'v1', plural: 'leases' };
 
 export interface KubeLeaseClientOptions {
   /** The operator's one transport; the Lease client is its only unfenced user (renewing must work). */
@@ -115,14 +113,20 @@ export interface KubeLeaseClientOptions {
  */
 export class KubeLeaseClient implements LeaseClient {
   readonly description: string;
-  private readonly api: CoordinationV1Api;
+  private readonly collection: string;
+  private readonly path: string;
 
+  // Plain JSON through the transport (unfenced: renewing is how a paused leader becomes able to write
+  // again), not client-node's generated CoordinationV1Api: that one's ObjectSerializer references
+  // every generated model, and would bring them all into the image's bundle (docs/scale.md, Memory).
   constructor(private readonly options: KubeLeaseClientOptions) {
     this.description = `${options.namespace}/${options.name}`;
-    this.api = options.client.api(CoordinationV1Api, { fenced: false });
+    this.collection = resourcePath(LEASES, options.namespace);
+    this.path = resourcePath(LEASES, options.namespace, options.name);
   }
 
-  private body(record: LeaseRecord, resourceVersion?: string): V1Lease {
+  /** The Lease as JSON: MicroTimes as strings (V1Lease types them as the generated clients' Dates). */
+  private body(record: LeaseRecord, resourceVersion?: string): KubernetesObject & { spec: LeaseRecord } {
     return {
       apiVersion: 'coordination.k8s.io/v1',
       kind: 'Lease',
@@ -135,8 +139,8 @@ export class KubeLeaseClient implements LeaseClient {
       spec: {
         holderIdentity: record.holderIdentity,
         leaseDurationSeconds: record.leaseDurationSeconds,
-        acquireTime: microTime(record.acquireTime),
-        renewTime: microTime(record.renewTime),
+        acquireTime: record.acquireTime,
+        renewTime: record.renewTime,
         leaseTransitions: record.leaseTransitions,
       },
     };
@@ -144,10 +148,7 @@ export class KubeLeaseClient implements LeaseClient {
 
   async get(signal: AbortSignal): Promise<ObservedLease | undefined> {
     try {
-      const lease = await this.api.readNamespacedLease(
-        { name: this.options.name, namespace: this.options.namespace },
-        withSignal(signal),
-      );
+      const lease = await this.options.client.request<V1Lease>('GET', this.path, { signal, fenced: false });
       return toObservedLease(lease);
     } catch (err) {
       if (statusCode(err) === 404) return undefined;
@@ -157,10 +158,11 @@ export class KubeLeaseClient implements LeaseClient {
 
   async create(record: LeaseRecord, signal: AbortSignal): Promise<ObservedLease> {
     try {
-      const lease = await this.api.createNamespacedLease(
-        { namespace: this.options.namespace, body: this.body(record) },
-        withSignal(signal),
-      );
+      const lease = await this.options.client.request<V1Lease>('POST', this.collection, {
+        body: this.body(record),
+        signal,
+        fenced: false,
+      });
       return toObservedLease(lease);
     } catch (err) {
       if (statusCode(err) === 409) throw new LeaseConflictError(`Lease ${this.description} already exists`);
@@ -174,14 +176,11 @@ export class KubeLeaseClient implements LeaseClient {
     // Note: this PUT drops labels/annotations someone else added to the Lease (we send ours only) —
     // acceptable for a lock object the operator owns.
     try {
-      const lease = await this.api.replaceNamespacedLease(
-        {
-          name: this.options.name,
-          namespace: this.options.namespace,
-          body: this.body(record, resourceVersion),
-        },
-        withSignal(signal),
-      );
+      const lease = await this.options.client.request<V1Lease>('PUT', this.path, {
+        body: this.body(record, resourceVersion),
+        signal,
+        fenced: false,
+      });
       return toObservedLease(lease);
     } catch (err) {
       const code = statusCode(err);
@@ -202,7 +201,7 @@ export class KubeLeaseClient implements LeaseClient {
    */
   watch(handlers: LeaseWatchHandlers): LeaseWatch {
     const { client, namespace, name } = this.options;
-    const ref = { group: 'coordination.k8s.io', version: 'v1', plural: 'leases' };
+    const ref = LEASES;
     const watchTransport = kubeTransport<V1Lease & KubernetesObject>(client, ref);
     const transport: Transport<V1Lease & KubernetesObject> = {
       async list(req) {

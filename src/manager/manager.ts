@@ -25,7 +25,7 @@ import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { startHttpServer, type HttpServerHandle } from '../http/server.js';
 import { accessAllowed } from '../kube/access.js';
 import { KubeClient } from '../kube/client.js';
-import type { LeaderElectionConfig } from '../leader/config.js';
+import { RELEASE_GUARD_MS, type LeaderElectionConfig } from '../leader/config.js';
 import { createLeaderElector } from '../leader/create.js';
 import { probeFencingPolicy, type FencingProbeResult } from '../leader/fencing-probe.js';
 import type { LeaderCallbacks, LeaderTerm } from '../leader/elector.js';
@@ -111,6 +111,8 @@ export class Manager {
   private stopping?: Promise<void>;
   private fatalHandler: (err: unknown) => void = () => {};
   private readonly stopHooks: Array<() => void> = [];
+  /** The current term's controllers run under the fencing policy, last seen enforced. */
+  private fenced = false;
 
   constructor(opts: ManagerOptions) {
     this.opts = opts;
@@ -137,11 +139,31 @@ export class Manager {
           callbacks,
           logger: this.log.child({ component: 'leader-election' }),
           metrics: opts.metrics.leaderElection,
+          releaseGuardMs: () => {
+            const guardMs = this.releaseGuardMs();
+            this.log.info('releasing the Lease after the term', {
+              guardMs,
+              why: guardMs === 0 ? 'the fencing policy is enforced' : 'no fencing policy seen enforced',
+            });
+            return guardMs;
+          },
         });
       this.leadership = this.elector;
     } else {
       this.leadership = new AlwaysLeader();
     }
+  }
+
+  /**
+   * How long after the term ended the Lease may be released on shutdown (docs/leader-election.md,
+   * "Release on SIGTERM"). The guard lets a write of the ended term that is already on the wire land
+   * while the Lease still names this replica. While this term's controllers run under the fencing
+   * policy, last seen enforced, the API server refuses such a write once the Lease no longer names
+   * this pod, so the guard buys nothing and only delays the next leader: 0. Otherwise (no policy
+   * required, or not seen enforced) RELEASE_GUARD_MS.
+   */
+  releaseGuardMs(): number {
+    return this.fenced ? 0 : RELEASE_GUARD_MS;
   }
 
   /** Called (once) when something the manager runs fails beyond repair while running. */
@@ -296,6 +318,7 @@ export class Manager {
     // would be reported as a leak that is not one.
     setMaxListeners(0, signal);
     const le = this.opts.leaderElection;
+    this.fenced = false;
     if (!(le.enabled && le.requireFencingPolicy)) {
       this.runControllers(term, signal);
       return;
@@ -311,6 +334,7 @@ export class Manager {
   private async runWhileFenced(term: LeaderTerm | undefined, signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       if (!(await this.fencingEnforced(signal))) return;
+      this.fenced = true;
       this.runControllers(term, signal);
       for (;;) {
         await sleep(this.opts.fencingRecheckMs ?? FENCING_RECHECK_MS, signal, this.clock).catch(() => {});
@@ -324,6 +348,7 @@ export class Manager {
         // Only a probe the API server accepted proves the policy gone; an error (a 5xx, a timeout)
         // proves nothing and must not restart every controller (and re-reconcile everything).
         if (!result.enforced && result.missing) {
+          this.fenced = false;
           this.opts.metrics.fencingPolicy.setMissing(true);
           await this.stopControllers(
             `the fencing policy is no longer enforced (${result.reason}): in-flight reconciles are cancelled`,

@@ -11,9 +11,10 @@
 //
 // The reconciler, the work queue, the elector and the API clients each see only a small typed hook
 // (metrics.reconcile, metrics.workqueue(name), metrics.leaderElection, metrics.restClient), never
-// prom-client itself. Per-GlooHA series are read from the informer cache when scraped
-// (metrics.glooha.observe), as kube-state-metrics does: never a step behind the cache, the same on the
-// leader and on a standby (every replica keeps its caches warm).
+// prom-client itself. Per-object series (GlooHA and KgatewayHA, told apart by the `kind` label as
+// Flux's gotk_* series do) are read from the informer cache when scraped (metrics.glooha.observe), as
+// kube-state-metrics does: never a step behind the cache, the same on the leader and on a standby
+// (every replica keeps its caches warm).
 
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { FENCE_LAYERS, type FenceMetrics, type RestClientMetrics } from '../kube/client.js';
@@ -52,13 +53,15 @@ export interface ReconcileMetrics {
 export type ReadyState = 'true' | 'false' | 'unknown';
 const READY_STATES: readonly ReadyState[] = ['true', 'false', 'unknown'];
 
-/** What the per-GlooHA series read of one GlooHA, at scrape time. */
+/** What the per-object series read of one GlooHA or KgatewayHA, at scrape time. */
 export interface ObjectHealth {
   namespace: string;
   name: string;
   ready: ReadyState;
-  /** Gloo's leader Lease, when the install has one. */
+  /** The managed product's leader Lease (Gloo's `gloo`, kgateway's `kgateway-envoy`), when seen. */
   leaderLease?: {
+    /** The Lease's name. */
+    name: string;
     /** Seconds since this replica last saw the Lease renewed (or its holder change). */
     ageSeconds: number;
     leaseDurationSeconds: number;
@@ -67,11 +70,23 @@ export interface ObjectHealth {
 
 export interface GloohaMetrics {
   /**
-   * Where glooha_resources{ready}, glooha_ready{namespace,name} and
-   * glooha_gloo_leader_lease_{age,duration}_seconds{namespace,name} read from when scraped (the
-   * GlooHA informer's cache). The last source set wins.
+   * Where the per-object series of `kind` (GlooHA, KgatewayHA) read from when scraped (that kind's
+   * informer cache): glooha_resources{kind,ready}, glooha_ready{kind,namespace,name} and
+   * glooha_product_leader_lease_{age,duration}_seconds{kind,namespace,name,lease}. One source per
+   * kind; setting a kind's source again replaces it.
    */
-  observe(source: () => readonly ObjectHealth[]): void;
+  observe(
+    kind: string,
+    source: () => readonly ObjectHealth[],
+    options?: {
+      /**
+       * Also export the kind's lease series under their deprecated names,
+       * glooha_gloo_leader_lease_{age,duration}_seconds{namespace,name}, kept for one release (the
+       * product that had them asks for them).
+       */
+      deprecatedLeaseSeries?: boolean;
+    },
+  ): void;
   /**
    * glooha_drift_corrections_total{namespace,name,component} += n: the operator reverted a manual
    * change in the install of GlooHA (or KgatewayHA) namespace/name. Per install, so that an alert
@@ -357,49 +372,90 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
   policyMissing.set(0);
   const fencingPolicy = { setMissing: (missing: boolean) => policyMissing.set(missing ? 1 : 0) };
 
-  // --- glooha: read from the cache when scraped (see the module comment)
-  let source: () => readonly ObjectHealth[] = () => [];
+  // --- per-object series: read from the cache when scraped (see the module comment)
+  const sources = new Map<string, () => readonly ObjectHealth[]>();
+  const each = function* (): Generator<[string, ObjectHealth]> {
+    for (const [kind, source] of sources) for (const g of source()) yield [kind, g];
+  };
+  const deprecatedLeaseKinds = new Set<string>();
+  const deprecated = function* (): Generator<[string, ObjectHealth]> {
+    for (const [kind, g] of each()) if (deprecatedLeaseKinds.has(kind)) yield [kind, g];
+  };
   new Gauge({
     name: 'glooha_resources',
-    help: 'Number of GlooHA resources by the status of their Ready condition.',
-    labelNames: ['ready'] as const,
+    help: "Number of the operator's HA resources by kind and the status of their Ready condition.",
+    labelNames: ['kind', 'ready'] as const,
     registers,
     collect() {
-      const counts: Record<ReadyState, number> = { true: 0, false: 0, unknown: 0 };
-      for (const g of source()) counts[g.ready]++;
-      for (const ready of READY_STATES) this.set({ ready }, counts[ready]);
+      for (const [kind, source] of sources) {
+        const counts: Record<ReadyState, number> = { true: 0, false: 0, unknown: 0 };
+        for (const g of source()) counts[g.ready]++;
+        for (const ready of READY_STATES) this.set({ kind, ready }, counts[ready]);
+      }
     },
   });
   new Gauge({
     name: 'glooha_ready',
-    help: "1 when the GlooHA's Ready condition is True, 0 when it is False, Unknown or not reported yet.",
-    labelNames: ['namespace', 'name'] as const,
+    help: "1 when the HA resource's Ready condition is True, 0 when it is False, Unknown or not reported yet.",
+    labelNames: ['kind', 'namespace', 'name'] as const,
     registers,
     collect() {
-      this.reset(); // a deleted GlooHA's series goes with it
-      for (const g of source())
-        this.set({ namespace: g.namespace, name: g.name }, g.ready === 'true' ? 1 : 0);
+      this.reset(); // a deleted object's series goes with it
+      for (const [kind, g] of each())
+        this.set({ kind, namespace: g.namespace, name: g.name }, g.ready === 'true' ? 1 : 0);
     },
   });
   new Gauge({
+    name: 'glooha_product_leader_lease_age_seconds',
+    help: "Seconds since this replica last saw the managed product's leader Lease (named by the lease label) renewed, per HA resource; above glooha_product_leader_lease_duration_seconds no replica of the product leads.",
+    labelNames: ['kind', 'namespace', 'name', 'lease'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const [kind, g] of each())
+        if (g.leaderLease)
+          this.set(
+            { kind, namespace: g.namespace, name: g.name, lease: g.leaderLease.name },
+            g.leaderLease.ageSeconds,
+          );
+    },
+  });
+  new Gauge({
+    name: 'glooha_product_leader_lease_duration_seconds',
+    help: "The managed product's leader Lease leaseDurationSeconds, per HA resource.",
+    labelNames: ['kind', 'namespace', 'name', 'lease'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const [kind, g] of each())
+        if (g.leaderLease)
+          this.set(
+            { kind, namespace: g.namespace, name: g.name, lease: g.leaderLease.name },
+            g.leaderLease.leaseDurationSeconds,
+          );
+    },
+  });
+  // Deprecated (CHANGELOG): the GlooHA-only names of the two series above, kept for one release so
+  // existing dashboards and alerts keep working.
+  new Gauge({
     name: 'glooha_gloo_leader_lease_age_seconds',
-    help: "Seconds since this replica last saw the Gloo install's leader Lease renewed, per GlooHA; above glooha_gloo_leader_lease_duration_seconds no gloo replica leads.",
+    help: 'Deprecated: use glooha_product_leader_lease_age_seconds with the kind label. Seconds since this replica last saw the leader Lease renewed, per HA resource.',
     labelNames: ['namespace', 'name'] as const,
     registers,
     collect() {
       this.reset();
-      for (const g of source())
+      for (const [, g] of deprecated())
         if (g.leaderLease) this.set({ namespace: g.namespace, name: g.name }, g.leaderLease.ageSeconds);
     },
   });
   new Gauge({
     name: 'glooha_gloo_leader_lease_duration_seconds',
-    help: "The Gloo install's leader Lease leaseDurationSeconds, per GlooHA.",
+    help: 'Deprecated: use glooha_product_leader_lease_duration_seconds with the kind label. The leader Lease leaseDurationSeconds, per HA resource.',
     labelNames: ['namespace', 'name'] as const,
     registers,
     collect() {
       this.reset();
-      for (const g of source())
+      for (const [, g] of deprecated())
         if (g.leaderLease)
           this.set({ namespace: g.namespace, name: g.name }, g.leaderLease.leaseDurationSeconds);
     },
@@ -411,8 +467,10 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
     registers,
   });
   const glooha: GloohaMetrics = {
-    observe: (fn) => {
-      source = fn;
+    observe: (kind, fn, options) => {
+      sources.set(kind, fn);
+      if (options?.deprecatedLeaseSeries) deprecatedLeaseKinds.add(kind);
+      else deprecatedLeaseKinds.delete(kind);
     },
     driftCorrected: (owner, component, n = 1) =>
       drift.inc({ namespace: owner.namespace, name: owner.name, component }, n),

@@ -2,7 +2,7 @@
 // $KUBEBUILDER_ASSETS/<name>), so people with setup-envtest reuse theirs; otherwise the per-machine
 // cache that test/env/build-testbin.sh fills from the pinned Go wrapper modules (built on first use).
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -69,6 +69,10 @@ function isExecutable(path: string): boolean {
  * and race on the final rename. The lock lives outside the scripts so it does not change their cache keys.
  */
 function runCachedBuild(script: string): string {
+  // Once per process: each call runs the script (and its "cached in" line) again, and one demo or test
+  // run looks binaries up many times.
+  const known = builtDirs.get(script);
+  if (known && existsSync(known)) return known;
   const cacheRoot =
     process.env.GLOOHA_TESTBIN_CACHE || join(homedir(), '.cache', 'glooha-operator', 'testbin');
   mkdirSync(cacheRoot, { recursive: true });
@@ -80,8 +84,11 @@ function runCachedBuild(script: string): string {
   const dir = out.trim().split('\n').pop() ?? '';
   if (!dir || !existsSync(dir))
     throw new Error(`${script} printed no output directory (got ${JSON.stringify(out)})`);
+  builtDirs.set(script, dir);
   return dir;
 }
+
+const builtDirs = new Map<string, string>();
 
 export function buildOrFindCachedBinaries(log: (line: string) => void = () => {}): string {
   const started = Date.now();
@@ -138,32 +145,53 @@ export interface KgatewayFixtures {
   crdsChart: string;
   /** pkg/kgateway/helm/envoy: the chart kgateway's deployer renders each Gateway's proxy from. */
   proxyChart: string;
-  /** Gateway API's standard-channel CRDs at the version kgateway's go.mod requires. */
+  /** Gateway API's standard-channel CRDs at the version kgateway's build selects. */
   gatewayApiCrds: string;
+  /** kgateway's controller (./cmd/kgateway), with `controller: true` only. */
+  controller?: string;
 }
 
+const kgatewayScript = join(here, 'build-kgateway.sh');
+
+/** The kgateway versions the tests pin (test/env/kgateway/<version>/, one wrapper module each), newest first. */
+export const KGATEWAY_VERSIONS: readonly string[] = readdirSync(join(here, 'kgateway'))
+  .filter((v) => /^v\d+\.\d+\.\d+$/.test(v))
+  .sort((a, b) => b.localeCompare(a, 'en', { numeric: true }));
+
+/** The current kgateway line, which the tests use unless they name another. */
+export const KGATEWAY_VERSION = KGATEWAY_VERSIONS[0] as string;
+
 /**
- * Runs build-kgateway.sh (seconds when cold: a module download and three `helm package`s; a no-op
- * when cached), under the same lock as the testbin build it calls.
+ * Runs build-kgateway.sh for one pinned version (charts: seconds when cold; a no-op when cached). With
+ * `controller: true` it also builds kgateway's controller (~15-20 min cold on 2 cores; cached per
+ * machine). The control plane comes first, under its own lock; the script locks each version itself.
  */
-export function kgatewayFixtures(): KgatewayFixtures {
-  const script = join(dirname(buildScript), 'build-kgateway.sh');
-  const text = readFileSync(script, 'utf8');
-  const pinned = (name: string) => {
-    const v = new RegExp(`^${name}=(v[0-9.]+)$`, 'm').exec(text)?.[1];
-    if (!v) throw new Error(`cannot read ${name} from ${script}`);
-    return v;
-  };
-  const version = pinned('KGATEWAY_VERSION');
-  const dir = runCachedBuild(script);
-  const fixtures = {
+export function kgatewayFixtures(
+  version: string = KGATEWAY_VERSION,
+  opts: { controller?: boolean } = {},
+): KgatewayFixtures {
+  if (!KGATEWAY_VERSIONS.includes(version))
+    throw new Error(`kgateway ${version} is not pinned (pinned: ${KGATEWAY_VERSIONS.join(', ')})`);
+  buildOrFindCachedBinaries();
+  const out = execFileSync('bash', [kgatewayScript, ...(opts.controller ? ['--controller'] : []), version], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 1 << 20,
+  });
+  const dir = out.trim().split('\n').pop() ?? '';
+  const crds = existsSync(dir)
+    ? readdirSync(dir).find((f) => /^gateway-api-v.*-standard\.yaml$/.test(f))
+    : undefined;
+  if (!crds) throw new Error(`${kgatewayScript} left no Gateway API CRDs in ${JSON.stringify(dir)}`);
+  const fixtures: KgatewayFixtures = {
     version,
     chart: join(dir, `kgateway-${version}.tgz`),
     crdsChart: join(dir, `kgateway-crds-${version}.tgz`),
     proxyChart: join(dir, `kgateway-proxy-${version}.tgz`),
-    gatewayApiCrds: join(dir, `gateway-api-${pinned('GATEWAY_API_VERSION')}-standard.yaml`),
+    gatewayApiCrds: join(dir, crds),
+    ...(opts.controller ? { controller: join(dir, 'kgateway') } : {}),
   };
-  for (const f of Object.values(fixtures).slice(1))
-    if (!existsSync(f)) throw new Error(`build-kgateway.sh left no ${f}`);
+  for (const [k, f] of Object.entries(fixtures))
+    if (k !== 'version' && !existsSync(f)) throw new Error(`build-kgateway.sh left no ${f}`);
   return fixtures;
 }

@@ -1,81 +1,121 @@
 #!/usr/bin/env bash
-# Packages kgateway's Helm charts from its pinned Go module, and collects the Gateway API CRDs kgateway
-# needs from theirs, once per machine. Nothing of it is committed.
+# Packages kgateway's Helm charts from its pinned Go module, collects the Gateway API CRDs kgateway
+# needs, and (with --controller) builds kgateway's controller, ./cmd/kgateway, once per machine and
+# version. Nothing of it is committed.
+#
+#   bash test/env/build-kgateway.sh [--controller] [VERSION...]   (default: every pinned version)
+#
+# The pinned versions are the wrapper modules under test/env/kgateway/<version>/ (v2.4.0, the current
+# line, and v2.2.0, the oldest supported). They live outside test/env/tools/ on purpose: the control
+# plane's cache key hashes every test/env/tools/*/go.mod, and a kgateway bump must not rebuild Kubernetes.
+# Each wrapper's go.sum pins the h1: sums of kgateway's module and of everything it builds from, so
+# `go` refuses a module that changed; Gateway API's CRDs come from the gateway-api module version the
+# same build selects (the version the controller is compiled against).
 #
 # kgateway's charts are plain charts (no generator): its release runs `helm package --version $(VERSION)
 # --app-version $(VERSION)` on install/helm/kgateway and install/helm/kgateway-crds (its Makefile,
 # package-kgateway-charts), so the charts' own Chart.yaml versions (v0.0.1) never reach users. This
 # does the same. pkg/kgateway/helm/envoy is the chart kgateway's deployer renders each Gateway's proxy
-# from; it is packaged too, for tests that follow the deployer.
+# from; it is packaged too, for unit tests that follow the deployer.
 #
-# The modules come from the Go module proxy and are checked against the h1: sums pinned below (the
-# same hash go.sum would hold), so a changed module cannot slip in.
+# The controller is built as kgateway's Makefile builds it (CGO_ENABLED=0, `-X .../pkg/version.Version`,
+# `-s -w`), plus -trimpath and no DWARF from the compiler (see build-testbin.sh). The unit tests need
+# only the charts (seconds), so the controller (~15-20 min cold on 2 cores per version; the second
+# version reuses the packages the two share) is built only on --controller.
 #
-# Output: $GLOOHA_TESTBIN_CACHE/../kgateway/<key>/ (default ~/.cache/glooha-operator/kgateway/<key>/):
-#   kgateway-<v>.tgz  kgateway-crds-<v>.tgz  kgateway-proxy-<v>.tgz (the deployer's chart, pkg/kgateway/helm/envoy)  gateway-api-<v>-standard.yaml
-# Prints the directory on stdout (last line); progress goes to stderr.
+# Output: $GLOOHA_TESTBIN_CACHE/../kgateway/<version>-<key>/ (default ~/.cache/glooha-operator/kgateway/):
+#   kgateway-<v>.tgz  kgateway-crds-<v>.tgz  kgateway-proxy-<v>.tgz  gateway-api-<gwv>-standard.yaml
+#   kgateway (the controller, with --controller)
+# Each version's charts and controller are built under locks of their own, into temp names renamed
+# when complete. Prints each
+# version's directory on stdout (the last line is the last version's); progress goes to stderr.
 set -euo pipefail
 
-KGATEWAY_MODULE=github.com/kgateway-dev/kgateway/v2
-KGATEWAY_VERSION=v2.2.0
-KGATEWAY_SUM='h1:0g/OevXOJVJCNl64Ph6s2C6+NI4uo0JgPN8+pcOyh/o='
-# The Gateway API version kgateway v2.2.0's go.mod requires.
-GATEWAY_API_MODULE=sigs.k8s.io/gateway-api
-GATEWAY_API_VERSION=v1.4.1
-GATEWAY_API_SUM='h1:NPxFutNkKNa8UfLd2CMlEuhIPMQgDQ6DXNKG9sHbJU8='
-
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+KGATEWAY_MODULE=github.com/kgateway-dev/kgateway/v2
+GATEWAY_API_MODULE=sigs.k8s.io/gateway-api
+
+controller=0
+versions=()
+for a in "$@"; do
+  case $a in
+    --controller) controller=1 ;;
+    v*) versions+=("$a") ;;
+    *) echo "build-kgateway: unknown argument \"$a\" (usage: build-kgateway.sh [--controller] [VERSION...])" >&2; exit 2 ;;
+  esac
+done
+pinned=()
+for d in "$here"/kgateway/v*/; do pinned+=("$(basename "$d")"); done
+[ "${#versions[@]}" -gt 0 ] || versions=("${pinned[@]}")
+for v in "${versions[@]}"; do
+  [ -f "$here/kgateway/$v/go.mod" ] || { echo "build-kgateway: kgateway $v is not pinned (pinned: ${pinned[*]})" >&2; exit 2; }
+done
+
 command -v go >/dev/null || { echo "build-kgateway: Go is needed to fetch kgateway's module" >&2; exit 1; }
+command -v flock >/dev/null || { echo "build-kgateway: flock (util-linux) is needed" >&2; exit 1; }
 testbin=$(bash "$here/build-testbin.sh" | tail -1)
 helm="$testbin/helm"
 [ -x "$helm" ] || { echo "build-kgateway: no helm in $testbin" >&2; exit 1; }
-
 cache_root=${GLOOHA_TESTBIN_CACHE:-"$HOME/.cache/glooha-operator/testbin"}
-key=$( { cat "$0"; "$helm" version --short; } | sha256sum | cut -c1-16)
-out="$(dirname "$cache_root")/kgateway/$key"
-v=$KGATEWAY_VERSION
-files=("kgateway-$v.tgz" "kgateway-crds-$v.tgz" "kgateway-proxy-$v.tgz" "gateway-api-$GATEWAY_API_VERSION-standard.yaml")
-complete=1
-for f in "${files[@]}"; do [ -f "$out/$f" ] || complete=0; done
-if [ "$complete" = 1 ]; then
-  echo "build-kgateway: cached in $out" >&2
-  echo "$out"
-  exit 0
-fi
+root="$(dirname "$cache_root")/kgateway"
+mkdir -p "$root"
 
-# The module's directory in the module cache, after checking its hash against the pinned one.
-module_dir() { # module version sum
-  local json dir sum
-  json=$(cd / && GOFLAGS=-mod=mod go mod download -json "$1@$2")
-  dir=$(sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p' <<<"$json")
-  sum=$(sed -n 's/^[[:space:]]*"Sum": "\(.*\)",$/\1/p' <<<"$json")
-  [ "$sum" = "$3" ] || { echo "build-kgateway: $1@$2 has sum $sum, not the pinned $3" >&2; exit 1; }
-  echo "$dir"
+export CGO_ENABLED=0
+build_version() { # version
+  local v=$1 mod="$here/kgateway/$1" key out kgw gwapi gwv tmp t0
+  key=$( { cat "$0" "$mod/go.mod" "$mod/go.sum"; go version; "$helm" version --short; } | sha256sum | cut -c1-16)
+  out="$root/$v-$key"
+  # The module directories, checked against the wrapper's go.sum by `go` itself.
+  (cd "$mod" && go mod download "$KGATEWAY_MODULE" "$GATEWAY_API_MODULE")
+  kgw=$(cd "$mod" && go list -m -f '{{.Dir}}' "$KGATEWAY_MODULE")
+  read -r gwv gwapi < <(cd "$mod" && go list -m -f '{{.Version}} {{.Dir}}' "$GATEWAY_API_MODULE")
+  [ -d "$kgw" ] && [ -d "$gwapi" ] || { echo "build-kgateway: cannot find kgateway $v's modules" >&2; exit 1; }
+
+  # Charts and controller under locks of their own: the unit tests' charts never wait for a compile.
+  exec 8>"$root/.$v.charts.lock"
+  flock 8
+  if [ -d "$out" ]; then
+    echo "build-kgateway: kgateway $v charts cached in $out" >&2
+  else
+    t0=$(date +%s)
+    tmp=$(mktemp -d "$root/.build-XXXXXX")
+    # The module cache is read-only: package from a copy.
+    for chart in install/helm/kgateway install/helm/kgateway-crds pkg/kgateway/helm/envoy; do
+      cp -R "$kgw/$chart" "$tmp/src-$(basename "$chart")"
+      chmod -R u+w "$tmp/src-$(basename "$chart")"
+    done
+    for chart in kgateway kgateway-crds envoy; do
+      "$helm" package --version "$v" --app-version "$v" --destination "$tmp" "$tmp/src-$chart" >&2
+    done
+    rm -rf "$tmp"/src-*
+    # Gateway API's standard channel, as its release's standard-install.yaml bundles it.
+    for f in "$gwapi"/config/crd/standard/gateway.networking.k8s.io_*.yaml; do
+      printf -- '---\n'
+      cat "$f"
+    done >"$tmp/gateway-api-$gwv-standard.yaml"
+    mv "$tmp" "$out"
+    echo "build-kgateway: kgateway $v charts and Gateway API $gwv CRDs in $out ($(( $(date +%s) - t0 ))s)" >&2
+  fi
+
+  flock -u 8
+  if [ "$controller" = 1 ]; then
+    exec 9>"$root/.$v.controller.lock"
+    flock 9
+    if [ -x "$out/kgateway" ]; then
+      echo "build-kgateway: kgateway $v controller cached in $out" >&2
+    else
+      t0=$(date +%s)
+      echo "build-kgateway: building kgateway $v's controller ($KGATEWAY_MODULE/cmd/kgateway)" >&2
+      rm -f "$out/.kgateway.tmp"
+      (cd "$mod" && go build -trimpath -gcflags all=-dwarf=false \
+        -ldflags "-s -w -X $KGATEWAY_MODULE/pkg/version.Version=$v" \
+        -o "$out/.kgateway.tmp" "$KGATEWAY_MODULE/cmd/kgateway")
+      mv "$out/.kgateway.tmp" "$out/kgateway"
+      echo "build-kgateway: kgateway $v controller built in $(( $(date +%s) - t0 ))s into $out" >&2
+    fi
+    flock -u 9
+  fi
+  echo "$out"
 }
 
-t0=$(date +%s)
-kgw=$(module_dir "$KGATEWAY_MODULE" "$KGATEWAY_VERSION" "$KGATEWAY_SUM")
-gwapi=$(module_dir "$GATEWAY_API_MODULE" "$GATEWAY_API_VERSION" "$GATEWAY_API_SUM")
-
-mkdir -p "$(dirname "$out")"
-tmp=$(mktemp -d "$(dirname "$out")/.build-XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-# The module cache is read-only: package from a copy.
-for chart in install/helm/kgateway install/helm/kgateway-crds pkg/kgateway/helm/envoy; do
-  cp -R "$kgw/$chart" "$tmp/src-$(basename "$chart")"
-  chmod -R u+w "$tmp/src-$(basename "$chart")"
-done
-for chart in kgateway kgateway-crds envoy; do
-  "$helm" package --version "$v" --app-version "$v" --destination "$tmp" "$tmp/src-$chart" >&2
-done
-rm -rf "$tmp"/src-*
-# Gateway API's standard channel, as its release's standard-install.yaml bundles it.
-for f in "$gwapi"/config/crd/standard/gateway.networking.k8s.io_*.yaml; do
-  printf -- '---\n'
-  cat "$f"
-done >"$tmp/gateway-api-$GATEWAY_API_VERSION-standard.yaml"
-rm -rf "$out"
-mv "$tmp" "$out"
-trap - EXIT
-echo "build-kgateway: kgateway $v charts and Gateway API $GATEWAY_API_VERSION CRDs in $out ($(( $(date +%s) - t0 ))s)" >&2
-echo "$out"
+for v in "${versions[@]}"; do build_version "$v"; done

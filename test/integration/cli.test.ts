@@ -5,15 +5,19 @@ import {
   AdmissionregistrationV1Api,
   AppsV1Api,
   CoordinationV1Api,
+  CustomObjectsApi,
   type V1Deployment,
 } from '@kubernetes/client-node';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { GROUP, KGATEWAY_PLURAL, RECONCILE_REQUEST_ANNOTATION, VERSION } from '../../src/api/constants.js';
+import type { KgatewayHA } from '../../src/api/types.js';
 import { EXIT } from '../../src/cli/args.js';
 import { main } from '../../src/cli/main.js';
 import { KubeApiError, KubeClient } from '../../src/kube/client.js';
+import { formatMicroTime } from '../../src/leader/lease-client.js';
 import { adminKubeConfig, controlPlane, createNamespace, kubeConfigFor } from '../support/cluster.js';
 import { createGlooInstall } from '../support/gloo-install.js';
 import { createGlooHA, deleteGlooHA, getGlooHA } from '../support/glooha.js';
@@ -25,7 +29,10 @@ import {
   type InProcessOperator,
   type OperatorIdentity,
 } from '../support/operator.js';
+import { readmeBlock } from '../support/readme.js';
 import { eventually } from '../support/wait.js';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 
 const admin = adminKubeConfig();
 const apps = admin.makeApiClient(AppsV1Api);
@@ -66,6 +73,28 @@ function operatorDeployment(namespace: string, serviceAccountName: string): V1De
       },
     },
   };
+}
+
+const kgatewayhas = () => admin.makeApiClient(CustomObjectsApi);
+
+async function createKgatewayHA(namespace: string, name: string, spec: KgatewayHA['spec']): Promise<void> {
+  await kgatewayhas().createNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace,
+    plural: KGATEWAY_PLURAL,
+    body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'KgatewayHA', metadata: { name, namespace }, spec },
+  });
+}
+
+async function getKgatewayHA(namespace: string, name: string): Promise<KgatewayHA> {
+  return (await kgatewayhas().getNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace,
+    plural: KGATEWAY_PLURAL,
+    name,
+  })) as KgatewayHA;
 }
 
 const ready = (g: { status?: { conditions?: Array<{ type: string; status: string }> } }) =>
@@ -135,8 +164,10 @@ describe('glooha CLI against the API server', { timeout: 180_000 }, () => {
   it('status: a table, JSON and YAML; exit 0 when every GlooHA is Ready, 4 for a missing name', async () => {
     const table = await glooha(['status', '-n', glooNs]);
     expect(table.code, table.stderr).toBe(EXIT.OK);
-    expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+READY\s+STALLED\s+REASON/);
-    expect(table.stdout).toMatch(/^gloo\s+True\s+False\s+Reconciled\s+gloo 2\/2, gatewayProxy 2\/2/m);
+    expect(table.stdout.split('\n')[0]).toMatch(/^KIND\s+NAME\s+READY\s+STALLED\s+REASON/);
+    expect(table.stdout).toMatch(
+      /^GlooHA\s+gloo\s+True\s+False\s+Reconciled\s+gloo 2\/2, gatewayProxy 2\/2/m,
+    );
 
     const json = await glooha(['status', 'gloo', '-n', glooNs, '-o', 'json']);
     expect(json.code).toBe(EXIT.OK);
@@ -151,7 +182,34 @@ describe('glooha CLI against the API server', { timeout: 180_000 }, () => {
 
     const missing = await glooha(['status', 'nope', '-n', glooNs]);
     expect(missing.code).toBe(EXIT.NOT_FOUND);
-    expect(missing.stderr).toBe(`glooha: GlooHA ${glooNs}/nope not found\n`);
+    expect(missing.stderr).toBe(`glooha: GlooHA or KgatewayHA ${glooNs}/nope not found\n`);
+  });
+
+  it("the README's cluster commands, as written: npx glooha status -A and npx glooha check (bash -c)", async () => {
+    const run = (block: string) =>
+      promisify(execFile)('bash', ['-c', readmeBlock(block)], {
+        cwd: join(import.meta.dirname, '..', '..'),
+        env: {
+          ...process.env,
+          KUBECONFIG: controlPlane().kubeconfigPath,
+          npm_config_update_notifier: 'false',
+        },
+      }).then(
+        (r) => ({ code: 0, ...r }),
+        (e: { code: number; stdout: string; stderr: string }) => e,
+      );
+    // Other files of this lane share the control plane: objects of theirs may be in any state, so
+    // the exit status is 0 or 5 (a health verdict), never a usage or cluster error.
+    const status = await run('npx glooha status -A');
+    expect([EXIT.OK, EXIT.UNHEALTHY], status.stderr).toContain(status.code);
+    expect(status.stdout.split('\n')[0]).toMatch(/^NAMESPACE\s+KIND\s+NAME\s+READY/);
+    expect(status.stdout).toMatch(new RegExp(`^${glooNs}\\s+GlooHA\\s+gloo\\s+True\\s`, 'm'));
+    const check = await run('npx glooha check');
+    expect([EXIT.OK, EXIT.UNHEALTHY], check.stderr).toContain(check.code);
+    expect(check.stdout).toMatch(/^\[ok\]\s+CRD: gloohas\.glooha\.io serves v1alpha1$/m);
+    expect(check.stdout).toMatch(/^\[ok\]\s+CRD: kgatewayhas\.glooha\.io serves v1alpha1$/m);
+    expect(check.stdout).toContain(`[ok]   Gloo install: ${glooNs}/gloo is targeted by a GlooHA`);
+    expect(check.stderr).toMatch(/^\d+ failed, \d+ warning\(s\), \d+ ok$/m);
   });
 
   it('status: a GlooHA whose Gloo install is missing is not Ready, and status exits 5', async () => {
@@ -177,6 +235,133 @@ describe('glooha CLI against the API server', { timeout: 180_000 }, () => {
     await deleteGlooHA(ns, 'lonely');
   });
 
+  it('status -n NS covers KgatewayHAs: a Stalled one beside no GlooHA exits 5 and is named, not "No GlooHAs found"', async () => {
+    const ns = await createNamespace('kgw-stalled');
+    await createKgatewayHA(ns, 'kgateway', {
+      controller: { replicas: 1, leaderElection: { enabled: false } },
+    });
+    const r = await eventually(
+      'the operator to report the KgatewayHA Stalled (no kgateway install there)',
+      () => glooha(['status', '-n', ns]),
+      (x) => /^KgatewayHA\s+kgateway\s+False\s+True\s/m.test(x.stdout),
+    );
+    expect(r.code).toBe(EXIT.UNHEALTHY);
+    expect(r.stderr).not.toContain('No GlooHAs');
+    expect(r.stderr).toMatch(new RegExp(`^KgatewayHA ${ns}/kgateway: `, 'm'));
+    const only = await glooha(['status', '-n', ns, '--kind', 'kha', '-ojson']);
+    expect(only.code).toBe(EXIT.UNHEALTHY);
+    expect((JSON.parse(only.stdout) as { items: Array<{ kind: string }> }).items.map((i) => i.kind)).toEqual([
+      'KgatewayHA',
+    ]);
+    const none = await glooha(['status', '-n', ns, '--kind=glooha']);
+    expect(none).toMatchObject({ code: EXIT.OK, stdout: '' });
+    expect(none.stderr).toBe(`No GlooHAs found in namespace ${ns}.\n`);
+  });
+
+  it("suspend, reconcile and resume: Flux's verbs on a GlooHA and a KgatewayHA, end to end through the operator", async () => {
+    // GlooHA: reconcile waits for the operator to echo the request, then reports Ready.
+    const rec = await glooha(['reconcile', 'gloo', `-n${glooNs}`, '--timeout=90s']);
+    expect(rec.code, rec.stderr).toBe(EXIT.OK);
+    expect(rec.stdout).toMatch(new RegExp(`^GlooHA ${glooNs}/gloo reconciled: Ready=True \\(Reconciled\\)`));
+    const handled = (await getGlooHA(glooNs, 'gloo')).metadata.annotations?.[RECONCILE_REQUEST_ANNOTATION];
+    expect((await getGlooHA(glooNs, 'gloo')).status?.lastHandledReconcileAt).toBe(handled);
+
+    const sus = await glooha(['suspend', 'gloo', '-n', glooNs]);
+    expect(sus.code, sus.stderr).toBe(EXIT.OK);
+    expect((await getGlooHA(glooNs, 'gloo')).spec?.suspend).toBe(true);
+    expect((await glooha(['suspend', 'gloo', '-n', glooNs])).stdout).toBe(
+      `GlooHA ${glooNs}/gloo is already suspended\n`,
+    );
+    const res = await glooha(['resume', 'gloo', '-n', glooNs, '--timeout', '90s']);
+    expect(res.code, res.stderr).toBe(EXIT.OK);
+    expect(res.stdout).toMatch(/reconciled: Ready=True/);
+    expect((await getGlooHA(glooNs, 'gloo')).spec?.suspend).toBe(false);
+
+    // KgatewayHA, found by name without --kind: the request is handled by its own controller.
+    const ns = await createNamespace('kgw-verbs');
+    await createKgatewayHA(ns, 'edge', { controller: { replicas: 1, leaderElection: { enabled: false } } });
+    const kSus = await glooha(['suspend', 'edge', '-n', ns]);
+    expect(kSus.stdout).toMatch(new RegExp(`^KgatewayHA ${ns}/edge suspended`));
+    const kRec = await glooha(['reconcile', 'edge', '-n', ns, '--timeout', '90s']);
+    expect(kRec.code, kRec.stderr).toBe(EXIT.OK);
+    expect(kRec.stdout).toContain(`KgatewayHA ${ns}/edge handled (suspended: nothing written)`);
+    // Resumed, it is Stalled (there is no kgateway install): handled, and exit 5 with the reason.
+    const kRes = await glooha(['resume', 'edge', '-n', ns, '--kind', 'kgatewayha', '--timeout', '90s']);
+    expect(kRes.code).toBe(EXIT.UNHEALTHY);
+    expect(kRes.stderr).toMatch(new RegExp(`KgatewayHA ${ns}/edge handled, Stalled: Ready=False`));
+    const k = await getKgatewayHA(ns, 'edge');
+    expect(k.spec?.suspend).toBe(false);
+    expect(k.status?.lastHandledReconcileAt).toBe(k.metadata.annotations?.[RECONCILE_REQUEST_ANNOTATION]);
+
+    // Not there at all: 4; the wrong kind named: 4 for that kind.
+    expect((await glooha(['reconcile', 'nope', '-n', ns])).code).toBe(EXIT.NOT_FOUND);
+    const wrong = await glooha(['suspend', 'edge', '-n', ns, '--kind', 'glooha']);
+    expect(wrong).toMatchObject({ code: EXIT.NOT_FOUND, stderr: `glooha: GlooHA ${ns}/edge not found\n` });
+  });
+
+  it("check covers kgateway: both CRDs, each install's KgatewayHA, and its controller's Lease kgateway-envoy", async () => {
+    const ns = await createNamespace('kgw-check');
+    const labels = { kgateway: 'kgateway', 'app.kubernetes.io/name': 'kgateway' };
+    await apps.createNamespacedDeployment({
+      namespace: ns,
+      body: {
+        metadata: { name: 'kgateway', namespace: ns, labels },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: labels },
+          template: {
+            metadata: { labels },
+            spec: { containers: [{ name: 'controller', image: 'kgateway:test' }] },
+          },
+        },
+      },
+    });
+    try {
+      const kgwLeader = new RegExp(`^\\[FAIL\\] kgateway leader: no Lease ${ns}/kgateway-envoy`, 'm');
+      const before = await glooha(['check', '--operator-namespace', id.namespace]);
+      expect(before.code).toBe(EXIT.UNHEALTHY);
+      expect(before.stdout).toMatch(/^\[ok\]\s+CRD: kgatewayhas\.glooha\.io serves v1alpha1$/m);
+      expect(before.stdout).toContain(
+        `[warn] kgateway install: ${ns}/kgateway has no KgatewayHA (not made HA)`,
+      );
+      expect(before.stdout).toMatch(kgwLeader);
+      // kgateway's leader, as controller-runtime writes its Lease (renewed now, 15 s).
+      const leases = admin.makeApiClient(CoordinationV1Api);
+      await leases.createNamespacedLease({
+        namespace: ns,
+        body: {
+          metadata: { name: 'kgateway-envoy', namespace: ns },
+          spec: {
+            holderIdentity: 'kgateway-0_abc',
+            leaseDurationSeconds: 15,
+            renewTime: formatMicroTime(new Date()) as unknown as Date,
+          },
+        },
+      });
+      const led = await glooha(['check', '--operator-namespace', id.namespace]);
+      expect(led.stdout).toMatch(
+        new RegExp(
+          `^\\[ok\\]\\s+kgateway leader: kgateway-0_abc, Lease ${ns}/kgateway-envoy renewed \\d+s ago`,
+          'm',
+        ),
+      );
+      // A KgatewayHA without leader election: the operator sets KGW_DISABLE_LEADER_ELECTION, and check
+      // no longer asks for a Lease.
+      await createKgatewayHA(ns, 'kgateway', {
+        controller: { replicas: 1, leaderElection: { enabled: false } },
+      });
+      const after = await eventually(
+        'check to see the KgatewayHA and the leader election it turned off',
+        () => glooha(['check', '--operator-namespace', id.namespace]),
+        (x) => x.stdout.includes(`[ok]   kgateway leader: ${ns}/kgateway: leader election is off`),
+      );
+      expect(after.stdout).toContain(`[ok]   kgateway install: ${ns}/kgateway is targeted by a KgatewayHA`);
+    } finally {
+      // Other tests' checks list kgateway installs in every namespace.
+      await apps.deleteNamespacedDeployment({ namespace: ns, name: 'kgateway' });
+    }
+  });
+
   it('helm-values prints the ConfigMap the operator keeps; 4 for a GlooHA that does not exist', async () => {
     const r = await glooha(['helm-values', 'gloo', '-n', glooNs]);
     expect(r.code, r.stderr).toBe(EXIT.OK);
@@ -184,7 +369,7 @@ describe('glooha CLI against the API server', { timeout: 180_000 }, () => {
     expect(values.gloo.deployment.replicas).toBe(2);
     const missing = await glooha(['helm-values', 'nope', '-n', glooNs]);
     expect(missing.code).toBe(EXIT.NOT_FOUND);
-    expect(missing.stderr).toContain(`GlooHA ${glooNs}/nope not found`);
+    expect(missing.stderr).toContain(`GlooHA or KgatewayHA ${glooNs}/nope not found`);
   });
 
   it('check passes for a healthy install: CRD, operator, its leader, RBAC (SubjectAccessReview), Gloo', async () => {

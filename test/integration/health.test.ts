@@ -6,6 +6,7 @@
 import {
   AdmissionregistrationV1Api,
   AppsV1Api,
+  CoordinationV1Api,
   CustomObjectsApi,
   PatchStrategy,
   PolicyV1Api,
@@ -13,9 +14,18 @@ import {
   setHeaderOptions,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GROUP, PLURAL, RECONCILE_REQUEST_ANNOTATION, VERSION } from '../../src/api/constants.js';
+import {
+  GROUP,
+  KGATEWAY_KIND,
+  KGATEWAY_PLURAL,
+  PLURAL,
+  RECONCILE_REQUEST_ANNOTATION,
+  VERSION,
+} from '../../src/api/constants.js';
 import { UNRECONCILED_STATUS } from '../../src/products/gloo/schema.js';
 import type { GlooHA } from '../../src/api/types.js';
+import { CONTROLLER_LEASE_NAME, controllerSelectorLabels } from '../../src/products/kgateway/facts.js';
+import { formatMicroTime } from '../../src/leader/lease-client.js';
 import { auditWrites, describeAudit } from '../support/audit.js';
 import { adminKubeConfig, createNamespace } from '../support/cluster.js';
 import { createGlooInstall } from '../support/gloo-install.js';
@@ -31,6 +41,7 @@ import { kubectl } from '../support/kubectl.js';
 import {
   installOperatorRbac,
   metricValue,
+  scrapeMetrics,
   startOperatorInProcess,
   type InProcessOperator,
   type OperatorIdentity,
@@ -469,6 +480,202 @@ describe('spec.suspend and the reconcile request', () => {
       (d) => d.spec?.replicas === 3,
     );
     await waitCondition(sus, 'gloo', 'Ready', 'True', undefined, 60_000);
+  });
+});
+
+describe('health semantics: a KgatewayHA through its lifecycle, judged the same way', () => {
+  const kgw = { group: GROUP, version: VERSION, plural: KGATEWAY_PLURAL };
+  let ns: string;
+  let renewing: ReturnType<typeof setInterval> | undefined;
+  const holder = 'kgateway-7d9f8c-abcde_0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0';
+
+  const getKha = async (name: string) =>
+    (await custom.getNamespacedCustomObject({ ...kgw, namespace: ns, name })) as GlooHA;
+  const waitKha = (name: string, type: string, status: string, reason?: string, timeoutMs = 60_000) =>
+    eventually(
+      `KgatewayHA ${ns}/${name} ${type}=${status}${reason ? ` (${reason})` : ''}`,
+      () => getKha(name),
+      (g) => {
+        const c = condition(g, type);
+        return (
+          c?.status === status &&
+          (reason === undefined || c.reason === reason) &&
+          c.observedGeneration === g.metadata.generation
+        );
+      },
+      { timeoutMs },
+    );
+
+  afterAll(() => clearInterval(renewing));
+
+  it('created, not reconciled yet: in progress, and the Argo CD message names the KgatewayHA', async () => {
+    ns = await createNamespace('health-kgw');
+    const created = (await custom.createNamespacedCustomObject({
+      ...kgw,
+      namespace: ns,
+      body: {
+        apiVersion: `${GROUP}/${VERSION}`,
+        kind: KGATEWAY_KIND,
+        metadata: { name: 'kgateway', namespace: ns },
+        spec: { controller: { replicas: 2 } },
+      },
+    })) as GlooHA;
+    expect(created.status?.conditions?.[0]?.message).toContain('this KgatewayHA');
+    const said = judge('KgatewayHA created (not reconciled yet)', created, {
+      kstatus: 'InProgress',
+      argo: 'Progressing',
+    });
+    expect(said.argo).toBe(
+      'waiting for glooha-operator to reconcile this KgatewayHA: is it running, and does it watch this namespace?',
+    );
+  });
+
+  it('no kgateway install where it points: Stalled=True TargetNotFound: Failed / Degraded', async () => {
+    const stalled = await waitKha('kgateway', 'Stalled', 'True', 'TargetNotFound');
+    expect(condition(stalled, 'Stalled')?.message).toMatch(/no kgateway install found/);
+    judge('KgatewayHA: target missing', stalled, { kstatus: 'Failed', argo: 'Degraded' });
+  });
+
+  it('Ready once kgateway is installed and leads: Current / Healthy; kubectl get kha shows its columns; glooha_ready{kind="KgatewayHA"} is 1', async () => {
+    // kgateway's chart's controller Deployment (kwok runs its pods), and its Lease kgateway-envoy
+    // renewed every 2 s as controller-runtime renews it.
+    const labels = controllerSelectorLabels('kgateway');
+    await apps.createNamespacedDeployment({
+      namespace: ns,
+      fieldManager: 'helm',
+      body: {
+        metadata: { name: 'kgateway', namespace: ns, labels },
+        spec: {
+          replicas: 1,
+          selector: { matchLabels: labels },
+          template: {
+            metadata: { labels },
+            spec: {
+              containers: [{ name: 'controller', image: 'cr.kgateway.dev/kgateway-dev/kgateway:v2.2.0' }],
+            },
+          },
+        },
+      },
+    });
+    const leases = admin.makeApiClient(CoordinationV1Api);
+    const now = () => formatMicroTime(new Date()) as unknown as Date;
+    await leases.createNamespacedLease({
+      namespace: ns,
+      body: {
+        metadata: { name: CONTROLLER_LEASE_NAME },
+        spec: { holderIdentity: holder, leaseDurationSeconds: 15, acquireTime: now(), renewTime: now() },
+      },
+    });
+    renewing = setInterval(() => {
+      leases
+        .patchNamespacedLease(
+          { name: CONTROLLER_LEASE_NAME, namespace: ns, body: { spec: { renewTime: now() } } },
+          mergePatch,
+        )
+        .catch(() => undefined);
+    }, 2_000);
+    await requestKhaReconcile(); // the TargetNotFound stall is re-checked after a minute; ask now
+    const ready = await waitKha('kgateway', 'Ready', 'True', undefined, 90_000);
+    judge('KgatewayHA Ready', ready, { kstatus: 'Current', argo: 'Healthy' });
+
+    // kubectl get kha (-o wide): the columns read the KgatewayHA's own status fields.
+    const table = await kubectl(['get', 'kha', 'kgateway', '-n', ns, '-o', 'wide', '--no-headers=false']);
+    expect(table.code, table.stderr).toBe(0);
+    const [head, row] = table.stdout.trim().split('\n');
+    const cols = head!.trim().split(/\s{2,}/);
+    const cells = row!.trim().split(/\s{2,}/);
+    const cell = (name: string) => cells[cols.indexOf(name)];
+    expect(cols.slice(0, 5)).toEqual(['NAME', 'READY', 'CONTROLLER', 'LEADER', 'AGE']);
+    expect(cell('READY')).toBe('True');
+    expect(cell('CONTROLLER')).toBe('2');
+    expect(cell('LEADER')).toBe(holder);
+    expect(cell('DESIRED')).toBe('2');
+    expect(cell('FRESH')).toBe('true');
+    expect(cell('DRIFT')).toBe('enforce');
+
+    // The per-object series, read from the cache at scrape time, with the kind label.
+    const labelsOf = { kind: KGATEWAY_KIND, namespace: ns, name: 'kgateway' };
+    await eventually(
+      'glooha_ready{kind="KgatewayHA"} = 1',
+      () => metricValue(operator!.metricsUrl, 'glooha_ready', labelsOf),
+      (v) => v === 1,
+    );
+    expect(
+      await metricValue(operator!.metricsUrl, 'glooha_product_leader_lease_duration_seconds', {
+        ...labelsOf,
+        lease: CONTROLLER_LEASE_NAME,
+      }),
+    ).toBe(15);
+    expect(
+      await metricValue(operator!.metricsUrl, 'glooha_resources', { kind: KGATEWAY_KIND, ready: 'true' }),
+    ).toBeGreaterThanOrEqual(1);
+  });
+
+  async function requestKhaReconcile(): Promise<string> {
+    const value = new Date().toISOString();
+    await custom.patchNamespacedCustomObject(
+      {
+        ...kgw,
+        namespace: ns,
+        name: 'kgateway',
+        body: { metadata: { annotations: { [RECONCILE_REQUEST_ANNOTATION]: value } } },
+      },
+      mergePatch,
+    );
+    return value;
+  }
+
+  it('spec changed: in progress until observed, then Ready again', async () => {
+    const patched = (await custom.patchNamespacedCustomObject(
+      { ...kgw, namespace: ns, name: 'kgateway', body: { spec: { controller: { replicas: 3 } } } },
+      mergePatch,
+    )) as GlooHA;
+    expect(patched.metadata.generation).toBeGreaterThan(patched.status?.observedGeneration ?? 0);
+    judge('KgatewayHA spec changed (not yet observed)', patched, {
+      kstatus: 'InProgress',
+      argo: 'Progressing',
+    });
+    const ready = await waitKha('kgateway', 'Ready', 'True', undefined, 90_000);
+    judge('KgatewayHA spec changed, then Ready', ready, { kstatus: 'Current', argo: 'Healthy' });
+  });
+
+  it('spec.suspend: Current for kstatus, Suspended for Argo CD', async () => {
+    await custom.patchNamespacedCustomObject(
+      { ...kgw, namespace: ns, name: 'kgateway', body: { spec: { suspend: true } } },
+      mergePatch,
+    );
+    const suspended = await waitKha('kgateway', 'Reconciling', 'False', 'Suspended');
+    judge('KgatewayHA suspended, nothing pending', suspended, { kstatus: 'Current', argo: 'Suspended' });
+    await custom.patchNamespacedCustomObject(
+      { ...kgw, namespace: ns, name: 'kgateway', body: { spec: { suspend: false } } },
+      mergePatch,
+    );
+    await waitKha('kgateway', 'Ready', 'True');
+  });
+
+  it('deleted: Terminating while the finalizer runs, then NotFound; its metric series goes', async () => {
+    const deleting = (await custom.deleteNamespacedCustomObject({
+      ...kgw,
+      namespace: ns,
+      name: 'kgateway',
+    })) as GlooHA;
+    if (deleting.metadata?.deletionTimestamp)
+      judge('KgatewayHA being deleted', deleting, { kstatus: 'Terminating', argo: 'Progressing' });
+    await eventually(
+      'the KgatewayHA to be gone',
+      () => httpStatusOf(getKha('kgateway')),
+      (st) => st === 404,
+    );
+    judge('KgatewayHA deleted', null, { kstatus: 'NotFound' });
+    await eventually(
+      'its glooha_ready series to go',
+      async () =>
+        (await scrapeMetrics(operator!.metricsUrl))
+          .split('\n')
+          .some((l) => l.startsWith('glooha_ready{') && l.includes(`namespace="${ns}"`)),
+      (present) => !present,
+    );
+    clearInterval(renewing);
   });
 });
 

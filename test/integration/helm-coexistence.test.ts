@@ -21,7 +21,7 @@ import {
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GlooHA, GlooHASpec } from '../../src/api/types.js';
-import { HELM_UPGRADE_COMMANDS } from '../../src/core/helm-values-yaml.js';
+import { UPGRADE_FLAGS, upgradeCommand } from '../../src/core/helm-values-yaml.js';
 import { adminKubeConfig, createNamespace } from '../support/cluster.js';
 import { HELM_MAJORS, helm, installGloo, upgradeGloo, type HelmMajor } from '../support/gloo-chart.js';
 import { createGlooHA, deleteGlooHA, getGlooHA } from '../support/glooha.js';
@@ -38,6 +38,7 @@ import {
   startOperatorInProcess,
   type InProcessOperator,
 } from '../support/operator.js';
+import { printedValuesPathCommand, runAsPrinted, type ShellRun } from '../support/shell.js';
 import { eventually } from '../support/wait.js';
 
 const admin = adminKubeConfig();
@@ -73,11 +74,9 @@ function userValues(major: HelmMajor): Record<string, unknown> {
   };
 }
 
-/** The flags of the header's recommended command, between the chart and `-f values.yaml`. */
-function recommendedFlags(major: HelmMajor): string[] {
-  const cmd = major === 4 ? HELM_UPGRADE_COMMANDS.helm4 : HELM_UPGRADE_COMMANDS.helm3;
-  const words = cmd.split(/\s+/);
-  return words.slice(4, words.indexOf('-f'));
+/** The flags of the header's recommended command (the same for both majors; run as printed in printed-commands.test.ts). */
+function recommendedFlags(_major: HelmMajor): string[] {
+  return [...UPGRADE_FLAGS];
 }
 
 async function deployments(ns: string): Promise<Map<string, V1Deployment>> {
@@ -121,6 +120,8 @@ describe.each(HELM_MAJORS)("Gloo's chart with Helm %i", (major) => {
   let ns: string;
   let operator: InProcessOperator;
   let exported: string;
+  /** What the plain upgrade's refusal printed (the floor's message with the command to run). */
+  let refusal = '';
 
   const record = async (what: string, run: () => Promise<unknown>): Promise<Measurement> => {
     const rec = new InstallRecorder(admin, ns, operator.metricsUrl);
@@ -170,8 +171,9 @@ describe.each(HELM_MAJORS)("Gloo's chart with Helm %i", (major) => {
   it('the ConfigMap header recommends an upgrade command for each Helm major', async () => {
     const cm = await core.readNamespacedConfigMap({ name: 'gloo-helm-values', namespace: ns });
     exported = cm.data?.['values.yaml'] ?? '';
-    expect(exported).toContain(`# Helm 4: ${HELM_UPGRADE_COMMANDS.helm4}`);
-    expect(exported).toContain(`# Helm 3: ${HELM_UPGRADE_COMMANDS.helm3}`);
+    expect(exported).toContain(
+      `#   ${upgradeCommand({ release: 'gloo', namespace: ns, configMap: { namespace: ns, name: 'gloo-helm-values' } })}`,
+    );
     const values = parse(exported) as {
       gatewayProxies: Record<string, { kind: { deployment: { replicas: unknown } } }>;
     };
@@ -212,7 +214,10 @@ describe.each(HELM_MAJORS)("Gloo's chart with Helm %i", (major) => {
     expect(result?.stderr).toMatch(/ValidatingAdmissionPolicy '[^']*-replicas-floor'/);
     expect(result?.stderr).toMatch(/spec\.replicas 1 is below 3, the floor that GlooHA [^ ]+\/gloo keeps/);
     expect(result?.stderr).toContain(`kubectl -n ${ns} get configmap gloo-helm-values`);
-    expect(result?.stderr).toContain('helm upgrade <release> <chart> --reset-then-reuse-values');
+    expect(result?.stderr).toContain(
+      `helm upgrade gloo "\${GLOO_CHART:-gloo/gloo}" -n ${ns} --reset-then-reuse-values -f values-glooha.yaml`,
+    );
+    refusal = result?.stderr ?? '';
     // No server-side apply conflict on replicas: the operator does not own it.
     expect(result?.stderr).not.toMatch(/conflict with "glooha-operator[^"]*": \.spec\.replicas/);
     report.push(`Helm ${major}, plain upgrade error: ${result?.stderr.trim().replace(/\s+/g, ' ')}`);
@@ -279,6 +284,30 @@ describe.each(HELM_MAJORS)("Gloo's chart with Helm %i", (major) => {
     expect(m.replicaChanges).toEqual([]);
     expect(m.driftCorrections).toBe(0);
   });
+
+  // Pasted as printed into bash, from the kubeconfig's own namespace (default, not the install's):
+  // the quoted jsonpath exports a non-empty file, and -n finds the release.
+  it.each(['the refusal', 'the ConfigMap header'])(
+    'the command %s prints, run as printed through bash -c, is the values path (0 / 0 / 0)',
+    async (source) => {
+      const text =
+        source === 'the refusal'
+          ? refusal
+          : ((await core.readNamespacedConfigMap({ name: 'gloo-helm-values', namespace: ns })).data?.[
+              'values.yaml'
+            ] ?? '');
+      const command = printedValuesPathCommand(text);
+      let run: ShellRun | undefined;
+      const m = await record(`values path, ${source}'s command through bash`, async () => {
+        run = await runAsPrinted(command, { helm: major });
+      });
+      expect(run?.code, `${command}\n${run?.stderr}`).toBe(0);
+      expect(run?.files['values-glooha.yaml']).toBe(exported);
+      expect(m.podRestarts).toEqual({});
+      expect(m.replicaChanges).toEqual([]);
+      expect(m.driftCorrections).toBe(0);
+    },
+  );
 
   it('the floor refuses a lowering update, but not the scale subresource (kubectl scale, the HPA controller)', async () => {
     const refused = await apps

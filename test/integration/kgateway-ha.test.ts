@@ -1,8 +1,11 @@
-// The KgatewayHA controller against a real API server and kgateway's real chart (v2.2.0, from its Go
-// module, installed with Helm 4), the operator running as the chart's ServiceAccount with only the
-// chart's RBAC. kgateway's controller pods run on kwok's simulated nodes (Running and Ready; no
-// kgateway process), so kgateway's leader election is simulated the way controller-runtime's runs it:
-// the Lease kgateway-envoy in the install's namespace, renewed every 2 s by its holder.
+// The KgatewayHA controller against a real API server, kgateway's real chart and kgateway's real
+// controller, for every pinned kgateway version (v2.4.0, the current line, and v2.2.0): the chart from
+// kgateway's Go module installed with Helm 4, the operator running as its chart's ServiceAccount with
+// only the chart's RBAC, and kgateway's ./cmd/kgateway running once per controller pod (kwok's pods run
+// nothing; test/support/kgateway-controller.ts runs the process with the pod's env, a pod-bound token
+// and the pod's name as hostname). So the Lease kgateway-envoy is renewed by kgateway's own elector, and
+// the proxy Deployments are the ones kgateway's deployer rendered from the GatewayParameters the
+// operator wrote.
 //
 // The migration is the path under test: `glooha migrate kgateway` turns the production example GlooHA
 // into kgateway chart values and manifests holding a KgatewayHA; Helm installs kgateway with the values
@@ -11,7 +14,6 @@
 import {
   AppsV1Api,
   AutoscalingV2Api,
-  CoordinationV1Api,
   CoreV1Api,
   CustomObjectsApi,
   PatchStrategy,
@@ -22,18 +24,18 @@ import {
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parse, parseAllDocuments } from 'yaml';
+import { parse } from 'yaml';
 import { GROUP, KGATEWAY_PLURAL, LABEL_OWNER_KIND, VERSION } from '../../src/api/constants.js';
 import type { GlooHA, KgatewayHA } from '../../src/api/types.js';
 import { main } from '../../src/cli/main.js';
-import { formatMicroTime } from '../../src/leader/lease-client.js';
-import type { KgatewayFixtures } from '../env/binaries.js';
+import { KGATEWAY_VERSIONS, type KgatewayFixtures } from '../env/binaries.js';
 import { auditWrites, describeAudit } from '../support/audit.js';
 import { adminKubeConfig, createNamespace, installCrds } from '../support/cluster.js';
 import { helm, valuesFiles } from '../support/gloo-chart.js';
 import { createGlooInstall } from '../support/gloo-install.js';
 import { createGlooHA, getGlooHA } from '../support/glooha.js';
-import { deployerValues, installKgatewayCrds } from '../support/kgateway.js';
+import { installKgatewayCrds } from '../support/kgateway.js';
+import { KgatewayControllers } from '../support/kgateway-controller.js';
 import { kubectlOk } from '../support/kubectl.js';
 import {
   installOperatorRbac,
@@ -49,9 +51,7 @@ const admin = adminKubeConfig();
 const apps = admin.makeApiClient(AppsV1Api);
 const policy = admin.makeApiClient(PolicyV1Api);
 const custom = admin.makeApiClient(CustomObjectsApi);
-const leases = admin.makeApiClient(CoordinationV1Api);
 const repoRoot = join(import.meta.dirname, '..', '..');
-const HOLDER = 'kgateway-6d9f7c-abcde_5f1c2a7e-0d3b-4b4e-9c1d-2f3a4b5c6d7e';
 
 let id: OperatorIdentity;
 let operator: InProcessOperator;
@@ -98,480 +98,462 @@ const controller = () => apps.readNamespacedDeployment({ name: 'kgateway', names
 const envOf = (d: V1Deployment) =>
   d.spec?.template.spec?.containers.find((c) => c.name === 'controller')?.env;
 
-/** kgateway's leader, as controller-runtime keeps its Lease: renewed every retryPeriod (2 s). */
-function renewLease(): { stop: () => Promise<void> } {
-  let stopped = false;
-  const loop = (async () => {
-    const now = () => formatMicroTime(new Date());
-    await leases.createNamespacedLease({
-      namespace: ns,
-      body: {
-        metadata: { name: 'kgateway-envoy', namespace: ns },
-        spec: {
-          holderIdentity: HOLDER,
-          leaseDurationSeconds: 15,
-          acquireTime: now() as never,
-          renewTime: now() as never,
-          leaseTransitions: 0,
-        },
-      },
-    });
-    while (!stopped) {
-      await new Promise((r) => setTimeout(r, 2000));
-      const lease = await leases.readNamespacedLease({ name: 'kgateway-envoy', namespace: ns });
-      lease.spec = { ...lease.spec, renewTime: now() as never };
-      await leases.replaceNamespacedLease({ name: 'kgateway-envoy', namespace: ns, body: lease });
-    }
-  })();
-  return {
-    stop: async () => {
-      stopped = true;
-      await loop;
-    },
-  };
+let controllers: KgatewayControllers | undefined;
+
+/** kgateway's real controller, one process per pod of the install's controller Deployment. */
+async function runControllers(namespace: string): Promise<KgatewayControllers> {
+  controllers = await KgatewayControllers.start({ namespace, binary: fx.controller! });
+  return controllers;
 }
 
 beforeAll(async () => {
   const opNs = await createNamespace('kgw-operator');
   id = await installOperatorRbac(opNs);
-  fx = (await installKgatewayCrds()).fx;
-  ns = await createNamespace('kgw-ha');
   removeFloorPolicy = await installReplicasFloorPolicy();
-  operator = await startOperatorInProcess(id);
 }, 600_000);
 
 afterAll(async () => {
+  await controllers?.stop();
   await operator?.shutdown('test done');
   await removeFloorPolicy?.();
 });
 
-describe('a KgatewayHA from `glooha migrate kgateway`, beside the GlooHA it came from', () => {
-  let lease: { stop: () => Promise<void> };
+describe.each(KGATEWAY_VERSIONS)("kgateway %s's real controller", (version) => {
+  beforeAll(async () => {
+    // The CRDs of this version (the operator reads API discovery at start), and its controller binary.
+    fx = (await installKgatewayCrds(version, { controller: true })).fx;
+    ns = await createNamespace('kgw-ha');
+    operator = await startOperatorInProcess(id);
+  }, 1_800_000);
 
-  it('Helm installs kgateway with the values, kubectl applies the manifests: KgatewayHA and GlooHA both Ready', async () => {
-    // The Gloo install being migrated, and its GlooHA, in the same namespace.
-    await createGlooInstall(admin, {
-      namespace: ns,
-      discovery: true,
-      proxies: ['gateway-proxy', 'public-gw'],
+  afterAll(async () => {
+    // A kgateway controller reconciles Gateways in every namespace: none may outlive its test.
+    await controllers?.stop();
+    controllers = undefined;
+    await operator?.shutdown('next kgateway version');
+  });
+
+  describe('a KgatewayHA from `glooha migrate kgateway`, beside the GlooHA it came from', () => {
+    afterAll(async () => {
+      await controllers?.stop();
+      controllers = undefined;
     });
-    const example = parse(readFileSync(join(repoRoot, 'examples/glooha.yaml'), 'utf8')) as GlooHA;
-    await createGlooHA(ns, 'gloo', example.spec ?? {});
 
-    values = await migrate('helm-values');
-    const files = valuesFiles(values);
-    try {
-      const r = await helm(4, ['install', 'kgateway', fx.chart, '-n', ns, ...files.args]);
-      expect(r.ok, r.stderr).toBe(true);
-    } finally {
-      files.cleanup();
-    }
-    await kubectlOk(['apply', '--server-side', '-f', '-'], await migrate('manifests'));
-    lease = renewLease();
-
-    const k = await eventually('KgatewayHA Ready', () => getKgatewayHA(), ready, { timeoutMs: 90_000 });
-    expect(k.status?.components?.controller).toMatchObject({
-      deploymentName: 'kgateway',
-      desiredReplicas: 3,
-      readyReplicas: 3,
-      // The chart's PDB (controller.podDisruptionBudget in the values) stands in for glooha's own.
-      podDisruptionBudget: { name: 'kgateway', owned: false, maxUnavailable: 1 },
-    });
-    await eventually('GlooHA Ready', () => getGlooHA(ns, 'gloo'), ready, { timeoutMs: 90_000 });
-
-    const dep = await controller();
-    expect(dep.spec?.replicas).toBe(3);
-    expect(envOf(dep)).toContainEqual({ name: 'KGW_DISABLE_LEADER_ELECTION', value: 'false' });
-    // What kgateway's chart cannot express, the operator applies: the topology spread.
-    expect(dep.spec?.template.spec?.topologySpreadConstraints?.[0]).toMatchObject({
-      topologyKey: 'topology.kubernetes.io/zone',
-      labelSelector: dep.spec?.selector,
-    });
-    // The Helm values the operator exports for the KgatewayHA are the ones the migration printed.
-    const cm = await admin
-      .makeApiClient(CoreV1Api)
-      .readNamespacedConfigMap({ name: 'gloo-kgateway-helm-values', namespace: ns });
-    expect(cm.metadata?.labels?.[LABEL_OWNER_KIND]).toBe('KgatewayHA');
-    expect(parse(cm.data?.['values.yaml'] ?? '')).toEqual(parse(values));
-  });
-
-  it("reports kgateway's leader from its Lease, and its 2 s renewals cost no reconcile and no write", async () => {
-    const k = await eventually(
-      'the leader in status',
-      () => getKgatewayHA(),
-      (g) => g.status?.leader?.holder === HOLDER && g.status.leader.fresh === true,
-    );
-    expect(k.status?.leader?.leaseDurationSeconds).toBe(15);
-    const reconciles = () =>
-      metricValue(operator.metricsUrl, 'controller_runtime_reconcile_total', { controller: 'kgatewayha' });
-    const before = await reconciles();
-    const since = new Date();
-    await new Promise((r) => setTimeout(r, 7000)); // three renewals
-    expect(await reconciles()).toBe(before);
-    // The operator's own Lease renews, and the GlooHA beside it may still write its status as Gloo's
-    // pods settle (a CI lane caught one such write): neither is caused by kgateway's Lease.
-    const writes = auditWrites({ username: id.username, since }).filter(
-      (e) =>
-        !(e.objectRef?.resource === 'leases' && e.objectRef.namespace === id.namespace) &&
-        e.objectRef?.resource !== 'gloohas',
-    );
-    expect(writes.map(describeAudit)).toEqual([]);
-  });
-
-  it('restores a drifted replica count and reports it', async () => {
-    await apps.patchNamespacedDeploymentScale(
-      { name: 'kgateway', namespace: ns, body: { spec: { replicas: 1 } } },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    );
-    await eventually('replicas restored', controller, (d) => d.spec?.replicas === 3);
-    const k = await eventually(
-      'Drifted reported',
-      () => getKgatewayHA(),
-      (g) => condition(g, 'Drifted')?.reason === 'DriftCorrected',
-    );
-    expect(condition(k, 'Drifted')?.message).toContain('replicas');
-  });
-
-  it("a plain Helm upgrade (the chart's replicaCount 1) is refused by the replicas floor, naming the KgatewayHA", async () => {
-    const plain = await helm(4, ['upgrade', 'kgateway', fx.chart, '-n', ns, '--reset-values']);
-    expect(plain.ok).toBe(false);
-    expect(plain.stderr).toMatch(/spec\.replicas 1 is below 3, the floor that KgatewayHA [^ ]+\/gloo keeps/);
-    expect(plain.stderr).toContain('Change the replica count in the KgatewayHA');
-    expect(plain.stderr).toContain(`kubectl -n ${ns} get configmap gloo-kgateway-helm-values`);
-    expect((await controller()).spec?.replicas).toBe(3);
-  });
-
-  it('deleting the KgatewayHA keeps the replicas, leaves the GlooHA alone, and Helm can still upgrade', async () => {
-    await custom.deleteNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      namespace: ns,
-      plural: KGATEWAY_PLURAL,
-      name: 'gloo',
-    });
-    await eventually(
-      'the KgatewayHA to be gone',
-      () =>
-        getKgatewayHA().then(
-          () => false,
-          () => true,
-        ),
-      (gone) => gone,
-    );
-    const handedOver = await controller();
-    expect(handedOver.spec?.replicas).toBe(3);
-    // Nothing of the operator's is left on it: no annotation (the replicas floor included), no field manager.
-    expect(
-      Object.keys(handedOver.metadata?.annotations ?? {}).filter((k) => k.startsWith('glooha.io/')),
-    ).toEqual([]);
-    expect(handedOver.metadata?.managedFields?.map((m) => m.manager)).not.toContain('glooha-operator');
-    // The KgatewayHA's handover touched only kgateway's objects: the GlooHA's HPA is still the operator's.
-    const hpa = await admin
-      .makeApiClient(AutoscalingV2Api)
-      .readNamespacedHorizontalPodAutoscaler({ name: 'public-gw-glooha', namespace: ns });
-    expect(hpa.metadata?.managedFields?.map((m) => m.manager)).toContain('glooha-operator');
-    const gloo = await getGlooHA(ns, 'gloo');
-    expect(ready(gloo), JSON.stringify(gloo.status?.conditions)).toBe(true);
-    // Helm 4 (server-side apply) upgrades with the same values: no conflict with fields the operator
-    // held, and the replica count stays.
-    const files = valuesFiles(values);
-    try {
-      const r = await helm(4, [
-        'upgrade',
-        'kgateway',
-        fx.chart,
-        '-n',
-        ns,
-        '--reset-then-reuse-values',
-        ...files.args,
-      ]);
-      expect(r.ok, r.stderr).toBe(true);
-    } finally {
-      files.cleanup();
-    }
-    expect((await controller()).spec?.replicas).toBe(3);
-    // glooha's own PDB never existed (the chart's stood in), and nothing of the KgatewayHA is left.
-    const pdbs = await policy.listNamespacedPodDisruptionBudget({ namespace: ns });
-    expect(pdbs.items.filter((p) => p.metadata?.labels?.[LABEL_OWNER_KIND] === 'KgatewayHA')).toEqual([]);
-    await lease.stop();
-  });
-});
-
-describe('Helm 3 and a KgatewayHA: the same coexistence contract', () => {
-  it('installs with the values, refuses a plain upgrade at the floor, upgrades with the exported values, and keeps replicas after deletion', async () => {
-    const h3 = await createNamespace('kgw-helm3');
-    const kha = (replicas: number) =>
-      JSON.stringify({
-        apiVersion: 'glooha.io/v1alpha1',
-        kind: 'KgatewayHA',
-        metadata: { name: 'kgw', namespace: h3 },
-        spec: { controller: { replicas } },
+    it('Helm installs kgateway with the values, kubectl applies the manifests: KgatewayHA and GlooHA both Ready', async () => {
+      // The Gloo install being migrated, and its GlooHA, in the same namespace.
+      await createGlooInstall(admin, {
+        namespace: ns,
+        discovery: true,
+        proxies: ['gateway-proxy', 'public-gw'],
       });
-    const dep = () => apps.readNamespacedDeployment({ name: 'kgateway', namespace: h3 });
-    /** `helm upgrade --reset-then-reuse-values -f <values>` with Helm 3, which must succeed. */
-    const upgradeWith = async (values: string) => {
+      const example = parse(readFileSync(join(repoRoot, 'examples/glooha.yaml'), 'utf8')) as GlooHA;
+      await createGlooHA(ns, 'gloo', example.spec ?? {});
+
+      values = await migrate('helm-values');
       const files = valuesFiles(values);
       try {
-        const up = await helm(3, [
+        const r = await helm(4, ['install', 'kgateway', fx.chart, '-n', ns, ...files.args]);
+        expect(r.ok, r.stderr).toBe(true);
+      } finally {
+        files.cleanup();
+      }
+      await kubectlOk(['apply', '--server-side', '-f', '-'], await migrate('manifests'));
+      await runControllers(ns);
+
+      const k = await eventually('KgatewayHA Ready', () => getKgatewayHA(), ready, { timeoutMs: 90_000 });
+      expect(k.status?.components?.controller).toMatchObject({
+        deploymentName: 'kgateway',
+        desiredReplicas: 3,
+        readyReplicas: 3,
+        // The chart's PDB (controller.podDisruptionBudget in the values) stands in for glooha's own.
+        podDisruptionBudget: { name: 'kgateway', owned: false, maxUnavailable: 1 },
+      });
+      await eventually('GlooHA Ready', () => getGlooHA(ns, 'gloo'), ready, { timeoutMs: 90_000 });
+
+      const dep = await controller();
+      expect(dep.spec?.replicas).toBe(3);
+      expect(envOf(dep)).toContainEqual({ name: 'KGW_DISABLE_LEADER_ELECTION', value: 'false' });
+      // What kgateway's chart cannot express, the operator applies: the topology spread.
+      expect(dep.spec?.template.spec?.topologySpreadConstraints?.[0]).toMatchObject({
+        topologyKey: 'topology.kubernetes.io/zone',
+        labelSelector: dep.spec?.selector,
+      });
+      // The Helm values the operator exports for the KgatewayHA are the ones the migration printed.
+      const cm = await admin
+        .makeApiClient(CoreV1Api)
+        .readNamespacedConfigMap({ name: 'gloo-kgateway-helm-values', namespace: ns });
+      expect(cm.metadata?.labels?.[LABEL_OWNER_KIND]).toBe('KgatewayHA');
+      expect(parse(cm.data?.['values.yaml'] ?? '')).toEqual(parse(values));
+    });
+
+    it("reports kgateway's leader from its Lease, and its 2 s renewals cost no reconcile and no write", async () => {
+      // The holder is one of the controller processes, elected by kgateway itself: `<pod name>_<uuid>`.
+      const k = await eventually(
+        'the leader in status',
+        () => getKgatewayHA(),
+        (g) =>
+          controllers!.processes().has(g.status?.leader?.holder?.split('_')[0] ?? '') &&
+          g.status?.leader?.fresh === true,
+        { timeoutMs: 120_000 },
+      ).catch((err) => {
+        throw new Error(`${(err as Error).message}\n${controllers!.describe()}`);
+      });
+      expect(k.status?.leader?.leaseDurationSeconds).toBe(15);
+      const reconciles = () =>
+        metricValue(operator.metricsUrl, 'controller_runtime_reconcile_total', { controller: 'kgatewayha' });
+      const before = await reconciles();
+      const since = new Date();
+      await new Promise((r) => setTimeout(r, 7000)); // three renewals
+      expect(await reconciles()).toBe(before);
+      // The operator's own Lease renews, and the GlooHA beside it may still write its status as Gloo's
+      // pods settle (a CI lane caught one such write): neither is caused by kgateway's Lease.
+      const writes = auditWrites({ username: id.username, since }).filter(
+        (e) =>
+          !(e.objectRef?.resource === 'leases' && e.objectRef.namespace === id.namespace) &&
+          e.objectRef?.resource !== 'gloohas',
+      );
+      expect(writes.map(describeAudit)).toEqual([]);
+    });
+
+    it('restores a drifted replica count and reports it', async () => {
+      await apps.patchNamespacedDeploymentScale(
+        { name: 'kgateway', namespace: ns, body: { spec: { replicas: 1 } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+      await eventually('replicas restored', controller, (d) => d.spec?.replicas === 3);
+      const k = await eventually(
+        'Drifted reported',
+        () => getKgatewayHA(),
+        (g) => condition(g, 'Drifted')?.reason === 'DriftCorrected',
+      );
+      expect(condition(k, 'Drifted')?.message).toContain('replicas');
+    });
+
+    it("a plain Helm upgrade (the chart's replicaCount 1) is refused by the replicas floor, naming the KgatewayHA", async () => {
+      const plain = await helm(4, ['upgrade', 'kgateway', fx.chart, '-n', ns, '--reset-values']);
+      expect(plain.ok).toBe(false);
+      expect(plain.stderr).toMatch(
+        /spec\.replicas 1 is below 3, the floor that KgatewayHA [^ ]+\/gloo keeps/,
+      );
+      expect(plain.stderr).toContain('Change the replica count in the KgatewayHA');
+      expect(plain.stderr).toContain(`kubectl -n ${ns} get configmap gloo-kgateway-helm-values`);
+      expect((await controller()).spec?.replicas).toBe(3);
+    });
+
+    it('deleting the KgatewayHA keeps the replicas, leaves the GlooHA alone, and Helm can still upgrade', async () => {
+      await custom.deleteNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        namespace: ns,
+        plural: KGATEWAY_PLURAL,
+        name: 'gloo',
+      });
+      await eventually(
+        'the KgatewayHA to be gone',
+        () =>
+          getKgatewayHA().then(
+            () => false,
+            () => true,
+          ),
+        (gone) => gone,
+      );
+      const handedOver = await controller();
+      expect(handedOver.spec?.replicas).toBe(3);
+      // Nothing of the operator's is left on it: no annotation (the replicas floor included), no field manager.
+      expect(
+        Object.keys(handedOver.metadata?.annotations ?? {}).filter((k) => k.startsWith('glooha.io/')),
+      ).toEqual([]);
+      expect(handedOver.metadata?.managedFields?.map((m) => m.manager)).not.toContain('glooha-operator');
+      // The KgatewayHA's handover touched only kgateway's objects: the GlooHA's HPA is still the operator's.
+      const hpa = await admin
+        .makeApiClient(AutoscalingV2Api)
+        .readNamespacedHorizontalPodAutoscaler({ name: 'public-gw-glooha', namespace: ns });
+      expect(hpa.metadata?.managedFields?.map((m) => m.manager)).toContain('glooha-operator');
+      const gloo = await getGlooHA(ns, 'gloo');
+      expect(ready(gloo), JSON.stringify(gloo.status?.conditions)).toBe(true);
+      // Helm 4 (server-side apply) upgrades with the same values: no conflict with fields the operator
+      // held, and the replica count stays.
+      const files = valuesFiles(values);
+      try {
+        const r = await helm(4, [
           'upgrade',
           'kgateway',
           fx.chart,
           '-n',
-          h3,
+          ns,
           '--reset-then-reuse-values',
           ...files.args,
         ]);
-        expect(up.ok, up.stderr).toBe(true);
+        expect(r.ok, r.stderr).toBe(true);
       } finally {
         files.cleanup();
       }
-    };
-    const getH3 = () =>
-      custom.getNamespacedCustomObject({
+      expect((await controller()).spec?.replicas).toBe(3);
+      // glooha's own PDB never existed (the chart's stood in), and nothing of the KgatewayHA is left.
+      const pdbs = await policy.listNamespacedPodDisruptionBudget({ namespace: ns });
+      expect(pdbs.items.filter((p) => p.metadata?.labels?.[LABEL_OWNER_KIND] === 'KgatewayHA')).toEqual([]);
+    });
+  });
+
+  describe('Helm 3 and a KgatewayHA: the same coexistence contract', () => {
+    it('installs with the values, refuses a plain upgrade at the floor, upgrades with the exported values, and keeps replicas after deletion', async () => {
+      const h3 = await createNamespace('kgw-helm3');
+      const kha = (replicas: number) =>
+        JSON.stringify({
+          apiVersion: 'glooha.io/v1alpha1',
+          kind: 'KgatewayHA',
+          metadata: { name: 'kgw', namespace: h3 },
+          spec: { controller: { replicas } },
+        });
+      const dep = () => apps.readNamespacedDeployment({ name: 'kgateway', namespace: h3 });
+      /** `helm upgrade --reset-then-reuse-values -f <values>` with Helm 3, which must succeed. */
+      const upgradeWith = async (values: string) => {
+        const files = valuesFiles(values);
+        try {
+          const up = await helm(3, [
+            'upgrade',
+            'kgateway',
+            fx.chart,
+            '-n',
+            h3,
+            '--reset-then-reuse-values',
+            ...files.args,
+          ]);
+          expect(up.ok, up.stderr).toBe(true);
+        } finally {
+          files.cleanup();
+        }
+      };
+      const getH3 = () =>
+        custom.getNamespacedCustomObject({
+          group: GROUP,
+          version: VERSION,
+          namespace: h3,
+          plural: KGATEWAY_PLURAL,
+          name: 'kgw',
+        }) as Promise<KgatewayHA>;
+      expect((await helm(3, ['install', 'kgateway', fx.chart, '-n', h3])).ok).toBe(true);
+      await kubectlOk(['apply', '--server-side', '-f', '-'], kha(3));
+      await eventually('KgatewayHA Ready', getH3, ready, { timeoutMs: 90_000 });
+      expect((await dep()).spec?.replicas).toBe(3);
+
+      // A plain Helm 3 upgrade renders the chart's replicaCount 1: refused, nothing scaled down.
+      const plain = await helm(3, ['upgrade', 'kgateway', fx.chart, '-n', h3, '--reset-values']);
+      expect(plain.ok).toBe(false);
+      expect(plain.stderr).toMatch(/spec\.replicas 1 is below 3, the floor that KgatewayHA [^ ]+\/kgw keeps/);
+      expect((await dep()).spec?.replicas).toBe(3);
+
+      // With the values the operator exports, the upgrade goes through and changes no replica count.
+      const cm = await admin
+        .makeApiClient(CoreV1Api)
+        .readNamespacedConfigMap({ name: 'kgw-kgateway-helm-values', namespace: h3 });
+      const exported = cm.data?.['values.yaml'] ?? '';
+      await upgradeWith(exported);
+      expect((await dep()).spec?.replicas).toBe(3);
+      const after = await eventually('still Ready after the upgrade', getH3, ready);
+      expect(condition(after, 'Drifted')?.reason).not.toBe('DriftCorrected');
+
+      await custom.deleteNamespacedCustomObject({
         group: GROUP,
         version: VERSION,
         namespace: h3,
         plural: KGATEWAY_PLURAL,
         name: 'kgw',
-      }) as Promise<KgatewayHA>;
-    expect((await helm(3, ['install', 'kgateway', fx.chart, '-n', h3])).ok).toBe(true);
-    await kubectlOk(['apply', '--server-side', '-f', '-'], kha(3));
-    await eventually('KgatewayHA Ready', getH3, ready, { timeoutMs: 90_000 });
-    expect((await dep()).spec?.replicas).toBe(3);
-
-    // A plain Helm 3 upgrade renders the chart's replicaCount 1: refused, nothing scaled down.
-    const plain = await helm(3, ['upgrade', 'kgateway', fx.chart, '-n', h3, '--reset-values']);
-    expect(plain.ok).toBe(false);
-    expect(plain.stderr).toMatch(/spec\.replicas 1 is below 3, the floor that KgatewayHA [^ ]+\/kgw keeps/);
-    expect((await dep()).spec?.replicas).toBe(3);
-
-    // With the values the operator exports, the upgrade goes through and changes no replica count.
-    const cm = await admin
-      .makeApiClient(CoreV1Api)
-      .readNamespacedConfigMap({ name: 'kgw-kgateway-helm-values', namespace: h3 });
-    const exported = cm.data?.['values.yaml'] ?? '';
-    await upgradeWith(exported);
-    expect((await dep()).spec?.replicas).toBe(3);
-    const after = await eventually('still Ready after the upgrade', getH3, ready);
-    expect(condition(after, 'Drifted')?.reason).not.toBe('DriftCorrected');
-
-    await custom.deleteNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      namespace: h3,
-      plural: KGATEWAY_PLURAL,
-      name: 'kgw',
-    });
-    await eventually(
-      'the KgatewayHA to be gone',
-      () =>
-        getH3().then(
-          () => false,
-          () => true,
-        ),
-      (gone) => gone,
-    );
-    expect((await dep()).spec?.replicas).toBe(3);
-    await upgradeWith(exported);
-    expect((await dep()).spec?.replicas).toBe(3);
-  });
-});
-
-describe("a KgatewayHA's gateways: HA fields in the GatewayParameters kgateway's deployer renders proxies from", () => {
-  let gwNs: string;
-  const gp = (name: string) =>
-    custom.getNamespacedCustomObject({
-      group: 'gateway.kgateway.dev',
-      version: 'v1alpha1',
-      namespace: gwNs,
-      plural: 'gatewayparameters',
-      name,
-    }) as Promise<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
-  const getK = () =>
-    custom.getNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      namespace: gwNs,
-      plural: KGATEWAY_PLURAL,
-      name: 'kgw',
-    }) as Promise<KgatewayHA>;
-
-  /**
-   * kgateway's deployer, simulated by its own chart: the Gateway's proxy Deployment rendered from the
-   * GatewayParameters' fields (pkg/kgateway/deployer/gateway_parameters.go maps them to these values)
-   * and force-applied under the deployer's field manager, owned by the Gateway.
-   */
-  async function deployProxy(gateway: string): Promise<void> {
-    const kube = ((await gp(gateway)).spec?.kube ?? {}) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-    const values = deployerValues(gateway, gwNs, kube, fx.version);
-    const files = valuesFiles(JSON.stringify(values));
-    try {
-      const r = await helm(4, ['template', gateway, fx.proxyChart, '-n', gwNs, ...files.args]);
-      expect(r.ok, r.stderr).toBe(true);
-      const dep = parseAllDocuments(r.stdout)
-        .map((d) => d.toJS() as Record<string, any>) // eslint-disable-line @typescript-eslint/no-explicit-any
-        .find((o) => o?.kind === 'Deployment');
-      const uid = (
-        (await custom.getNamespacedCustomObject({
-          group: 'gateway.networking.k8s.io',
-          version: 'v1',
-          namespace: gwNs,
-          plural: 'gateways',
-          name: gateway,
-        })) as { metadata: { uid: string } }
-      ).metadata.uid;
-      dep!.metadata.namespace = gwNs;
-      dep!.metadata.ownerReferences = [
-        { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'Gateway', name: gateway, uid, controller: true },
-      ];
-      await kubectlOk(
-        ['apply', '--server-side', '--force-conflicts', '--field-manager=kgateway.dev/kgateway', '-f', '-'],
-        JSON.stringify(dep),
+      });
+      await eventually(
+        'the KgatewayHA to be gone',
+        () =>
+          getH3().then(
+            () => false,
+            () => true,
+          ),
+        (gone) => gone,
       );
-    } finally {
-      files.cleanup();
-    }
-  }
-
-  it('writes replicas, anti-affinity and spread into the named GatewayParameters, owns the PDB, and reports the proxy', async () => {
-    gwNs = await createNamespace('kgw-gateways');
-    const r = await helm(4, ['install', 'kgateway', fx.chart, '-n', gwNs]);
-    expect(r.ok, r.stderr).toBe(true);
-    await kubectlOk(
-      ['apply', '--server-side', '-f', '-'],
-      JSON.stringify({
-        apiVersion: 'v1',
-        kind: 'List',
-        items: [
-          {
-            apiVersion: 'gateway.kgateway.dev/v1alpha1',
-            kind: 'GatewayParameters',
-            metadata: { name: 'http', namespace: gwNs },
-            spec: { kube: {} },
-          },
-          {
-            apiVersion: 'gateway.networking.k8s.io/v1',
-            kind: 'Gateway',
-            metadata: { name: 'http', namespace: gwNs },
-            spec: {
-              gatewayClassName: 'kgateway',
-              infrastructure: {
-                parametersRef: { group: 'gateway.kgateway.dev', kind: 'GatewayParameters', name: 'http' },
-              },
-              listeners: [{ name: 'http', protocol: 'HTTP', port: 8080 }],
-            },
-          },
-          {
-            apiVersion: 'glooha.io/v1alpha1',
-            kind: 'KgatewayHA',
-            metadata: { name: 'kgw', namespace: gwNs },
-            spec: {
-              controller: { replicas: 1 },
-              gateways: {
-                http: {
-                  replicas: 2,
-                  topologySpreadConstraints: [
-                    {
-                      maxSkew: 1,
-                      topologyKey: 'topology.kubernetes.io/zone',
-                      whenUnsatisfiable: 'ScheduleAnyway',
-                    },
-                  ],
-                },
-              },
-            },
-          },
-        ],
-      }),
-    );
-    const written = await eventually(
-      'the GatewayParameters to carry the proxy fields',
-      () => gp('http'),
-      (o) => o.spec?.kube?.deployment?.replicas === 2,
-    );
-    await deployProxy('http');
-    const k = await eventually('KgatewayHA Ready', getK, ready, { timeoutMs: 90_000 });
-    expect(k.status?.components?.gateways?.http).toMatchObject({
-      deploymentName: 'http',
-      desiredReplicas: 2,
-      readyReplicas: 2,
-      podDisruptionBudget: { name: 'http-glooha', owned: true, maxUnavailable: 1 },
+      expect((await dep()).spec?.replicas).toBe(3);
+      await upgradeWith(exported);
+      expect((await dep()).spec?.replicas).toBe(3);
     });
-    const proxy = await apps.readNamespacedDeployment({ name: 'http', namespace: gwNs });
-    // The deployer rendered what glooha wrote; glooha never wrote to the proxy Deployment itself.
-    expect(proxy.spec?.replicas).toBe(2);
-    expect(proxy.spec?.template.spec?.affinity).toEqual(written.spec.kube.podTemplate.affinity);
-    const term =
-      proxy.spec?.template.spec?.affinity?.podAntiAffinity
-        ?.preferredDuringSchedulingIgnoredDuringExecution?.[0];
-    expect(term?.podAffinityTerm.labelSelector).toEqual(proxy.spec?.selector);
-    expect(proxy.spec?.template.spec?.topologySpreadConstraints?.[0]?.labelSelector).toEqual(
-      proxy.spec?.selector,
-    );
-    expect(proxy.metadata?.managedFields?.map((m) => m.manager)).not.toContain('glooha-operator');
-    const pdb = await policy.readNamespacedPodDisruptionBudget({ name: 'http-glooha', namespace: gwNs });
-    expect(pdb.spec?.selector).toEqual(proxy.spec?.selector);
   });
 
-  it('restores a GatewayParameters field someone changed, and names a missing Gateway in status', async () => {
-    await custom.patchNamespacedCustomObject(
-      {
+  describe("a KgatewayHA's gateways: HA fields in the GatewayParameters kgateway's deployer renders proxies from", () => {
+    let gwNs: string;
+    const gp = (name: string) =>
+      custom.getNamespacedCustomObject({
         group: 'gateway.kgateway.dev',
         version: 'v1alpha1',
         namespace: gwNs,
         plural: 'gatewayparameters',
-        name: 'http',
-        body: { spec: { kube: { deployment: { replicas: 1 } } } },
-      },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    );
-    await eventually(
-      'replicas restored in GatewayParameters',
-      () => gp('http'),
-      (o) => o.spec?.kube?.deployment?.replicas === 2,
-    );
-    await custom.patchNamespacedCustomObject(
-      {
+        name,
+      }) as Promise<Record<string, any>>; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const getK = () =>
+      custom.getNamespacedCustomObject({
         group: GROUP,
         version: VERSION,
         namespace: gwNs,
         plural: KGATEWAY_PLURAL,
         name: 'kgw',
-        body: { spec: { gateways: { https: { replicas: 2 } } } },
-      },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    );
-    const stalled = await eventually(
-      'Stalled GatewayNotFound',
-      getK,
-      (g) =>
-        condition(g, 'Stalled')?.reason === 'GatewayNotFound' &&
-        condition(g, 'Stalled')?.observedGeneration === g.metadata.generation,
-    );
-    expect(condition(stalled, 'Stalled')?.message).toContain(`there is no Gateway ${gwNs}/https`);
-    // The gateway that exists is still managed.
-    expect(stalled.status?.components?.gateways?.http?.readyReplicas).toBe(2);
-  });
+      }) as Promise<KgatewayHA>;
 
-  it('deleting the KgatewayHA hands the GatewayParameters fields back, values kept', async () => {
-    await custom.deleteNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      namespace: gwNs,
-      plural: KGATEWAY_PLURAL,
-      name: 'kgw',
+    afterAll(async () => {
+      await controllers?.stop();
+      controllers = undefined;
     });
-    const released = await eventually(
-      'the operator to let go of the GatewayParameters',
-      () => gp('http'),
-      (o) =>
-        !(o.metadata?.managedFields as { manager?: string }[]).some((m) => m.manager === 'glooha-operator'),
-    );
-    expect(released.spec.kube.deployment.replicas).toBe(2);
+
+    it('writes replicas, anti-affinity and spread into the named GatewayParameters, owns the PDB, and reports the proxy', async () => {
+      gwNs = await createNamespace('kgw-gateways');
+      const r = await helm(4, ['install', 'kgateway', fx.chart, '-n', gwNs]);
+      expect(r.ok, r.stderr).toBe(true);
+      // kgateway's controller (one pod): its deployer renders the Gateway's proxy.
+      await runControllers(gwNs);
+      await kubectlOk(
+        ['apply', '--server-side', '-f', '-'],
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'List',
+          items: [
+            {
+              apiVersion: 'gateway.kgateway.dev/v1alpha1',
+              kind: 'GatewayParameters',
+              metadata: { name: 'http', namespace: gwNs },
+              spec: { kube: {} },
+            },
+            {
+              apiVersion: 'gateway.networking.k8s.io/v1',
+              kind: 'Gateway',
+              metadata: { name: 'http', namespace: gwNs },
+              spec: {
+                gatewayClassName: 'kgateway',
+                infrastructure: {
+                  parametersRef: { group: 'gateway.kgateway.dev', kind: 'GatewayParameters', name: 'http' },
+                },
+                listeners: [{ name: 'http', protocol: 'HTTP', port: 8080 }],
+              },
+            },
+            {
+              apiVersion: 'glooha.io/v1alpha1',
+              kind: 'KgatewayHA',
+              metadata: { name: 'kgw', namespace: gwNs },
+              spec: {
+                controller: { replicas: 1 },
+                gateways: {
+                  http: {
+                    replicas: 2,
+                    topologySpreadConstraints: [
+                      {
+                        maxSkew: 1,
+                        topologyKey: 'topology.kubernetes.io/zone',
+                        whenUnsatisfiable: 'ScheduleAnyway',
+                      },
+                    ],
+                  },
+                },
+              },
+            },
+          ],
+        }),
+      );
+      const written = await eventually(
+        'the GatewayParameters to carry the proxy fields',
+        () => gp('http'),
+        (o) => o.spec?.kube?.deployment?.replicas === 2,
+      );
+      // kgateway's deployer renders the proxy from the GatewayParameters the operator wrote.
+      await eventually(
+        "the deployer's proxy Deployment with 2 replicas",
+        () => apps.readNamespacedDeployment({ name: 'http', namespace: gwNs }),
+        (d) => d.spec?.replicas === 2,
+        { timeoutMs: 120_000 },
+      ).catch((err) => {
+        throw new Error(`${(err as Error).message}\n${controllers!.describe()}`);
+      });
+      const k = await eventually('KgatewayHA Ready', getK, ready, { timeoutMs: 90_000 });
+      expect(k.status?.components?.gateways?.http).toMatchObject({
+        deploymentName: 'http',
+        desiredReplicas: 2,
+        readyReplicas: 2,
+        podDisruptionBudget: { name: 'http-glooha', owned: true, maxUnavailable: 1 },
+      });
+      const proxy = await apps.readNamespacedDeployment({ name: 'http', namespace: gwNs });
+      // The deployer rendered what glooha wrote; glooha never wrote to the proxy Deployment itself.
+      expect(proxy.spec?.replicas).toBe(2);
+      expect(proxy.spec?.template.spec?.affinity).toEqual(written.spec.kube.podTemplate.affinity);
+      const term =
+        proxy.spec?.template.spec?.affinity?.podAntiAffinity
+          ?.preferredDuringSchedulingIgnoredDuringExecution?.[0];
+      expect(term?.podAffinityTerm.labelSelector).toEqual(proxy.spec?.selector);
+      expect(proxy.spec?.template.spec?.topologySpreadConstraints?.[0]?.labelSelector).toEqual(
+        proxy.spec?.selector,
+      );
+      expect(proxy.metadata?.managedFields?.map((m) => m.manager)).not.toContain('glooha-operator');
+      expect(proxy.metadata?.managedFields?.map((m) => m.manager)).toContain('kgateway.dev/kgateway');
+      const pdb = await policy.readNamespacedPodDisruptionBudget({ name: 'http-glooha', namespace: gwNs });
+      expect(pdb.spec?.selector).toEqual(proxy.spec?.selector);
+    });
+
+    it('restores a GatewayParameters field someone changed, and names a missing Gateway in status', async () => {
+      await custom.patchNamespacedCustomObject(
+        {
+          group: 'gateway.kgateway.dev',
+          version: 'v1alpha1',
+          namespace: gwNs,
+          plural: 'gatewayparameters',
+          name: 'http',
+          body: { spec: { kube: { deployment: { replicas: 1 } } } },
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+      await eventually(
+        'replicas restored in GatewayParameters',
+        () => gp('http'),
+        (o) => o.spec?.kube?.deployment?.replicas === 2,
+      );
+      await custom.patchNamespacedCustomObject(
+        {
+          group: GROUP,
+          version: VERSION,
+          namespace: gwNs,
+          plural: KGATEWAY_PLURAL,
+          name: 'kgw',
+          body: { spec: { gateways: { https: { replicas: 2 } } } },
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+      const stalled = await eventually(
+        'Stalled GatewayNotFound',
+        getK,
+        (g) =>
+          condition(g, 'Stalled')?.reason === 'GatewayNotFound' &&
+          condition(g, 'Stalled')?.observedGeneration === g.metadata.generation,
+      );
+      expect(condition(stalled, 'Stalled')?.message).toContain(`there is no Gateway ${gwNs}/https`);
+      // The gateway that exists is still managed.
+      expect(stalled.status?.components?.gateways?.http?.readyReplicas).toBe(2);
+    });
+
+    it('deleting the KgatewayHA hands the GatewayParameters fields back, values kept', async () => {
+      await custom.deleteNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        namespace: gwNs,
+        plural: KGATEWAY_PLURAL,
+        name: 'kgw',
+      });
+      const released = await eventually(
+        'the operator to let go of the GatewayParameters',
+        () => gp('http'),
+        (o) =>
+          !(o.metadata?.managedFields as { manager?: string }[]).some((m) => m.manager === 'glooha-operator'),
+      );
+      expect(released.spec.kube.deployment.replicas).toBe(2);
+    });
   });
 });
 
 describe('an operator whose API server does not serve KgatewayHA (a Helm upgrade keeps old CRDs)', () => {
+  beforeAll(async () => {
+    operator = await startOperatorInProcess(id);
+  }, 180_000);
+
   it('manages GlooHAs as before and logs how to add the CRD', async () => {
     // Every KgatewayHA goes first, finalized by the running operator: a CRD's deletion waits for its
     // objects, and with the operator stopped their finalizer would never be removed (other test files

@@ -538,6 +538,77 @@ describe('operator HA: separate processes, one ServiceAccount each, against the 
     expect(lease.spec?.holderIdentity).toBe(next.replica.identity);
   });
 
+  it('SIGTERM of the leader while it corrects drift, fence on (so no release guard): no write of the old leader is accepted after the new leader acquired', async () => {
+    const ns = await newInstall('ha-term-busy', { gloo: { replicas: 2 } });
+    const [idA, idB] = await identities(2, ns);
+    const opNs = idA!.namespace;
+    const since = new Date();
+    const args = [`--watch-namespaces=${ns}`];
+    const both = await Promise.all([
+      startReplica(idA!, 'op-tb-0', args),
+      startReplica(idB!, 'op-tb-1', args),
+    ]);
+    const a = await singleLeader(both);
+    const b = both.find((r) => r !== a)!;
+    await waitObserved(b, a);
+    await waitReady(ns, 'gloo');
+    // The leader keeps writing (gloo scaled away from 2 every 300 ms), so writes are in flight at the
+    // SIGTERM and the release happens while they drain.
+    const drifter = startDrifter(ns, 'gloo', [1, 3], 300);
+    await eventually(
+      'the leader to be correcting drift',
+      async () =>
+        auditWrites({ username: a.id.username, since }).filter((e) => e.objectRef?.resource === 'deployments')
+          .length,
+      (n) => n >= 3,
+      { timeoutMs: 20_000, intervalMs: 100 },
+    );
+    const termAt = Date.now();
+    a.proc.kill('SIGTERM');
+    const next = await waitElectorLog([b], 'started leading', termAt, 10_000);
+    expect(await Promise.race([a.proc.exited, sleep(10_000).then(() => 'still running')])).toBe(0);
+    await sleep(3_000); // B corrects drift in its term
+    drifter.stop();
+    await eventually(
+      'B to restore gloo to 2 replicas',
+      () => replicasOf(ns, 'gloo'),
+      (r) => r === 2,
+      {
+        timeoutMs: 15_000,
+      },
+    );
+    await sleep(1_000);
+    const until = new Date();
+    expect(drifter.state.errors).toEqual([]);
+
+    // The old leader released without the guard: it had seen the fencing policy enforced.
+    const releasing = a.proc.logs.filter((l) => l.msg === 'releasing the Lease after the term');
+    expect(releasing, tail(a.proc)).toHaveLength(1);
+    expect(releasing[0]).toMatchObject({ guardMs: 0, why: 'the fencing policy is enforced' });
+
+    // The audit log: B's acquire, then nothing of A's accepted but (at most) its Lease release.
+    const lease = leaseWrites(opNs, since, until).filter(succeeded);
+    const acquire = lease.find((e) => e.user.username === b.id.username && at(e) >= termAt);
+    expect(acquire, lease.map(describeAudit).join('\n')).toBeDefined();
+    const writes = auditWrites({ since, until }).filter(
+      (e) => !(e.objectRef?.resource === 'leases' && e.objectRef.namespace === opNs),
+    );
+    const byA = writes.filter((e) => e.user.username === a.id.username);
+    const byB = writes.filter((e) => e.user.username === b.id.username && succeeded(e));
+    const lateA = byA.filter((e) => succeeded(e) && at(e) >= at(acquire!));
+    report('SIGTERM while writing (fence on)', {
+      handoverMs: next.at - termAt,
+      writesByABeforeTerm: byA.filter((e) => at(e) < termAt).length,
+      refusedAfterTerm: byA.filter((e) => at(e) >= termAt && !succeeded(e)).map(describeAudit),
+      writesByBAfterAcquire: byB.filter((e) => at(e) >= at(acquire!)).length,
+    });
+    // Real work on both sides, or the check below would prove nothing.
+    expect(byA.filter((e) => succeeded(e) && at(e) < termAt).length).toBeGreaterThan(0);
+    expect(byB.filter((e) => e.objectRef?.resource === 'deployments').length).toBeGreaterThan(0);
+    expect(lateA.map(describeAudit)).toEqual([]);
+    expect(byB.filter((e) => at(e) < at(acquire!)).map(describeAudit)).toEqual([]);
+  });
+
   it('SIGSTOP of the leader past leaseDuration, then SIGCONT: no overlapping writers, the woken one writes nothing', async () => {
     const t = SHORT;
     const ns = await newInstall('ha-stop', { gloo: { replicas: 2 } });

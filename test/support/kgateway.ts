@@ -1,29 +1,45 @@
 // kgateway in the test control plane, installed the way users install it: Gateway API's CRDs and
 // kgateway's CRDs with `kubectl apply --server-side`, from the charts test/env/build-kgateway.sh
 // packages from kgateway's Go module.
-import { kgatewayFixtures, type KgatewayFixtures } from '../env/binaries.js';
+import { KGATEWAY_VERSION, kgatewayFixtures, type KgatewayFixtures } from '../env/binaries.js';
 import { helm } from './gloo-chart.js';
 import { kubectl, kubectlOk } from './kubectl.js';
 import { eventually } from './wait.js';
 
-/** The CRDs of kgateway-crds v2.2.0 that Kubernetes 1.37 refuses (CEL cost; fixed in kgateway v2.4.3). */
-export const REFUSED_ON_1_37 = [
-  'backendconfigpolicies.gateway.kgateway.dev',
-  'gatewayextensions.gateway.kgateway.dev',
-  'httplistenerpolicies.gateway.kgateway.dev',
-  'listenerpolicies.gateway.kgateway.dev',
-];
+/**
+ * The CRDs of each pinned kgateway-crds that Kubernetes 1.37 refuses for the estimated cost of their
+ * CEL rules (duration strings without maxLength; kgateway-dev/kgateway#14560, fixed after v2.4.0).
+ */
+export const REFUSED_ON_1_37: Record<string, string[]> = {
+  'v2.2.0': [
+    'backendconfigpolicies.gateway.kgateway.dev',
+    'gatewayextensions.gateway.kgateway.dev',
+    'httplistenerpolicies.gateway.kgateway.dev',
+    'listenerpolicies.gateway.kgateway.dev',
+  ],
+  'v2.4.0': [
+    'backendconfigpolicies.gateway.kgateway.dev',
+    'gatewayextensions.gateway.kgateway.dev',
+    'httplistenerpolicies.gateway.kgateway.dev',
+    'listenerpolicies.gateway.kgateway.dev',
+  ],
+};
 
 /**
- * Applies Gateway API's standard CRDs and kgateway's CRDs (idempotent), waits for GatewayParameters
- * to be served, and returns the fixtures and the names of the CRDs the API server refused.
+ * Applies Gateway API's standard CRDs and kgateway's CRDs of one pinned version (idempotent; a file
+ * that pins another version applies its own: the files of a lane run one at a time), waits for
+ * GatewayParameters to be served, and returns the fixtures and the names of the CRDs the API server
+ * refused. With `controller: true` the fixtures hold kgateway's controller binary too.
  */
-export async function installKgatewayCrds(): Promise<{ fx: KgatewayFixtures; refused: string[] }> {
-  const fx = kgatewayFixtures();
-  await kubectlOk(['apply', '--server-side', '-f', fx.gatewayApiCrds]);
+export async function installKgatewayCrds(
+  version: string = KGATEWAY_VERSION,
+  opts: { controller?: boolean } = {},
+): Promise<{ fx: KgatewayFixtures; refused: string[] }> {
+  const fx = kgatewayFixtures(version, opts);
+  await kubectlOk(['apply', '--server-side', '--force-conflicts', '-f', fx.gatewayApiCrds]);
   const crds = await helm(4, ['template', 'kgateway-crds', fx.crdsChart]);
   if (!crds.ok) throw new Error(`helm template kgateway-crds failed: ${crds.stderr}`);
-  const applied = await kubectl(['apply', '--server-side', '-f', '-'], crds.stdout);
+  const applied = await kubectl(['apply', '--server-side', '--force-conflicts', '-f', '-'], crds.stdout);
   const refused = [
     ...applied.stderr.matchAll(
       /CustomResourceDefinition\.apiextensions\.k8s\.io "([^"]+)" is invalid: .*estimated rule cost exceeds budget/g,
@@ -60,8 +76,9 @@ export async function installKgatewayCrds(): Promise<{ fx: KgatewayFixtures; ref
 
 /**
  * The values kgateway's deployer passes its proxy chart for a Gateway (pkg/kgateway/deployer/
- * gateway_parameters.go): the Gateway's name as release and gateway.name, and the GatewayParameters'
- * deployment and podTemplate fields.
+ * gateway_parameters.go): the Gateway's name as release, gateway.name and gateway.fullnameOverride
+ * (2.4's chart names its objects from the latter only), and the GatewayParameters' deployment and
+ * podTemplate fields.
  */
 export function deployerValues(
   gateway: string,
@@ -72,6 +89,7 @@ export function deployerValues(
   return {
     gateway: {
       name: gateway,
+      fullnameOverride: gateway,
       gatewayName: gateway,
       gatewayNamespace: namespace,
       gatewayClassName: 'kgateway',

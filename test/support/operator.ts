@@ -221,6 +221,8 @@ export interface OperatorRunOptions {
   env?: Record<string, string>;
   podName?: string;
   logLevel?: LogLevel;
+  /** spawnOperator: the source tree to run (default this one; bench/failover.ts runs a baseline's). */
+  root?: string;
 }
 
 function baseArgs(id: OperatorIdentity): string[] {
@@ -276,11 +278,12 @@ process.on('exit', () => {
 /** Starts the operator as its own process (for signals: SIGKILL, SIGSTOP/SIGCONT, SIGTERM). */
 export function spawnOperator(id: OperatorIdentity, opts: OperatorRunOptions = {}): OperatorProcess {
   const podName = opts.podName ?? `op-${randomBytes(2).toString('hex')}`;
+  const root = opts.root ?? repoRoot;
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', join(repoRoot, 'src/main.ts'), ...baseArgs(id), ...(opts.args ?? [])],
+    ['--import', 'tsx', join(root, 'src/main.ts'), ...baseArgs(id), ...(opts.args ?? [])],
     {
-      cwd: repoRoot,
+      cwd: root,
       env: { ...process.env, POD_NAME: podName, LOG_LEVEL: opts.logLevel ?? 'info', ...opts.env },
       stdio: ['ignore', 'ignore', 'pipe'],
     },

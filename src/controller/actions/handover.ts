@@ -12,7 +12,14 @@ export async function runHandover(
 ): Promise<void> {
   for (const h of handovers) {
     try {
-      await writer.mergePatch(h.release, signal);
+      // The release must go on the resourceVersion the prepare produced, and drop the entry the
+      // prepare's write recorded under our manager (it is one of ours: the release's list omits it).
+      const basedOn = h.prepare ? await writer.mergePatch(h.prepare, signal) : undefined;
+      const release =
+        basedOn === undefined
+          ? h.release
+          : { ...h.release, metadata: { ...h.release.metadata, resourceVersion: basedOn } };
+      await writer.mergePatch(release, signal);
     } catch (err) {
       throw new WriteError(h.what, err);
     }

@@ -15,8 +15,11 @@ export interface ObjectWriter {
    * resourceVersion of the object the API server returned.
    */
   apply(body: KubernetesObject, fieldManager: string, signal: AbortSignal): Promise<string | undefined>;
-  /** A JSON merge patch (metadata-only changes such as releasing field ownership). */
-  mergePatch(body: KubernetesObject, signal: AbortSignal): Promise<void>;
+  /**
+   * A JSON merge patch (metadata-only changes such as releasing field ownership). Returns the
+   * resourceVersion of the object the API server returned.
+   */
+  mergePatch(body: KubernetesObject, signal: AbortSignal): Promise<string | undefined>;
   /** Deletes; an object already gone is not an error. */
   delete(ref: ObjectRef, signal: AbortSignal): Promise<void>;
   /**
@@ -62,12 +65,17 @@ export function kubeWriter(
     },
     async mergePatch(body, signal) {
       const info = kindInfo(body.kind ?? '', kinds);
-      await client.request('PATCH', resourcePath(info, body.metadata?.namespace, body.metadata?.name), {
-        query: { fieldManager: MANAGER },
-        body,
-        contentType: PatchStrategy.MergePatch,
-        signal,
-      });
+      const patched = await client.request<KubernetesObject>(
+        'PATCH',
+        resourcePath(info, body.metadata?.namespace, body.metadata?.name),
+        {
+          query: { fieldManager: MANAGER },
+          body,
+          contentType: PatchStrategy.MergePatch,
+          signal,
+        },
+      );
+      return patched?.metadata?.resourceVersion;
     },
     async delete(ref, signal) {
       await orUndefinedIfNotFound(

@@ -24,7 +24,7 @@ import {
 import type { Finding } from '../../core/findings.js';
 import { helmValues, type HelmValues } from './helm-values.js';
 import { helmValuesYaml } from '../../core/helm-values-yaml.js';
-import { LEASE_RULES, leaderElectionEnv } from './leader-election.js';
+import { LEASE_RULES, leaderElectionEnv, parseGoBool } from './leader-election.js';
 import type { ObservedContainer, ObservedDeployment } from '../../core/observed.js';
 import type { ObservedInstall } from './install.js';
 import { names, ownedMetadata, ownerOf, type Owner } from '../../core/ownership.js';
@@ -145,15 +145,15 @@ function glooEnv(ctx: Context, c: ComponentIntent, dep: ObservedDeployment): Con
     return undefined;
   }
   const le = ctx.spec.gloo.leaderElection;
-  const disabledByOthers = container.env?.some(
-    (e) => e.name === ENV_DISABLE_LEADER_ELECTION && e.value === 'true',
+  const disabledBy = container.env?.find(
+    (e) => e.name === ENV_DISABLE_LEADER_ELECTION && parseGoBool(e.value) === true,
   );
-  if (le.enabled && disabledByOthers) {
+  if (le.enabled && disabledBy) {
     ctx.problems.push({
       code: 'LeaderElectionDisabledByHelm',
       component: c.id,
       path: 'spec.gloo.leaderElection.enabled',
-      message: `the gloo container sets ${ENV_DISABLE_LEADER_ELECTION}=true (gloo.disableLeaderElection in the Helm values), so every gloo replica acts as leader; remove gloo.disableLeaderElection from the Helm values (see ${ctx.helmValuesConfigMap})`,
+      message: `the gloo container sets ${ENV_DISABLE_LEADER_ELECTION}=${disabledBy.value} (gloo.disableLeaderElection, or gloo.deployment.customEnv, in the Helm values; Gloo reads it as Go's strconv.ParseBool does), so every gloo replica acts as leader; remove it from the Helm values (see ${ctx.helmValuesConfigMap})`,
     });
   }
   return { container: GLOO_CONTAINER, env: anchoredEnv(leaderElectionEnv(le), container) };
@@ -195,7 +195,12 @@ function leaderElectionRbac(ctx: Context): void {
 function helmValuesConfigMap(ctx: Context, g: DefaultedGlooHA, values: HelmValues): KubeObject {
   return renderObject('helm-values-configmap', {
     metadata: ownedMetadata(ctx.owner, ctx.helmValuesConfigMap, ctx.owner.namespace, 'helm-values'),
-    valuesYaml: helmValuesYaml(values, `${g.metadata.namespace ?? 'default'}/${g.metadata.name}`),
+    valuesYaml: helmValuesYaml(values, `${g.metadata.namespace ?? 'default'}/${g.metadata.name}`, {
+      // The release Helm recorded on the gloo Deployment; `gloo`, the name Gloo's docs install as.
+      release: g.spec.target?.helmRelease ?? ctx.observed.gloo?.helmRelease ?? 'gloo',
+      namespace: ctx.ns,
+      configMap: { namespace: ctx.owner.namespace, name: ctx.helmValuesConfigMap },
+    }),
   });
 }
 

@@ -1,6 +1,6 @@
 // Gloo as a product: a GlooHA keeps a Gloo install (its gloo, discovery and gateway-proxy
 // Deployments, labelled app=gloo by Gloo's chart) available.
-import type { KubernetesObject } from '@kubernetes/client-node';
+import type { KubernetesObject, V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
 import { GLOO_LEASE_NAME, GROUP, KIND, PLURAL } from '../../api/constants.js';
 import type { GlooHA } from '../../api/types.js';
 import { ownerOf } from '../../core/ownership.js';
@@ -22,10 +22,12 @@ export const glooProduct = (computeDesired: typeof desired = desired): Product =
   crdRequired: true,
   // Gloo's chart labels everything it creates app=gloo: watch that, not every Deployment.
   deploymentSelector: 'app=gloo',
-  coverSelector: 'app=gloo',
+  // No cover selector: every HPA and PDB of the namespace. What covers a Deployment is what targets
+  // it (scaleTargetRef) or selects its pods, and a user's `kubectl autoscale` or `kubectl create pdb`
+  // carries no label of the chart's (the observation matches them).
   leaseName: GLOO_LEASE_NAME,
+  deprecatedLeaseSeries: true,
   relatedKinds: [],
-  objectMetrics: true,
   // patch: the finalizer is set by a merge patch of the GlooHA's metadata.finalizers (a custom resource
   // has no finalizers subresource; gloohas/finalizers only gates blockOwnerDeletion on ownerReferences).
   permissions: [
@@ -39,7 +41,7 @@ export const glooProduct = (computeDesired: typeof desired = desired): Product =
   desired(g, s, ownedOf) {
     const ns = installNamespaceOf(g);
     const target = (g as GlooHA).spec?.target;
-    const hpas = [...s.hpas, ...ownedOf('HorizontalPodAutoscaler')];
+    const hpas = [...s.hpas, ...(ownedOf('HorizontalPodAutoscaler') as V2HorizontalPodAutoscaler[])];
     const pdbs = [...s.pdbs, ...ownedOf('PodDisruptionBudget')];
     const observed = observeInstall(
       {

@@ -21,6 +21,18 @@ import type { EnvVar } from '../../core/component-planner.js';
 
 export type { EnvVar };
 
+/**
+ * A boolean env var as Go's strconv.ParseBool reads it (Gloo reads DISABLE_LEADER_ELECTION so):
+ * 1, t, T, TRUE, true, True are true; 0, f, F, FALSE, false, False are false; anything else is not
+ * a boolean (undefined).
+ */
+export function parseGoBool(value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(value)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(value)) return false;
+  return undefined;
+}
+
 /** The env glooha manages on the gloo container. */
 export function leaderElectionEnv(le: Required<LeaderElectionSpec>): EnvVar[] {
   if (!le.enabled) return [{ name: ENV_DISABLE_LEADER_ELECTION, value: 'true' }];

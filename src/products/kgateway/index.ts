@@ -1,5 +1,6 @@
 // kgateway as a product: a KgatewayHA keeps a kgateway install available — its controller Deployment
 // (kgateway's chart) and the proxies its deployer renders from the GatewayParameters the Gateways name.
+import type { V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
 import { GROUP, KGATEWAY_KIND, KGATEWAY_PLURAL } from '../../api/constants.js';
 import type { KgatewayHA } from '../../api/types.js';
 import { ownerOf } from '../../core/ownership.js';
@@ -46,8 +47,6 @@ export const KGATEWAY: Product = {
   // every one in scope may cover them.
   leaseName: CONTROLLER_LEASE_NAME,
   relatedKinds: [GATEWAYS, GATEWAY_PARAMETERS],
-  // Per-object series cover GlooHAs only so far.
-  objectMetrics: false,
   permissions: [
     { group: GROUP, resource: KGATEWAY_PLURAL, verbs: ['get', 'list', 'watch', 'patch'] },
     { group: GROUP, resource: `${KGATEWAY_PLURAL}/status`, verbs: ['get', 'update', 'patch'] },
@@ -60,7 +59,8 @@ export const KGATEWAY: Product = {
     },
   ],
   rivalFix: 'give them different spec.target.helmRelease values',
-  selfConflictFix: 'give each Gateway its own proxy Deployment (check the gateways keys)',
+  selfConflictFix:
+    "give each Gateway in spec.gateways its own GatewayParameters (the Gateway's spec.infrastructure.parametersRef), or the same settings to Gateways that share one",
   inTarget: (g, obj) => inTarget(obj, (g as KgatewayHA).spec?.target),
   desired(g, s, ownedOf) {
     const ns = installNamespaceOf(g);
@@ -69,7 +69,7 @@ export const KGATEWAY: Product = {
       {
         namespace: ns,
         deployments: s.deployments,
-        hpas: [...s.hpas, ...ownedOf('HorizontalPodAutoscaler')],
+        hpas: [...s.hpas, ...(ownedOf('HorizontalPodAutoscaler') as V2HorizontalPodAutoscaler[])],
         pdbs: [...s.pdbs, ...ownedOf('PodDisruptionBudget')],
       },
       ownerOf(g),

@@ -24,16 +24,15 @@ describe('Dockerfile', () => {
     expect(checkDockerfile().problems).toEqual([]);
   });
 
-  it('is multi-stage: npm ci → npm run build → npm ci --omit=dev → runtime', () => {
+  it('is multi-stage: npm ci → npm run build, bundle → runtime', () => {
     const runs = (name: string) =>
       stages
         .find((s) => s.name === name)
         ?.instructions.filter((i) => i.keyword === 'RUN')
         .map((i) => i.args);
-    expect(stages.map((s) => s.name)).toEqual(['deps', 'build', 'prod-deps', 'runtime']);
+    expect(stages.map((s) => s.name)).toEqual(['deps', 'build', 'runtime']);
     expect(runs('deps')?.[0]).toMatch(/^npm ci\b/);
-    expect(runs('build')).toEqual(['npm run build']);
-    expect(runs('prod-deps')?.[0]).toMatch(/^npm ci --omit=dev\b/);
+    expect(runs('build')).toEqual(['npm run build', 'node scripts/bundle.mjs /app/bundle']);
     expect(stages.find((s) => s.name === 'build')?.base).toBe('deps');
   });
 
@@ -68,6 +67,7 @@ describe('Dockerfile', () => {
       'tsconfig.json',
       'tsconfig.build.json',
       'scripts/copy-assets.mjs',
+      'scripts/bundle.mjs',
       'src/log.ts',
     ])
       expect(included(p), p).toBe(true);
@@ -83,12 +83,11 @@ describe('Dockerfile', () => {
       expect(included(p), p).toBe(false);
   });
 
-  it('copies into the runtime stage only package.json, production node_modules and dist', () => {
+  it('copies into the runtime stage only the bundle: its package.json and dist (no node_modules)', () => {
     const copies = runtime.instructions.filter((i) => i.keyword === 'COPY').map(parseCopy);
     expect(copies.map((c) => `${c.from}:${c.sources.join(',')}`)).toEqual([
-      'prod-deps:/app/package.json',
-      'prod-deps:/app/node_modules',
-      'build:/app/dist',
+      'build:/app/bundle/package.json',
+      'build:/app/bundle/dist',
     ]);
   });
 });

@@ -36,6 +36,14 @@ async function exportedNames(): Promise<Set<string>> {
   return names;
 }
 
+/** Series kept under an old name for one release (their help text starts "Deprecated"). */
+async function deprecatedNames(): Promise<Set<string>> {
+  const m = createMetrics({ defaultMetrics: false });
+  return new Set(
+    (await m.registry.getMetricsAsJSON()).filter((x) => x.help.startsWith('Deprecated')).map((x) => x.name),
+  );
+}
+
 describe('chart: alerts and dashboard', () => {
   beforeAll(() => void helm(), helmBuildTimeoutMs);
 
@@ -44,7 +52,7 @@ describe('chart: alerts and dashboard', () => {
     expect(kinds.filter((k) => k.startsWith('PrometheusRule/') || k.endsWith('-dashboard'))).toEqual([]);
   });
 
-  it('renders the six alerts, with the thresholds from values, over series the operator exports', async () => {
+  it('renders the seven alerts, with the thresholds from values, over series the operator exports', async () => {
     const rules = rulesOf(
       await render({
         values: {
@@ -57,6 +65,7 @@ describe('chart: alerts and dashboard', () => {
       'GlooHAOperatorFencingPolicyMissing',
       'GlooHANotReady',
       'GlooHAGlooLeaderLeaseStale',
+      'GlooHAKgatewayLeaderLeaseStale',
       'GlooHADriftCorrections',
       'GlooHAReconcileErrors',
     ]);
@@ -64,9 +73,12 @@ describe('chart: alerts and dashboard', () => {
     expect(rules.find((r) => r.alert === 'GlooHADriftCorrections')?.expr).toMatch(/> 7$/);
     for (const r of rules) expect(r.expr, r.alert).toContain('job="glooha-operator-metrics"');
     const exported = await exportedNames();
+    const deprecated = await deprecatedNames();
     for (const r of rules)
-      for (const name of metricNames(r.expr).filter((n) => !['absent', 'sum', 'max', 'min'].includes(n)))
+      for (const name of metricNames(r.expr).filter((n) => !['absent', 'sum', 'max', 'min'].includes(n))) {
         expect(exported, `${r.alert}: ${name}`).toContain(name);
+        expect(deprecated, `${r.alert}: ${name}`).not.toContain(name);
+      }
   });
 
   it('leaves out the no-leader alert without leader election, and takes a custom selector', async () => {
@@ -97,10 +109,23 @@ describe('chart: alerts and dashboard', () => {
       panels: Array<{ title: string; targets: Array<{ expr: string }> }>;
     };
     const exported = await exportedNames();
+    const deprecated = await deprecatedNames();
     expect(dashboard.panels.length).toBeGreaterThan(5);
     for (const p of dashboard.panels)
       for (const t of p.targets)
-        for (const name of metricNames(t.expr)) expect(exported, `${p.title}: ${name}`).toContain(name);
+        for (const name of metricNames(t.expr)) {
+          expect(exported, `${p.title}: ${name}`).toContain(name);
+          expect(deprecated, `${p.title}: ${name}`).not.toContain(name);
+        }
+    // Both kinds: the per-object panels split by kind, and none is titled for GlooHAs alone.
+    const perObject = dashboard.panels.filter((p) =>
+      p.targets.some((t) => /glooha_(ready|resources|product)/.test(t.expr)),
+    );
+    expect(perObject.length).toBeGreaterThan(2);
+    for (const p of perObject) {
+      if (/GlooHA/.test(p.title)) expect(p.title).toMatch(/KgatewayHA/);
+      for (const t of p.targets) expect(t.expr, p.title).toMatch(/by \(kind|kind=|\$kind/);
+    }
   });
 
   it('the schema rejects a threshold that is not a duration', async () => {

@@ -360,6 +360,26 @@ describe('glooha render --merge-into', () => {
     ]);
   });
 
+  it("merges list-maps as the served schema types them: a chart's own spread constraint stays beside ours", () => {
+    const host = {
+      maxSkew: 1,
+      topologyKey: 'kubernetes.io/hostname',
+      whenUnsatisfiable: 'DoNotSchedule',
+      labelSelector: { matchLabels: { gloo: 'gateway-proxy' } },
+    };
+    const zone = { ...host, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway' };
+    const dep = (constraints: unknown[]) => ({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'gateway-proxy', namespace: 'gloo-system' },
+      spec: { template: { spec: { topologySpreadConstraints: constraints } } },
+    });
+    const { merged } = mergePatches([dep([host]) as never], [dep([zone]) as never]);
+    expect(
+      (merged[0] as unknown as ReturnType<typeof dep>).spec.template.spec.topologySpreadConstraints,
+    ).toEqual([host, zone]);
+  });
+
   it("prints Gloo's chart with the operator's changes merged in, then the objects it owns", async () => {
     const chart = chartYaml();
     const r = await glooha(['render', '-f', 'ha.yaml', '--merge-into', 'gloo.yaml'], {

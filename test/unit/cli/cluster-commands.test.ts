@@ -7,9 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { GlooHA } from '../../../src/api/types.js';
-import { EXIT, parseArgs } from '../../../src/cli/args.js';
+import { COMMANDS, EXIT, parseArgs } from '../../../src/cli/args.js';
 import { completionScript } from '../../../src/cli/completion.js';
 import { main } from '../../../src/cli/main.js';
+import { judge } from '../../../src/cli/lifecycle.js';
 import { formatTable, summarize } from '../../../src/cli/status.js';
 import { KubeConfigError, loadKubeConfig } from '../../../src/kube/config.js';
 
@@ -87,13 +88,43 @@ describe('glooha status: summary', () => {
       { name: 'publicGw', deployment: 'public-gw', ready: 4, desired: 4 },
     ]);
     const table = formatTable([s], true);
-    expect(table.split('\n')[0]).toMatch(/^NAMESPACE\s+NAME\s+READY\s+STALLED\s+REASON/);
+    expect(table.split('\n')[0]).toMatch(/^NAMESPACE\s+KIND\s+NAME\s+READY\s+STALLED\s+REASON/);
     expect(table).toContain('gloo-system');
     expect(table).toContain('DeploymentNotFound');
     expect(table).toContain('gloo 2/3, publicGw 4/4');
     expect(table).toContain('gloo-abc (stale)');
     expect(table).toContain('Corrected');
     expect(formatTable([s], false)).not.toContain('NAMESPACE');
+  });
+
+  it("a KgatewayHA: its kind, the controller and each Gateway, kgateway's leader", () => {
+    const s = summarize({
+      apiVersion: 'glooha.io/v1alpha1',
+      kind: 'KgatewayHA',
+      metadata: { name: 'kgateway', namespace: 'kgateway-system', generation: 2 },
+      status: {
+        observedGeneration: 2,
+        conditions: [
+          cond('Ready', 'False', 'GatewayParametersNotFound', 'gp missing'),
+          cond('Stalled', 'True', 'GatewayParametersNotFound', 'gp missing'),
+        ],
+        components: {
+          controller: { deploymentName: 'kgateway', desiredReplicas: 3, readyReplicas: 3 },
+          gateways: { http: { deploymentName: 'http', desiredReplicas: 2, readyReplicas: 1 } },
+        },
+        leader: { holder: 'kgateway-7d9f', fresh: true, leaseDurationSeconds: 15 },
+      },
+    });
+    expect(s.kind).toBe('KgatewayHA');
+    expect(s.components.map((c) => `${c.name} ${c.ready}/${c.desired}`)).toEqual([
+      'controller 3/3',
+      'http 1/2',
+    ]);
+    const table = formatTable([s, summarize(glooha(undefined))], false);
+    expect(table).toMatch(
+      /^KgatewayHA\s+kgateway\s+False\s+True\s+GatewayParametersNotFound\s+controller 3\/3, http 1\/2\s+kgateway-7d9f \(fresh\)/m,
+    );
+    expect(table).toMatch(/^GlooHA\s+gloo\s+Unknown/m);
   });
 
   it('escapes control characters a status message could carry', () => {
@@ -139,7 +170,7 @@ describe('glooha cluster commands: flags', () => {
     [['status', '-o', 'wide'], '--output must be one of table, json, yaml', 'status'],
     [['status', 'a', 'b'], 'unexpected argument "b"', 'status'],
     [['helm-values'], 'missing NAME', 'helm-values'],
-    [['helm-values', 'Bad_Name'], 'NAME must be a GlooHA name', 'helm-values'],
+    [['helm-values', 'Bad_Name'], 'NAME must be a GlooHA or KgatewayHA name', 'helm-values'],
     [['completion', 'fish'], 'SHELL must be one of bash, zsh', 'completion'],
     [['check', '-A'], 'unknown flag -A', 'check'],
   ])('usage error %j exits 2 and points at the command help', async (args, message, topic) => {
@@ -150,14 +181,14 @@ describe('glooha cluster commands: flags', () => {
   });
 
   it('every command has --help, and the top-level help lists the exit codes', async () => {
-    for (const c of ['render', 'status', 'check', 'helm-values', 'completion']) {
+    for (const c of COMMANDS) {
       const r = await run([c, '--help']);
       expect(r.code, c).toBe(0);
       expect(r.stdout, c).toContain(`glooha ${c}`);
     }
     const top = await run(['--help']);
     expect(top.stdout).toContain('3 cluster unusable');
-    expect(top.stdout).toContain('5 status: not every GlooHA Ready');
+    expect(top.stdout).toContain('5 status: not every object Ready');
   });
 });
 
@@ -174,6 +205,22 @@ describe('kubeconfig', () => {
     expect(env.code).toBe(EXIT.CLUSTER);
     expect(env.stderr).toContain('no such file; set KUBECONFIG');
     expect(env.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it.each([
+    [
+      '/dev/null',
+      'kubeconfig /dev/null (--kubeconfig) is empty: it must be a kubeconfig (apiVersion: v1, kind: Config, clusters, users, contexts)',
+    ],
+    ['/', 'kubeconfig / (--kubeconfig) cannot be read: EISDIR: illegal operation on a directory, read'],
+    [
+      'package.json',
+      'kubeconfig package.json (--kubeconfig) has no current context with a cluster; pick one with --context or kubectl config use-context NAME',
+    ],
+  ])('an unusable --kubeconfig %s is one line saying what it is, exit 3', async (path, message) => {
+    const r = await run(['status', '--kubeconfig', path]);
+    expect(r.code).toBe(EXIT.CLUSTER);
+    expect(r.stderr).toBe(`glooha: ${message}\n`);
   });
 
   it('no kubeconfig anywhere says where it looked', () => {
@@ -242,5 +289,56 @@ COMP_WORDS=(glooha status -o ""); COMP_CWORD=3; _glooha; echo "\${COMPREPLY[*]}"
       { encoding: 'utf8' },
     );
     expect(out.split('\n')).toEqual(['status', 'table json yaml', '']);
+  });
+
+  it('bash: the new commands, --kind values, and the flags of reconcile', () => {
+    const out = execFileSync(
+      'bash',
+      [
+        '-c',
+        `${completionScript('bash')}
+COMP_WORDS=(glooha re); COMP_CWORD=1; _glooha; echo "\${COMPREPLY[*]}"
+COMP_WORDS=(glooha reconcile --kind ""); COMP_CWORD=3; _glooha; echo "\${COMPREPLY[*]}"
+COMP_WORDS=(glooha reconcile --t); COMP_CWORD=2; _glooha; echo "\${COMPREPLY[*]}"
+COMP_WORDS=(glooha suspend --); COMP_CWORD=2; _glooha; echo "\${COMPREPLY[*]}"`,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(out.split('\n')).toEqual([
+      'render resume reconcile',
+      'glooha kgatewayha',
+      '--timeout',
+      '--namespace --kind --kubeconfig --context --help',
+      '',
+    ]);
+  });
+});
+
+describe('glooha reconcile/resume: when the wait is over', () => {
+  const at = '2030-01-01T00:00:00.000Z';
+  const obj = (status: GlooHA['status'], suspend = false): GlooHA => ({
+    ...glooha(status, 2),
+    spec: { suspend },
+  });
+  it('not before the operator echoed the request, at the generation written', () => {
+    expect(judge(obj({ observedGeneration: 2 }), at, 2).done).toBe(false);
+    expect(judge(obj({ observedGeneration: 1, lastHandledReconcileAt: at }), at, 2).done).toBe(false);
+  });
+  it('handled: Ready=True is done, Stalled=True is a failure, a suspended object is done once handled', () => {
+    const ready = [cond('Ready', 'True', 'Reconciled')];
+    const stalled = [cond('Ready', 'False', 'X'), cond('Stalled', 'True', 'X')];
+    const handled = { observedGeneration: 2, lastHandledReconcileAt: at };
+    expect(judge(obj({ ...handled, conditions: ready }), at, 2)).toMatchObject({ done: true, ok: true });
+    expect(judge(obj({ ...handled, conditions: stalled }), at, 2)).toMatchObject({ done: true, ok: false });
+    expect(
+      judge(obj({ ...handled, conditions: [cond('Ready', 'False', 'Progressing', 'waiting')] }), at, 2),
+    ).toEqual({
+      done: false,
+      waiting: 'handled, not Ready yet: waiting',
+    });
+    expect(judge(obj({ ...handled, conditions: stalled }, true), at, 2)).toMatchObject({
+      done: true,
+      ok: true,
+    });
   });
 });

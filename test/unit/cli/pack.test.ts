@@ -2,9 +2,9 @@
 // build) and from the packed tarball (`npm pack`, then `npx --package ./glooha-operator-*.tgz glooha`),
 // which is what `npm i -g` and npx from the registry install.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 
@@ -51,6 +51,47 @@ describe('the glooha executable, packed and from a checkout', () => {
       expect(built.stdout).toBe(version.stdout);
       const script = await exec('npm', ['run', '--silent', 'glooha', '--', '--version'], { cwd: repoRoot });
       expect(script.stdout).toBe(version.stdout);
+    },
+  );
+});
+
+describe('npx glooha in a fresh checkout', () => {
+  it(
+    'works without a build (bin/glooha.js runs the source through tsx), with no npm banner in its output',
+    { timeout: 300_000 },
+    async () => {
+      // The checkout as git has it (tracked and new files, no dist/), and the dependencies npm ci
+      // installs; a fresh npm cache, so npx links the package's bins as it does the first time.
+      const checkout = join(dir, 'checkout');
+      const files = (
+        await exec('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], { cwd: repoRoot })
+      ).stdout
+        .split('\0')
+        .filter((f) => f && !f.startsWith('dist/') && f !== 'node_modules');
+      for (const f of files) {
+        mkdirSync(join(checkout, dirname(f)), { recursive: true });
+        cpSync(join(repoRoot, f), join(checkout, f));
+      }
+      symlinkSync(join(repoRoot, 'node_modules'), join(checkout, 'node_modules'));
+      const env = {
+        ...process.env,
+        npm_config_cache: join(dir, 'npm-cache'),
+        npm_config_offline: 'true',
+        npm_config_update_notifier: 'false',
+      };
+      const npx = (args: string[]) => exec('npx', args, { cwd: checkout, env });
+      const version = await npx(['glooha', '--version']);
+      expect(version.stdout).toMatch(/^glooha \d+\.\d+\.\d+\n$/);
+      // The output is glooha's alone (what `npx glooha render ... | kubectl apply -f -` reads).
+      const render = await npx(['glooha', 'render', '-f', 'examples/glooha-small.yaml']);
+      expect(render.stdout).toMatch(/^apiVersion: /);
+      const unusable = await npx(['glooha', 'status', '--kubeconfig', '/dev/null']).catch(
+        (e: { code: number; stdout: string; stderr: string }) => e,
+      );
+      expect('code' in unusable && unusable.code).toBe(3);
+      expect((unusable as { stderr: string }).stderr).toBe(
+        'glooha: kubeconfig /dev/null (--kubeconfig) is empty: it must be a kubeconfig (apiVersion: v1, kind: Config, clusters, users, contexts)\n',
+      );
     },
   );
 });

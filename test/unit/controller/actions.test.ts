@@ -90,6 +90,31 @@ describe('actions', () => {
     expect(w.calls[0]).toMatchObject({ op: 'mergePatch', body: release });
   });
 
+  it('handover with a strategy to make safe: that patch first, then the release on the resourceVersion it produced', async () => {
+    const w = new FakeWriter();
+    w.nextResourceVersion = 8;
+    const release = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'gloo', namespace: NS, resourceVersion: '7', managedFields: [{}] },
+    };
+    const prepare = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'gloo', namespace: NS, resourceVersion: '7' },
+      spec: {
+        strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } },
+      },
+    };
+    await runHandover([{ release, prepare, what: 'Deployment gloo' }], w, signal());
+    expect(w.ops()).toEqual(['mergePatch Deployment gloo', 'mergePatch Deployment gloo']);
+    expect(w.calls[0]).toMatchObject({ op: 'mergePatch', body: prepare });
+    expect(w.calls[1]).toMatchObject({
+      op: 'mergePatch',
+      body: { metadata: { resourceVersion: '8', managedFields: [{}] } },
+    });
+  });
+
   it('release replicas: one merge patch per Deployment, all sent; a refusal (409) names its object', async () => {
     const patch = (name: string) => ({
       release: {
@@ -123,6 +148,23 @@ describe('actions', () => {
     const w = new FakeWriter();
     await runFinalizers(g, ['a'], w, signal());
     expect(w.calls).toEqual([{ op: 'finalizers', finalizers: ['a'] }]);
+  });
+
+  it('finalizers and status: a refused write names the object by its own kind (GlooHA or KgatewayHA)', async () => {
+    const w = new FakeWriter();
+    w.failWith = () => apiError(422, 'invalid');
+    const k = { ...g, kind: 'KgatewayHA' };
+    for (const [obj, kind] of [
+      [g, 'GlooHA'],
+      [k, 'KgatewayHA'],
+    ] as const) {
+      const fin = await runFinalizers(obj, ['a'], w, signal()).catch((e: unknown) => e);
+      expect((fin as WriteError).what).toBe(`${kind} ${NS}/ha`);
+      const st = await runStatus(`${NS}/ha`, obj, {}, new ReconcilerMemory(), w, signal()).catch(
+        (e: unknown) => e,
+      );
+      expect((st as WriteError).what).toBe(`${kind} ${NS}/ha status`);
+    }
   });
 
   it('status: writes once per (status, resourceVersion); again when either changes', async () => {

@@ -2,6 +2,7 @@
 // stableHash/canonicalJson name what was last applied and compare statuses without caring about key order.
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, isSubset, stableHash } from '../../../src/controller/compare.js';
+import { SERVED_LIST_TYPES } from '../../../src/kube/served-list-types.js';
 
 describe('isSubset: scalars', () => {
   it.each([
@@ -318,5 +319,69 @@ describe('stableHash', () => {
 
   it('tells a list from its reordering', () => {
     expect(stableHash(['a', 'b'])).not.toBe(stableHash(['b', 'a']));
+  });
+});
+
+// Lists as server-side apply merges them, from the served schema (kube/served-list-types.ts, a
+// snapshot of Kubernetes' OpenAPI v3). The policy-engine case: our apply holds one topology spread
+// constraint; another manager adds a hostname one beside it; server-side apply keeps both (the list
+// is a map keyed by topologyKey + whenUnsatisfiable), so nothing of ours changed.
+describe('isSubset: lists by the served schema', () => {
+  const deployment = SERVED_LIST_TYPES['apps/v1/Deployment'];
+  const hpa = SERVED_LIST_TYPES['autoscaling/v2/HorizontalPodAutoscaler'];
+  const zone = {
+    maxSkew: 1,
+    topologyKey: 'topology.kubernetes.io/zone',
+    whenUnsatisfiable: 'ScheduleAnyway',
+    labelSelector: { matchLabels: { gloo: 'gloo' } },
+  };
+  const hostname = { ...zone, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule' };
+  const dep = (constraints: unknown[], extra: Record<string, unknown> = {}) => ({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    spec: { template: { spec: { topologySpreadConstraints: constraints, ...extra } } },
+  });
+
+  it('topologySpreadConstraints is a list-map keyed by topologyKey and whenUnsatisfiable in the served schema', () => {
+    expect(deployment?.['spec.template.spec.topologySpreadConstraints']).toEqual({
+      type: 'map',
+      keys: ['topologyKey', 'whenUnsatisfiable'],
+    });
+  });
+
+  it("another manager's constraint beside ours is no drift, in either order", () => {
+    expect(isSubset(dep([zone]), dep([zone, hostname]), deployment)).toBe(true);
+    expect(isSubset(dep([zone]), dep([hostname, zone]), deployment)).toBe(true);
+  });
+
+  it('our constraint changed (same keys, other skew) or gone is drift', () => {
+    expect(isSubset(dep([zone]), dep([{ ...zone, maxSkew: 2 }, hostname]), deployment)).toBe(false);
+    expect(isSubset(dep([zone]), dep([hostname]), deployment)).toBe(false);
+  });
+
+  it('atomic lists (affinity terms) must match element for element: another writer replaced them', () => {
+    const term = { weight: 100, podAffinityTerm: { topologyKey: 'kubernetes.io/hostname' } };
+    const affinity = (terms: unknown[]) => ({
+      affinity: { podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: terms } },
+    });
+    expect(isSubset(dep([], affinity([term])), dep([], affinity([term])), deployment)).toBe(true);
+    expect(
+      isSubset(dep([], affinity([term])), dep([], affinity([term, { ...term, weight: 1 }])), deployment),
+    ).toBe(false);
+  });
+
+  it('env and containers merge by name; HPA metrics are atomic', () => {
+    const env = (e: unknown[]) => ({ containers: [{ name: 'gloo', env: e }] });
+    const ours = [{ name: 'A', value: '1' }];
+    const theirs = [{ name: 'POD_NAMESPACE' }, { name: 'A', value: '1' }];
+    expect(isSubset(dep([], env(ours)), dep([], env(theirs)), deployment)).toBe(true);
+    const metric = { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization' } } };
+    const h = (metrics: unknown[]) => ({ spec: { metrics } });
+    expect(isSubset(h([metric]), h([metric]), hpa)).toBe(true);
+    expect(isSubset(h([metric]), h([metric, { ...metric, resource: { name: 'memory' } }]), hpa)).toBe(false);
+  });
+
+  it('without schema facts, lists of unnamed items stay element for element (the fallback)', () => {
+    expect(isSubset(dep([zone]), dep([zone, hostname]))).toBe(false);
   });
 });

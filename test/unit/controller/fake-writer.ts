@@ -40,8 +40,9 @@ export class FakeWriter implements ObjectWriter {
     await this.run({ op: 'apply', manager, body }, signal);
     return String(this.nextResourceVersion++);
   }
-  mergePatch(body: KubernetesObject, signal: AbortSignal) {
-    return this.run({ op: 'mergePatch', body }, signal);
+  async mergePatch(body: KubernetesObject, signal: AbortSignal) {
+    await this.run({ op: 'mergePatch', body }, signal);
+    return String(this.nextResourceVersion++);
   }
   delete(ref: ObjectRef, signal: AbortSignal) {
     return this.run({ op: 'delete', ref }, signal);

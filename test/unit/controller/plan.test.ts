@@ -1,7 +1,7 @@
 // plan(snapshot): every branch of what one reconcile decides to write, without I/O.
 import { describe, expect, it } from 'vitest';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { MANAGER, RECONCILE_REQUEST_ANNOTATION } from '../../../src/api/constants.js';
+import { KGATEWAY_KIND, MANAGER, RECONCILE_REQUEST_ANNOTATION } from '../../../src/api/constants.js';
 import { HANDOVER_MANAGER } from '../../../src/controller/drift.js';
 import { terminalFailure } from '../../../src/controller/failures.js';
 import {
@@ -16,7 +16,9 @@ import { GLOO, glooProduct } from '../../../src/products/gloo/index.js';
 import { desired } from '../../../src/products/gloo/desired.js';
 import type { GlooHA } from '../../../src/api/types.js';
 import { glooHA } from '../core/fixtures.js';
-import { afterPlan, chartDeployments, finalizedGlooHA, NS, snapshotOf } from './snapshots.js';
+import { controllerSelectorLabels } from '../../../src/products/kgateway/facts.js';
+import { KGATEWAY } from '../../../src/products/kgateway/index.js';
+import { afterPlan, chartDeployments, deployment, finalizedGlooHA, NS, snapshotOf } from './snapshots.js';
 
 const spec = {
   gloo: { replicas: 3 },
@@ -146,6 +148,165 @@ describe('plan: lifecycle branches', () => {
   });
 });
 
+describe('plan: lists merged by the served schema', () => {
+  it("another manager's hostname spread constraint beside ours (server-side apply keeps both): no write, no drift", () => {
+    const g = finalizedGlooHA({
+      gloo: {
+        replicas: 3,
+        topologySpreadConstraints: [
+          { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway' },
+        ],
+      },
+    });
+    const s = settled(snapshotOf(g));
+    const gloo = s.deployments.find((d) => d.metadata?.name === 'gloo')!;
+    const podSpec = gloo.spec!.template.spec!;
+    podSpec.topologySpreadConstraints = [
+      {
+        maxSkew: 1,
+        topologyKey: 'kubernetes.io/hostname',
+        whenUnsatisfiable: 'DoNotSchedule',
+        labelSelector: { matchLabels: { gloo: 'gloo' } },
+      },
+      ...(podSpec.topologySpreadConstraints ?? []),
+    ];
+    const p = plan(s);
+    expect(p.applies.map((a) => `${a.reason} ${a.what}`)).toEqual([]);
+    expect(p.events.filter((e) => e.reason.startsWith('Drift'))).toEqual([]);
+    expect(condition(p.status ?? s.object?.status, 'Drifted')?.status ?? 'False').toBe('False');
+  });
+});
+
+describe("plan: deletion leaves a rollout strategy safe at the chart's single replica", () => {
+  const required = { gloo: { replicas: 3, antiAffinity: 'required' as const } };
+  const deletingWith = (managedFields: unknown[]) => {
+    const g = finalizedGlooHA(required);
+    const s = settled(snapshotOf(g));
+    const gloo = s.deployments.find((d) => d.metadata?.name === 'gloo')!;
+    expect(gloo.spec?.strategy?.rollingUpdate).toEqual({ maxSurge: 0, maxUnavailable: 1 });
+    gloo.metadata!.managedFields = managedFields as never;
+    gloo.metadata!.resourceVersion = '42';
+    const p = plan({
+      ...s,
+      object: { ...g, metadata: { ...g.metadata, deletionTimestamp: '2030-01-03T00:00:00Z' as never } },
+    });
+    return p.handover.find((h) => h.what === `Deployment ${NS}/gloo`)!;
+  };
+
+  it('our maxSurge 0 goes back to the API default (25%/25%) before ownership is released', () => {
+    const h = deletingWith([
+      {
+        manager: MANAGER,
+        operation: 'Apply',
+        fieldsV1: {
+          'f:spec': { 'f:replicas': {}, 'f:strategy': { 'f:rollingUpdate': { 'f:maxSurge': {} } } },
+        },
+      },
+    ]);
+    expect(h.prepare).toEqual({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'gloo', namespace: NS, resourceVersion: '42' },
+      spec: {
+        strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } },
+      },
+    });
+    expect(h.release.metadata?.resourceVersion).toBe('42');
+  });
+
+  it('a strategy someone else set is left as it is', () => {
+    const h = deletingWith([
+      { manager: MANAGER, operation: 'Apply', fieldsV1: { 'f:spec': { 'f:replicas': {} } } },
+      { manager: 'kubectl-edit', operation: 'Update', fieldsV1: { 'f:spec': { 'f:strategy': {} } } },
+    ]);
+    expect(h.prepare).toBeUndefined();
+  });
+});
+
+describe('plan: deletion hands over only what this GlooHA wrote', () => {
+  const single = { gloo: { replicas: 3 } };
+  // Two Gloo releases in one namespace, told apart by their Helm release (as `helm install a` and
+  // `helm install b` with distinct names would leave them).
+  const releaseDeployments = (r: string) =>
+    chartDeployments(single).map((d) => ({
+      ...d,
+      metadata: {
+        ...d.metadata,
+        name: `${d.metadata!.name}-${r}`,
+        annotations: { 'meta.helm.sh/release-name': r },
+      },
+    }));
+  const ours = [{ manager: MANAGER, operation: 'Apply', fieldsV1: { 'f:spec': { 'f:replicas': {} } } }];
+  const withOurFields = (s: Snapshot): Snapshot => ({
+    ...s,
+    deployments: s.deployments.map((d) => ({ ...d, metadata: { ...d.metadata, managedFields: ours } })),
+  });
+  const deleting = (g: GlooHA): GlooHA => ({
+    ...g,
+    metadata: { ...g.metadata, deletionTimestamp: '2030-01-03T00:00:00Z' as never },
+  });
+  const settle = (s: Snapshot) => {
+    const first = afterPlan(s, plan(s));
+    return afterPlan(first, plan(first));
+  };
+
+  it('deleting GlooHA a (release a) leaves release b and its GlooHA alone', () => {
+    const a = finalizedGlooHA({ ...single, target: { helmRelease: 'a' } }, { name: 'a' });
+    const b = finalizedGlooHA({ ...single, target: { helmRelease: 'b' } }, { name: 'b' });
+    const both = {
+      sameNamespace: [a, b],
+      deployments: [...releaseDeployments('a'), ...releaseDeployments('b')],
+    };
+    const afterA = settle(snapshotOf(a, { key: `${NS}/a`, ...both }));
+    const afterB = settle({ ...afterA, key: `${NS}/b`, object: b });
+    const live = withOurFields(afterB);
+    // b's floor is on gloo-b, a's on gloo-a: both were applied.
+    const floorOf = (name: string) =>
+      live.deployments.find((d) => d.metadata?.name === name)?.metadata?.annotations?.['glooha.io/owner'];
+    expect([floorOf('gloo-a'), floorOf('gloo-b')]).toEqual([`${NS}/a`, `${NS}/b`]);
+
+    const p = plan({ ...live, key: `${NS}/a`, object: deleting(a), sameNamespace: [deleting(a), b] });
+    expect(p.handover.map((h) => h.what).sort()).toEqual([
+      `Deployment ${NS}/discovery-a`,
+      `Deployment ${NS}/gloo-a`,
+    ]);
+    expect(p.finalizers).toEqual([]);
+  });
+
+  it('a Deployment whose replicas floor names another GlooHA is not handed over', () => {
+    const a = finalizedGlooHA(single, { name: 'a' });
+    const s = withOurFields(settle(snapshotOf(a, { key: `${NS}/a` })));
+    const gloo = s.deployments.find((d) => d.metadata?.name === 'gloo')!;
+    gloo.metadata!.annotations = { ...gloo.metadata!.annotations, 'glooha.io/owner': `${NS}/someone-else` };
+    const p = plan({ ...s, object: deleting(a), sameNamespace: [deleting(a)] });
+    expect(p.handover.map((h) => h.what)).toEqual([`Deployment ${NS}/discovery`]);
+  });
+
+  it("deleting a stalled younger rival hands over nothing: the install is the older GlooHA's", () => {
+    const older = finalizedGlooHA(single, {
+      name: 'first',
+      creationTimestamp: '2029-01-01T00:00:00Z' as never,
+    });
+    const younger = finalizedGlooHA(single, { name: 'second' });
+    const s = withOurFields(
+      settle(snapshotOf(older, { key: `${NS}/first`, sameNamespace: [older, younger] })),
+    );
+    const stalled = plan({ ...s, key: `${NS}/second`, object: younger });
+    expect(stalled.stall?.reason).toBe('ConflictingGlooHA');
+    const p = plan({
+      ...s,
+      key: `${NS}/second`,
+      object: deleting(younger),
+      sameNamespace: [older, deleting(younger)],
+    });
+    expect(p.handover).toEqual([]);
+    expect(p.finalizers).toEqual([]);
+    // The older one, deleted while the younger still stands, does hand its install over.
+    const q = plan({ ...s, object: deleting(older), sameNamespace: [deleting(older), younger] });
+    expect(q.handover.map((h) => h.what)).toContain(`Deployment ${NS}/gloo`);
+  });
+});
+
 describe('plan: stalls (nothing written but status and a Warning event)', () => {
   it('an older GlooHA manages the same install: ConflictingGlooHA', () => {
     const older = finalizedGlooHA(spec, {
@@ -216,6 +377,7 @@ describe('plan: stalls (nothing written but status and a Warning event)', () => 
     };
     const p = plan(snapshotOf(g), glooProduct(twice));
     expect(p.stall?.reason).toBe('ConflictingDesiredObjects');
+    expect(p.stall?.message).toMatch(/deploymentName\); nothing was written for this GlooHA$/);
     expect(p.applies).toEqual([]);
     expect(condition(p.status!, 'Stalled')?.status).toBe('True');
     // identical duplicates are harmless: no stall
@@ -228,6 +390,52 @@ describe('plan: stalls (nothing written but status and a Warning event)', () => 
       };
     };
     expect(plan(snapshotOf(g), glooProduct(same)).stall).toBeUndefined();
+  });
+
+  it('a KgatewayHA whose Gateways share one GatewayParameters with different settings: the message speaks of Gateways and GatewayParameters', () => {
+    const k = finalizedGlooHA({} as never, { name: 'kgw' });
+    Object.assign(k, {
+      kind: KGATEWAY_KIND,
+      spec: { controller: { replicas: 2 }, gateways: { a: { replicas: 2 }, b: { replicas: 3 } } },
+    });
+    const gateway = (name: string) => ({
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'Gateway',
+      metadata: { name, namespace: NS },
+      spec: {
+        infrastructure: {
+          parametersRef: { group: 'gateway.kgateway.dev', kind: 'GatewayParameters', name: 'shared' },
+        },
+      },
+    });
+    const p = plan(
+      snapshotOf(k, {
+        key: `${NS}/kgw`,
+        deployments: [deployment('kgateway', controllerSelectorLabels('kgateway'), 'controller')],
+        related: new Map<string, KubernetesObject[]>([
+          ['Gateway', [gateway('a'), gateway('b')]],
+          [
+            'GatewayParameters',
+            [
+              {
+                apiVersion: 'gateway.kgateway.dev/v1alpha1',
+                kind: 'GatewayParameters',
+                metadata: { name: 'shared', namespace: NS },
+              },
+            ],
+          ],
+        ]),
+      }),
+      KGATEWAY,
+    );
+    expect(p.stall?.reason).toBe('ConflictingDesiredObjects');
+    expect(p.stall?.message).toContain(`GatewayParameters ${NS}/shared is wanted twice`);
+    expect(p.stall?.message).toContain(
+      "its own GatewayParameters (the Gateway's spec.infrastructure.parametersRef)",
+    );
+    expect(p.stall?.message).toMatch(/nothing was written for this KgatewayHA$/);
+    expect(p.stall?.message).not.toMatch(/GlooHA|deploymentName|gateway proxy/);
+    expect(p.applies).toEqual([]);
   });
 
   it('terminal write failures become a Stalled plan with the server message (403, 422)', () => {

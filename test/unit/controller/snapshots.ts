@@ -1,12 +1,14 @@
 // Snapshots for the plan/reconciler tests: a GlooHA, Gloo's Deployments as the chart lays them out,
 // and a small "API server" that turns planned applies into live objects (so a second plan can be
-// checked against the state the first one produced).
+// checked against the state the first one produced), merging lists as the served schema says.
 import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import { FINALIZER, type Plan, type Snapshot } from '../../../src/controller/plan-types.js';
 import { OWNED_KINDS } from '../../../src/controller/kinds.js';
 import { chartLabels, proxyDeploymentName } from '../../../src/products/gloo/install.js';
 import type { GlooHA, GlooHASpec } from '../../../src/api/types.js';
 import { glooHA, NS } from '../core/fixtures.js';
+import { mergeApplied } from '../../../src/kube/list-types.js';
+import { SERVED_LIST_TYPES } from '../../../src/kube/served-list-types.js';
 
 export { NS };
 
@@ -68,35 +70,17 @@ export function snapshotOf(g: GlooHA | undefined, extra: Partial<Snapshot> = {})
     lastCorrections: [],
     ownApplies: new Map(),
     now: new Date('2030-01-02T00:00:00Z'),
+    listTypes: SERVED_LIST_TYPES,
     ...extra,
   };
 }
 
-function isPlain(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-/** Server-side apply, roughly: merge maps, merge lists of named items by name, replace the rest. */
-export function merge(live: unknown, patch: unknown): unknown {
-  if (isPlain(live) && isPlain(patch)) {
-    const out: Record<string, unknown> = { ...live };
-    for (const [k, v] of Object.entries(patch)) out[k] = merge(live[k], v);
-    return out;
-  }
-  if (
-    Array.isArray(live) &&
-    Array.isArray(patch) &&
-    patch.every((p) => isPlain(p) && typeof p.name === 'string')
-  ) {
-    const out = [...live] as Record<string, unknown>[];
-    for (const p of patch as Record<string, unknown>[]) {
-      const i = out.findIndex((l) => l.name === p.name);
-      if (i >= 0) out[i] = merge(out[i], p) as Record<string, unknown>;
-      else out.push(p);
-    }
-    return out;
-  }
-  return structuredClone(patch);
+/**
+ * Server-side apply of `patch` onto `live`, merging each list as the served schema says (a snapshot of
+ * Kubernetes' OpenAPI: list-maps by their keys, atomic lists replaced), the way the API server would.
+ */
+export function merge(live: unknown, patch: unknown, kind = 'apps/v1/Deployment'): unknown {
+  return mergeApplied(live, patch, SERVED_LIST_TYPES[kind]);
 }
 
 /** The snapshot after the API server carried out `plan`'s applies and prunes. */

@@ -400,6 +400,43 @@ describe('gloo leader election', () => {
     expect(d.problems[0]?.message).toContain('ha-helm-values');
   });
 
+  // Gloo parses DISABLE_LEADER_ELECTION with Go's strconv.ParseBool: every spelling it takes as true
+  // disables election; its false spellings and non-booleans leave it on.
+  it.each(['true', 'True', 'TRUE', 't', 'T', '1'])(
+    'reports leader election disabled by DISABLE_LEADER_ELECTION=%s (strconv.ParseBool true)',
+    (value) => {
+      const g = glooHA({ gloo: { replicas: 3 } });
+      const d = run(
+        g,
+        installFor(
+          g,
+          (i) =>
+            i.gloo &&
+            (i.gloo.containers[0] = { name: 'gloo', env: [{ name: 'DISABLE_LEADER_ELECTION', value }] }),
+        ),
+      );
+      expect(codes(d.problems)).toEqual(['LeaderElectionDisabledByHelm']);
+      expect(d.problems[0]?.message).toContain(`DISABLE_LEADER_ELECTION=${value}`);
+    },
+  );
+
+  it.each(['false', 'False', 'FALSE', 'f', 'F', '0', 'yes', 'on', ' true', ''])(
+    'does not report DISABLE_LEADER_ELECTION=%j (not true for strconv.ParseBool)',
+    (value) => {
+      const g = glooHA({ gloo: { replicas: 3 } });
+      const d = run(
+        g,
+        installFor(
+          g,
+          (i) =>
+            i.gloo &&
+            (i.gloo.containers[0] = { name: 'gloo', env: [{ name: 'DISABLE_LEADER_ELECTION', value }] }),
+        ),
+      );
+      expect(codes(d.problems)).toEqual([]);
+    },
+  );
+
   it('reports a gloo Deployment without a gloo container, and still manages replicas', () => {
     const g = glooHA({ gloo: { replicas: 3 } });
     const d = run(
@@ -763,6 +800,42 @@ describe('rollout strategy', () => {
       }),
     );
     expect(codes(d.warnings)).toContain('RolloutExceedsDisruptionBudget');
+  });
+
+  // A single replica replaced in place goes 1→0→1 available on every rollout.
+  it('never replaces the only pod in place: below 2 replicas it leaves the strategy to the Deployment default', () => {
+    const one = run(glooHA({ gloo: { replicas: 1, antiAffinity: 'required' } }));
+    expect(spec(get(one.patches, 'Deployment', 'gloo'))).not.toHaveProperty('strategy');
+    const autoscaledToOne = run(
+      glooHA({
+        gatewayProxies: {
+          publicGw: { autoscaling: { minReplicas: 1, maxReplicas: 4 }, antiAffinity: 'required' },
+        },
+      }),
+    );
+    expect(spec(get(autoscaledToOne.patches, 'Deployment', 'public-gw'))).not.toHaveProperty('strategy');
+  });
+
+  it('judges by the count the Deployment runs when something else sets it (a foreign HPA at 1)', () => {
+    const g = glooHA({ gloo: { replicas: 3, antiAffinity: 'required' } });
+    const d = run(
+      g,
+      installFor(g, (i) => {
+        i.gloo!.replicas = 1;
+        i.hpas.push({ name: 'gloo', targetName: 'gloo', minReplicas: 1, maxReplicas: 3, ours: false });
+      }),
+    );
+    expect(codes(d.problems)).toContain('HorizontalPodAutoscalerConflict');
+    expect(spec(get(d.patches, 'Deployment', 'gloo'))).not.toHaveProperty('strategy');
+    // Replicas we set ourselves are what counts: 3 after the apply, whatever the Deployment has now.
+    const ours = run(
+      g,
+      installFor(g, (i) => (i.gloo!.replicas = 1)),
+    );
+    expect(spec(get(ours.patches, 'Deployment', 'gloo')).strategy.rollingUpdate).toEqual({
+      maxSurge: 0,
+      maxUnavailable: 1,
+    });
   });
 
   it('applies to an autoscaled proxy too, without setting its replicas', () => {

@@ -126,15 +126,18 @@ describe('helmValues', () => {
     expect(at(undefined)).toBe(2);
   });
 
-  it('puts the upgrade command for each Helm major in the header', () => {
-    const text = helmValuesYaml(helmValues(glooHA({})), 'ns/ha');
+  it('puts the upgrade command in the header: the export and the upgrade, with namespaces, runnable as printed', () => {
+    const text = helmValuesYaml(helmValues(glooHA({})), 'ops/ha', {
+      release: 'edge',
+      namespace: 'gloo-system',
+      configMap: { namespace: 'ops', name: 'ha-helm-values' },
+    });
     expect(text).toMatch(/^# Helm values/);
     expect(text).toContain(
-      '# Helm 4: helm upgrade <release> gloo/gloo --reset-then-reuse-values -f values.yaml',
+      `#   kubectl -n ops get configmap ha-helm-values -o jsonpath='{.data.values\\.yaml}' > values-glooha.yaml && helm upgrade edge "\${GLOO_CHART:-gloo/gloo}" -n gloo-system --reset-then-reuse-values -f values-glooha.yaml\n`,
     );
-    expect(text).toContain(
-      '# Helm 3: helm upgrade <release> gloo/gloo --reset-then-reuse-values -f values.yaml',
-    );
+    // No placeholder bash would read as a redirection.
+    expect(text).not.toMatch(/<release>|<chart>/);
   });
 
   it('produces the same fields the operator applies to a chart install (no Helm/operator fight)', () => {

@@ -216,20 +216,24 @@ describe('KubeClient: the one transport (counted, pooled, fenced)', () => {
   });
 
   it('reuses connections (keep-alive) unless told not to', async () => {
+    // undici opens one more connection when a request is sent in the same tick as the previous
+    // response ended (it first checks the idle socket for a FIN the server sent meanwhile,
+    // GHSA-35p6-xmwp-9g52); after that, back-to-back requests take turns on the same two.
     const pooled = new KubeClient(api.kubeConfig()).api(CoordinationV1Api);
-    for (let i = 0; i < 5; i++) {
+    for (let i = 0; i < 10; i++) {
       await expect(pooled.readNamespacedLease({ name: 'lock', namespace: 'ns' })).rejects.toMatchObject({
         code: 404,
       });
     }
-    expect(api.connections).toBe(1);
+    expect(api.connections).toBeLessThanOrEqual(2);
+    const reused = api.connections;
     const fresh = new KubeClient(api.kubeConfig(), { reuseConnections: false }).api(CoordinationV1Api);
     for (let i = 0; i < 5; i++) {
       await expect(fresh.readNamespacedLease({ name: 'lock', namespace: 'ns' })).rejects.toMatchObject({
         code: 404,
       });
     }
-    expect(api.connections).toBe(6);
+    expect(api.connections).toBe(reused + 5);
   });
 
   it('counts watch requests as GET with their status, on the pooled connection', async () => {

@@ -35,7 +35,7 @@ interface HarnessOptions {
   releaseOnCancel?: boolean;
   onStoppedLeading?: () => void | Promise<void>;
   requestTimeoutMs?: number;
-  releaseGuardMs?: number;
+  releaseGuardMs?: number | (() => number);
 }
 
 function candidate(server: FakeLeaseServer, id: string, opts: HarnessOptions = {}): Harness {
@@ -565,6 +565,20 @@ describe('LeaderElector: graceful handover', () => {
     await stopping;
     const release = server.writes.find((w) => w.client === 'a' && w.record.holderIdentity === '');
     expect(release?.at).toBe(t0 + 250);
+  });
+
+  it('a release guard given as a function is asked when the release is due, not when the elector is built', async () => {
+    const clock = new FakeClock();
+    const server = new FakeLeaseServer(clock);
+    let guard = 250;
+    const a = candidate(server, 'a', { releaseGuardMs: () => guard });
+    a.elector.start();
+    await clock.advance(0);
+    guard = 0; // e.g. the fencing policy was seen enforced during the term
+    const t0 = clock.now();
+    await a.elector.stop();
+    const release = server.writes.find((w) => w.client === 'a' && w.record.holderIdentity === '');
+    expect(release?.at).toBe(t0);
   });
 
   it('a release whose response is lost (504 after the commit) is read back and logged as released', async () => {

@@ -3,7 +3,7 @@
 import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import type { LeaderCallbacks, LeaderTerm } from '../../../src/leader/elector.js';
-import { DEFAULT_TIMINGS } from '../../../src/leader/config.js';
+import { DEFAULT_TIMINGS, RELEASE_GUARD_MS } from '../../../src/leader/config.js';
 import { NotLeaderError } from '../../../src/leader/leadership.js';
 import { createLogger } from '../../../src/log.js';
 import { Manager, StartupError, type Elector, type ManagerOptions } from '../../../src/manager/manager.js';
@@ -300,6 +300,41 @@ describe('Manager', () => {
     expect(t.reconciled).toHaveLength(5); // started again: every cached key replayed
     expect(await gauge(t.metrics, 'glooha_fencing_policy_missing')).toBe(0);
     await t.mgr.stop('test');
+  });
+
+  it('the release guard: none while the controllers run under an enforced fencing policy, RELEASE_GUARD_MS otherwise', async () => {
+    const clock = new FakeClock();
+    let answer: FencingProbeResult = { enforced: false, missing: true, reason: 'accepted' };
+    const t = await setup({ clock, probeFencing: async () => answer });
+    await t.mgr.start();
+    expect(t.mgr.releaseGuardMs()).toBe(RELEASE_GUARD_MS); // not leading: nothing seen
+    t.elector().lead();
+    await flush();
+    expect(t.mgr.releaseGuardMs()).toBe(RELEASE_GUARD_MS); // waiting for the policy
+    answer = { enforced: true };
+    await clock.advance(1_000);
+    expect(t.reconciled).toHaveLength(2);
+    expect(t.mgr.releaseGuardMs()).toBe(0); // a late write would be refused by admission
+    answer = { enforced: false, missing: true, reason: 'accepted' };
+    await clock.advance(60_000); // the re-check finds the policy gone
+    expect(t.mgr.releaseGuardMs()).toBe(RELEASE_GUARD_MS);
+    answer = { enforced: true };
+    await clock.advance(1_000);
+    expect(t.mgr.releaseGuardMs()).toBe(0);
+    await t.elector().lose();
+    t.elector().lead(); // a new term: nothing known until its own probe
+    expect(t.mgr.releaseGuardMs()).toBe(RELEASE_GUARD_MS);
+    await flush();
+    expect(t.mgr.releaseGuardMs()).toBe(0);
+    await t.mgr.stop('test');
+    // Without the policy required, the guard always applies.
+    const plain = await setup();
+    await plain.mgr.start();
+    plain.elector().lead();
+    await flush();
+    expect(plain.reconciled).toHaveLength(2);
+    expect(plain.mgr.releaseGuardMs()).toBe(RELEASE_GUARD_MS);
+    await plain.mgr.stop('test');
   });
 
   it('a term that ends while the fencing policy is missing starts no controller and stops probing', async () => {

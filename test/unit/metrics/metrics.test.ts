@@ -191,34 +191,67 @@ describe('createMetrics', () => {
     );
   });
 
-  it('reads the glooha gauges from their source when scraped, per GlooHA', async () => {
+  it("reads the per-object gauges from each kind's source when scraped, labelled by kind", async () => {
     const m = createMetrics({ defaultMetrics: false });
     let body = (await m.expose()).body;
-    expect(sample(body, 'glooha_resources{ready="true"}')).toBe(0);
-    let health: ObjectHealth[] = [
+    expect(sample(body, 'glooha_resources{kind="GlooHA",ready="true"}')).toBeUndefined(); // no controller yet
+    let gloo: ObjectHealth[] = [
       {
         namespace: 'a',
         name: 'one',
         ready: 'true',
-        leaderLease: { ageSeconds: 1.5, leaseDurationSeconds: 15 },
+        leaderLease: { name: 'gloo', ageSeconds: 1.5, leaseDurationSeconds: 15 },
       },
       { namespace: 'a', name: 'two', ready: 'true' },
       { namespace: 'b', name: 'one', ready: 'false' },
       { namespace: 'b', name: 'new', ready: 'unknown' },
     ];
-    m.glooha.observe(() => health);
+    // A KgatewayHA may share a GlooHA's namespace and name: the kind keeps their series apart.
+    const kgateway: ObjectHealth[] = [
+      {
+        namespace: 'a',
+        name: 'one',
+        ready: 'false',
+        leaderLease: { name: 'kgateway-envoy', ageSeconds: 20, leaseDurationSeconds: 15 },
+      },
+    ];
+    m.glooha.observe('GlooHA', () => gloo, { deprecatedLeaseSeries: true });
+    m.glooha.observe('KgatewayHA', () => kgateway);
     m.glooha.driftCorrected({ namespace: 'team-a', name: 'gloo' }, 'gloo');
     m.glooha.driftCorrected({ namespace: 'team-b', name: 'gloo' }, 'gloo');
     m.glooha.driftCorrected({ namespace: 'team-a', name: 'gloo' }, 'gateway-proxy', 2);
     body = (await m.expose()).body;
-    expect(sample(body, 'glooha_resources{ready="true"}')).toBe(2);
-    expect(sample(body, 'glooha_resources{ready="false"}')).toBe(1);
-    expect(sample(body, 'glooha_resources{ready="unknown"}')).toBe(1);
-    expect(sample(body, 'glooha_ready{namespace="a",name="one"}')).toBe(1);
-    expect(sample(body, 'glooha_ready{namespace="b",name="one"}')).toBe(0);
-    expect(sample(body, 'glooha_ready{namespace="b",name="new"}')).toBe(0);
+    expect(sample(body, 'glooha_resources{kind="GlooHA",ready="true"}')).toBe(2);
+    expect(sample(body, 'glooha_resources{kind="GlooHA",ready="false"}')).toBe(1);
+    expect(sample(body, 'glooha_resources{kind="GlooHA",ready="unknown"}')).toBe(1);
+    expect(sample(body, 'glooha_resources{kind="KgatewayHA",ready="true"}')).toBe(0);
+    expect(sample(body, 'glooha_resources{kind="KgatewayHA",ready="false"}')).toBe(1);
+    expect(sample(body, 'glooha_ready{kind="GlooHA",namespace="a",name="one"}')).toBe(1);
+    expect(sample(body, 'glooha_ready{kind="KgatewayHA",namespace="a",name="one"}')).toBe(0);
+    expect(sample(body, 'glooha_ready{kind="GlooHA",namespace="b",name="one"}')).toBe(0);
+    expect(sample(body, 'glooha_ready{kind="GlooHA",namespace="b",name="new"}')).toBe(0);
+    expect(
+      sample(
+        body,
+        'glooha_product_leader_lease_age_seconds{kind="GlooHA",namespace="a",name="one",lease="gloo"}',
+      ),
+    ).toBe(1.5);
+    expect(
+      sample(
+        body,
+        'glooha_product_leader_lease_age_seconds{kind="KgatewayHA",namespace="a",name="one",lease="kgateway-envoy"}',
+      ),
+    ).toBe(20);
+    expect(
+      sample(
+        body,
+        'glooha_product_leader_lease_duration_seconds{kind="KgatewayHA",namespace="a",name="one",lease="kgateway-envoy"}',
+      ),
+    ).toBe(15);
+    // The deprecated Gloo-only names: GlooHAs only, for one release.
     expect(sample(body, 'glooha_gloo_leader_lease_age_seconds{namespace="a",name="one"}')).toBe(1.5);
     expect(sample(body, 'glooha_gloo_leader_lease_duration_seconds{namespace="a",name="one"}')).toBe(15);
+    expect(body.match(/^glooha_gloo_leader_lease_age_seconds\{/gm)).toHaveLength(1);
     expect(sample(body, 'glooha_gloo_leader_lease_age_seconds{namespace="a",name="two"}')).toBeUndefined();
     // per install: one counter per GlooHA, not one summed across installs
     expect(
@@ -234,11 +267,12 @@ describe('createMetrics', () => {
       ),
     ).toBe(2);
     // A status-only change shows at the next scrape; a deleted GlooHA's series go.
-    health = [{ namespace: 'a', name: 'two', ready: 'false' }];
+    gloo = [{ namespace: 'a', name: 'two', ready: 'false' }];
     body = (await m.expose()).body;
-    expect(sample(body, 'glooha_resources{ready="true"}')).toBe(0);
-    expect(sample(body, 'glooha_ready{namespace="a",name="two"}')).toBe(0);
-    expect(sample(body, 'glooha_ready{namespace="a",name="one"}')).toBeUndefined();
+    expect(sample(body, 'glooha_resources{kind="GlooHA",ready="true"}')).toBe(0);
+    expect(sample(body, 'glooha_ready{kind="GlooHA",namespace="a",name="two"}')).toBe(0);
+    expect(sample(body, 'glooha_ready{kind="GlooHA",namespace="a",name="one"}')).toBeUndefined();
+    expect(sample(body, 'glooha_ready{kind="KgatewayHA",namespace="a",name="one"}')).toBe(0);
     expect(sample(body, 'glooha_gloo_leader_lease_age_seconds{namespace="a",name="one"}')).toBeUndefined();
   });
 

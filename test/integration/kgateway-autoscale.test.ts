@@ -1,0 +1,234 @@
+// A gateway proxy switched from fixed replicas to autoscaling and back, on kgateway's real controller
+// (its deployer renders the proxy from the GatewayParameters the operator writes), for every pinned
+// kgateway version. One watch on the proxy Deployment, timestamped, records every readyReplicas it
+// goes through: any dip below the minimum counts. And on every version each proxy pod is selected by
+// exactly one PodDisruptionBudget (two block every eviction).
+import {
+  AppsV1Api,
+  AutoscalingV2Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  PolicyV1Api,
+  Watch,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1Deployment,
+} from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GROUP, KGATEWAY_PLURAL, VERSION } from '../../src/api/constants.js';
+import type { KgatewayHA } from '../../src/api/types.js';
+import { KGATEWAY_VERSIONS, type KgatewayFixtures } from '../env/binaries.js';
+import { adminKubeConfig, createNamespace } from '../support/cluster.js';
+import { helm } from '../support/gloo-chart.js';
+import { installKgatewayCrds } from '../support/kgateway.js';
+import { KgatewayControllers } from '../support/kgateway-controller.js';
+import { kubectlOk } from '../support/kubectl.js';
+import {
+  installOperatorRbac,
+  startOperatorInProcess,
+  type InProcessOperator,
+  type OperatorIdentity,
+} from '../support/operator.js';
+import { eventually } from '../support/wait.js';
+
+const admin = adminKubeConfig();
+const apps = admin.makeApiClient(AppsV1Api);
+const core = admin.makeApiClient(CoreV1Api);
+const policy = admin.makeApiClient(PolicyV1Api);
+const custom = admin.makeApiClient(CustomObjectsApi);
+const autoscaling = admin.makeApiClient(AutoscalingV2Api);
+
+let id: OperatorIdentity;
+
+beforeAll(async () => {
+  id = await installOperatorRbac(await createNamespace('kgw-as-operator'));
+}, 180_000);
+
+interface Sample {
+  at: number;
+  replicas?: number;
+  ready: number;
+}
+
+/** One watch on a Deployment: every readyReplicas it reports, with the time it arrived. */
+async function watchReady(ns: string, name: string): Promise<{ samples: Sample[]; stop: () => void }> {
+  const samples: Sample[] = [];
+  const req = await new Watch(admin).watch(
+    `/apis/apps/v1/namespaces/${ns}/deployments`,
+    { fieldSelector: `metadata.name=${name}` },
+    (_type: string, d: V1Deployment) =>
+      samples.push({ at: Date.now(), replicas: d.spec?.replicas, ready: d.status?.readyReplicas ?? 0 }),
+    () => {},
+  );
+  return { samples, stop: () => req.abort() };
+}
+
+describe.each(KGATEWAY_VERSIONS)("kgateway %s's deployer: fixed ↔ autoscaled", (version) => {
+  let fx: KgatewayFixtures;
+  let ns: string;
+  let operator: InProcessOperator | undefined;
+  let controllers: KgatewayControllers | undefined;
+  const patchK = (gateway: Record<string, unknown>) =>
+    custom.patchNamespacedCustomObject(
+      {
+        group: GROUP,
+        version: VERSION,
+        namespace: ns,
+        plural: KGATEWAY_PLURAL,
+        name: 'kgw',
+        body: { spec: { gateways: { web: gateway } } },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+  const getK = () =>
+    custom.getNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace: ns,
+      plural: KGATEWAY_PLURAL,
+      name: 'kgw',
+    }) as Promise<KgatewayHA>;
+
+  beforeAll(async () => {
+    fx = (await installKgatewayCrds(version, { controller: true })).fx;
+    ns = await createNamespace('kgw-autoscale');
+    operator = await startOperatorInProcess(id);
+    const r = await helm(4, ['install', 'kgateway', fx.chart, '-n', ns]);
+    expect(r.ok, r.stderr).toBe(true);
+    controllers = await KgatewayControllers.start({ namespace: ns, binary: fx.controller! });
+  }, 1_800_000);
+
+  afterAll(async () => {
+    await controllers?.stop();
+    await operator?.shutdown('test done');
+  });
+
+  it('keeps ready replicas at or above the minimum through fixed 3 → autoscaled {min 3} → fixed 3, one PDB per pod', async () => {
+    await kubectlOk(
+      ['apply', '--server-side', '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'List',
+        items: [
+          {
+            apiVersion: 'gateway.kgateway.dev/v1alpha1',
+            kind: 'GatewayParameters',
+            metadata: { name: 'web', namespace: ns },
+            spec: { kube: {} },
+          },
+          {
+            apiVersion: 'gateway.networking.k8s.io/v1',
+            kind: 'Gateway',
+            metadata: { name: 'web', namespace: ns },
+            spec: {
+              gatewayClassName: 'kgateway',
+              infrastructure: {
+                parametersRef: { group: 'gateway.kgateway.dev', kind: 'GatewayParameters', name: 'web' },
+              },
+              listeners: [{ name: 'http', protocol: 'HTTP', port: 8080 }],
+            },
+          },
+          {
+            apiVersion: 'glooha.io/v1alpha1',
+            kind: 'KgatewayHA',
+            metadata: { name: 'kgw', namespace: ns },
+            spec: { controller: { replicas: 1 }, gateways: { web: { replicas: 3 } } },
+          },
+        ],
+      }),
+    );
+    const proxy = () => apps.readNamespacedDeployment({ name: 'web', namespace: ns });
+    await eventually(
+      'the proxy with 3 ready replicas',
+      proxy,
+      (d) => d.spec?.replicas === 3 && d.status?.readyReplicas === 3,
+      { timeoutMs: 180_000 },
+    ).catch((err) => {
+      throw new Error(`${(err as Error).message}\n${controllers!.describe()}`);
+    });
+
+    const onePdbPerPod = async (what: string) => {
+      const d = await proxy();
+      const pods = (
+        await core.listNamespacedPod({
+          namespace: ns,
+          labelSelector: Object.entries(d.spec!.selector.matchLabels!)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(','),
+        })
+      ).items;
+      const pdbs = (await policy.listNamespacedPodDisruptionBudget({ namespace: ns })).items;
+      for (const pod of pods) {
+        const labels = pod.metadata?.labels ?? {};
+        const selecting = pdbs.filter((p) =>
+          Object.entries(p.spec?.selector?.matchLabels ?? {}).every(([k, v]) => labels[k] === v),
+        );
+        expect(
+          selecting.map((p) => p.metadata?.name),
+          `${what}: PDBs selecting pod ${pod.metadata?.name}`,
+        ).toHaveLength(1);
+      }
+    };
+    await eventually(
+      'a PDB for the proxy',
+      () => policy.listNamespacedPodDisruptionBudget({ namespace: ns }),
+      (l) => l.items.length > 0,
+    );
+    await onePdbPerPod('fixed');
+
+    const watch = await watchReady(ns, 'web');
+    try {
+      // Fixed → autoscaled: the operator stops writing replicas; the HPA keeps at least 3.
+      await patchK({ replicas: null, autoscaling: { minReplicas: 3, maxReplicas: 6 } });
+      await eventually(
+        'the KgatewayHA Ready with the proxy autoscaled',
+        getK,
+        (k) =>
+          k.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True' &&
+          k.status.conditions.find((c) => c.type === 'Ready')?.observedGeneration === k.metadata.generation,
+        { timeoutMs: 120_000 },
+      );
+      const hpa = await eventually(
+        'an HPA for the proxy that has synced',
+        async () =>
+          (await autoscaling.listNamespacedHorizontalPodAutoscaler({ namespace: ns })).items.find(
+            (h) => h.spec?.scaleTargetRef.name === 'web',
+          ),
+        (h) => h?.status?.lastScaleTime !== undefined || (h?.status?.currentReplicas ?? 0) >= 3,
+        { timeoutMs: 120_000 },
+      );
+      expect(hpa?.spec?.minReplicas).toBe(3);
+      // Two HPA sync periods (15 s each): long enough for a dropped spec.replicas to show.
+      const settleUntil = Date.now() + 35_000;
+      await eventually(
+        'two HPA syncs',
+        async () => Date.now(),
+        (t) => t > settleUntil,
+        { timeoutMs: 60_000 },
+      );
+      await onePdbPerPod('autoscaled');
+
+      // Autoscaled → fixed 3.
+      await patchK({ replicas: 3, autoscaling: null });
+      await eventually(
+        'the proxy back to fixed replicas 3, no HPA',
+        async () => ({
+          d: await proxy(),
+          hpas: (await autoscaling.listNamespacedHorizontalPodAutoscaler({ namespace: ns })).items,
+        }),
+        ({ d, hpas }) => d.spec?.replicas === 3 && hpas.length === 0,
+        { timeoutMs: 120_000 },
+      );
+      await onePdbPerPod('fixed again');
+    } finally {
+      watch.stop();
+    }
+    const start = watch.samples[0]?.at ?? 0;
+    const timeline = watch.samples.map(
+      (s) => `+${((s.at - start) / 1000).toFixed(1)}s replicas=${s.replicas} ready=${s.ready}`,
+    );
+    console.log(`kgateway ${version} proxy web through the switch:\n${timeline.join('\n')}`);
+    expect(watch.samples.length).toBeGreaterThan(0);
+    expect(Math.min(...watch.samples.map((s) => s.ready)), timeline.join('\n')).toBeGreaterThanOrEqual(3);
+  });
+});

@@ -1,0 +1,517 @@
+// kgateway's real controller (./cmd/kgateway, built by test/env/build-kgateway.sh) running against the
+// test control plane, one process per controller pod, as the kubelet would run the pod's container:
+//  - kwok's pods run nothing; this follows them instead. A pod that is scheduled and not deleting gets a
+//    process; a pod deleted (or replaced by one of the same name) gets SIGTERM, then SIGKILL after its
+//    terminationGracePeriodSeconds; a process that exits on its own is restarted with a back-off, as a
+//    container under restartPolicy Always (controller-runtime exits when it loses its Lease).
+//  - its env is the pod's container env resolved as the kubelet resolves it (value, fieldRef,
+//    resourceFieldRef, configMapKeyRef, secretKeyRef, envFrom, $(VAR) references), except that a CPU
+//    count is capped at this machine's cores (kwok's nodes claim 32);
+//  - its credentials are a token bound to the pod (TokenRequest with boundObjectRef, what the kubelet
+//    mounts), in a kubeconfig that KUBECONFIG names;
+//  - it runs in its own network and UTS namespaces (`unshare --net --uts`): its hostname is the pod's
+//    name (controller-runtime's leader identity is `<hostname>_<uuid>`), and each replica binds the same
+//    ports (xDS 9977, health 9093, metrics 9092) on its own loopback. The API server's port is reached
+//    through the namespace's loopback: socat inside it forwards to a Unix socket (file system paths are
+//    shared across network namespaces), and one socat outside forwards that socket to the API server.
+//    The TLS session is end to end, to 127.0.0.1:<the API server's port>, as the certificate says.
+// Every process is in its own process group (the forwarder inside dies with it), SIGKILLed by stop(),
+// and by an exit hook if the test process ends first.
+import {
+  AppsV1Api,
+  CoreV1Api,
+  type KubeConfig,
+  type V1Container,
+  type V1EnvVar,
+  type V1Pod,
+} from '@kubernetes/client-node';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { adminKubeConfig, controlPlane } from './cluster.js';
+
+export interface KgatewayControllerOptions {
+  /** The install's namespace. */
+  namespace: string;
+  /** kgateway's controller binary (kgatewayFixtures(version, { controller: true }).controller). */
+  binary: string;
+  /** The controller Deployment whose pods are followed (default kgateway). */
+  deployment?: string;
+  /** The container whose env the process gets (default controller, as kgateway's chart names it). */
+  container?: string;
+  /** How often pods are listed (default 500 ms). */
+  pollMs?: number;
+  /** Extra env on top of the pod's (e.g. a log level); the pod's own wins on a clash. */
+  extraEnv?: Record<string, string>;
+  admin?: KubeConfig;
+}
+
+/** One process of one pod's container; a restart is a new KgatewayProcess for the same pod. */
+export interface KgatewayProcess {
+  pod: string;
+  podUid: string;
+  pid: number;
+  startedAt: Date;
+  logPath: string;
+  env: Record<string, string>;
+  exited?: { code: number | null; signal: NodeJS.Signals | null; at: Date };
+}
+
+const live = new Set<ChildProcess>();
+let hookInstalled = false;
+function killGroup(child: ChildProcess, sig: NodeJS.Signals): void {
+  if (!child.pid) return;
+  try {
+    process.kill(-child.pid, sig);
+  } catch {
+    /* already gone */
+  }
+}
+function installExitHook(): void {
+  if (hookInstalled) return;
+  hookInstalled = true;
+  process.on('exit', () => {
+    for (const child of live) killGroup(child, 'SIGKILL');
+  });
+}
+
+interface Running {
+  proc: KgatewayProcess;
+  child: ChildProcess;
+  exited: Promise<void>;
+  stopping: boolean;
+}
+
+export class KgatewayControllers {
+  private readonly dir: string;
+  private readonly socket: string;
+  private readonly core: CoreV1Api;
+  private readonly running = new Map<string, Running>();
+  private readonly history: KgatewayProcess[] = [];
+  private readonly backoffUntil = new Map<string, number>();
+  private forwarder?: ChildProcess;
+  private loop?: Promise<void>;
+  private stopped = false;
+  private lastError = '';
+
+  private constructor(
+    private readonly opts: Required<Omit<KgatewayControllerOptions, 'admin'>> & { admin: KubeConfig },
+  ) {
+    this.dir = mkdtempSync(join(tmpdir(), 'glooha-kgw-'));
+    this.socket = join(this.dir, 'api.sock');
+    this.core = opts.admin.makeApiClient(CoreV1Api);
+  }
+
+  /** Starts following the controller Deployment's pods (the Deployment must exist). */
+  static async start(options: KgatewayControllerOptions): Promise<KgatewayControllers> {
+    installExitHook();
+    const c = new KgatewayControllers({
+      deployment: 'kgateway',
+      container: 'controller',
+      pollMs: 500,
+      extraEnv: {},
+      admin: options.admin ?? adminKubeConfig(),
+      ...options,
+    });
+    c.startForwarder();
+    c.loop = c.follow();
+    return c;
+  }
+
+  /** The processes running now, by pod name. */
+  processes(): Map<string, KgatewayProcess> {
+    return new Map([...this.running].map(([pod, r]) => [pod, r.proc]));
+  }
+
+  /** Every process started so far, exited ones included. */
+  all(): KgatewayProcess[] {
+    return [...this.history];
+  }
+
+  /** The last lines of a pod's current (or last) process's log. */
+  tail(pod: string, lines = 40): string {
+    const p = this.running.get(pod)?.proc ?? [...this.history].reverse().find((h) => h.pod === pod);
+    if (!p) return `(no process for pod ${pod})`;
+    try {
+      return readFileSync(p.logPath, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+    } catch {
+      return '(no log)';
+    }
+  }
+
+  /** All logs' last lines, for a failing assertion's message. */
+  describe(lines = 15): string {
+    const pods = new Set(this.history.map((h) => h.pod));
+    return (
+      [...pods].map((p) => `--- kgateway in pod ${p}:\n${this.tail(p, lines)}`).join('\n') ||
+      '(no process started)'
+    );
+  }
+
+  /**
+   * Kills the process of a pod with a signal, as a crash or the OOM killer would (the pod stays): it
+   * is restarted after the back-off, like a container.
+   */
+  kill(pod: string, signal: NodeJS.Signals = 'SIGKILL'): KgatewayProcess {
+    const r = this.running.get(pod);
+    if (!r)
+      throw new Error(
+        `no kgateway process runs for pod ${pod} (running: ${[...this.running.keys()].join(', ') || 'none'})`,
+      );
+    killGroup(r.child, signal);
+    return r.proc;
+  }
+
+  /** Stops following pods and kills every process (SIGKILL: nothing of them is under test here). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.loop?.catch(() => {});
+    await Promise.all(
+      [...this.running.values()].map(async (r) => {
+        r.stopping = true;
+        killGroup(r.child, 'SIGKILL');
+        await r.exited;
+      }),
+    );
+    this.running.clear();
+    if (this.forwarder) {
+      killGroup(this.forwarder, 'SIGKILL');
+      live.delete(this.forwarder);
+    }
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  private startForwarder(): void {
+    const api = new URL(controlPlane().server);
+    const fd = openSync(join(this.dir, 'forwarder.log'), 'a');
+    this.forwarder = spawn(
+      'socat',
+      [`UNIX-LISTEN:${this.socket},fork,mode=600`, `TCP:${api.hostname}:${api.port}`],
+      { stdio: ['ignore', fd, fd], detached: true },
+    );
+    closeSync(fd);
+    live.add(this.forwarder);
+    this.forwarder.once('error', (err) => (this.lastError = `socat: ${err.message} (is socat installed?)`));
+  }
+
+  private async follow(): Promise<void> {
+    const { namespace, deployment } = this.opts;
+    const apps = this.opts.admin.makeApiClient(AppsV1Api);
+    const dep = await apps.readNamespacedDeployment({ name: deployment, namespace });
+    const labels = dep.spec?.selector.matchLabels ?? {};
+    const selector = Object.entries(labels)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',');
+    while (!this.stopped) {
+      try {
+        const pods = (await this.core.listNamespacedPod({ namespace, labelSelector: selector })).items;
+        await this.sync(pods);
+        this.lastError = '';
+      } catch (err) {
+        this.lastError = err instanceof Error ? err.message : String(err);
+      }
+      await sleep(this.opts.pollMs);
+    }
+  }
+
+  private async sync(pods: V1Pod[]): Promise<void> {
+    const wanted = new Map<string, V1Pod>();
+    for (const pod of pods) {
+      // The kubelet runs a pod once it is bound to a node, until it is deleted.
+      if (
+        pod.spec?.nodeName &&
+        !pod.metadata?.deletionTimestamp &&
+        pod.status?.phase !== 'Succeeded' &&
+        pod.status?.phase !== 'Failed'
+      )
+        wanted.set(pod.metadata!.name!, pod);
+    }
+    for (const [name, r] of this.running) {
+      const pod = wanted.get(name);
+      if (!pod || pod.metadata?.uid !== r.proc.podUid) {
+        const gone = pods.find((p) => p.metadata?.name === name);
+        void this.terminate(r, (gone?.spec?.terminationGracePeriodSeconds ?? 30) * 1000);
+      }
+    }
+    for (const [name, pod] of wanted) {
+      if (this.running.has(name) || this.stopped) continue;
+      if ((this.backoffUntil.get(name) ?? 0) > Date.now()) continue;
+      await this.launch(pod);
+    }
+  }
+
+  private async terminate(r: Running, graceMs: number): Promise<void> {
+    if (r.stopping) return;
+    r.stopping = true;
+    killGroup(r.child, 'SIGTERM');
+    const timer = setTimeout(() => killGroup(r.child, 'SIGKILL'), graceMs);
+    await r.exited;
+    clearTimeout(timer);
+  }
+
+  private async launch(pod: V1Pod): Promise<void> {
+    const name = pod.metadata!.name!;
+    const container = pod.spec?.containers.find((c) => c.name === this.opts.container);
+    if (!container)
+      throw new Error(`pod ${this.opts.namespace}/${name} has no container ${this.opts.container}`);
+    const kubeconfig = join(this.dir, `${name}.kubeconfig`);
+    writeFileSync(kubeconfig, kubeconfigYaml(await this.podToken(pod)), { mode: 0o600 });
+    const env = {
+      ...this.opts.extraEnv,
+      ...(await resolveEnv(this.core, pod, container)),
+      HOSTNAME: name,
+      KUBECONFIG: kubeconfig,
+    };
+    const logPath = join(this.dir, `${name}.${this.history.filter((h) => h.pod === name).length}.log`);
+    const api = new URL(controlPlane().server);
+    // Inside the new namespaces: loopback up, the pod's hostname, the API server's port forwarded to the
+    // socket outside, then the controller itself (exec: the group's leader is kgateway).
+    const script = [
+      'set -e',
+      'ip link set lo up',
+      'hostname "$GLOOHA_POD_NAME"',
+      `socat TCP-LISTEN:${api.port},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${this.socket} &`,
+      // socat listens before kgateway dials (it would back off and retry, but not for the first read).
+      `for i in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/${api.port}) 2>/dev/null && break; sleep 0.1; done`,
+      'exec "$GLOOHA_KGATEWAY"',
+    ].join('\n');
+    const fd = openSync(logPath, 'a');
+    const child = spawn('unshare', ['--net', '--uts', 'bash', '-c', script], {
+      stdio: ['ignore', fd, fd],
+      detached: true,
+      env: {
+        PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin',
+        ...env,
+        GLOOHA_POD_NAME: name,
+        GLOOHA_KGATEWAY: this.opts.binary,
+      },
+    });
+    closeSync(fd);
+    live.add(child);
+    const proc: KgatewayProcess = {
+      pod: name,
+      podUid: pod.metadata!.uid!,
+      pid: child.pid ?? -1,
+      startedAt: new Date(),
+      logPath,
+      env,
+    };
+    const r: Running = {
+      proc,
+      child,
+      stopping: false,
+      exited: new Promise((resolve) => {
+        const done = (code: number | null, signal: NodeJS.Signals | null) => {
+          live.delete(child);
+          proc.exited = { code, signal, at: new Date() };
+          if (this.running.get(name) === r) this.running.delete(name);
+          if (!r.stopping) {
+            // Restarted by the next sync after a back-off, as the kubelet restarts a container.
+            const previous = this.history.filter((h) => h.pod === name && h.exited).length;
+            this.backoffUntil.set(name, Date.now() + Math.min(10_000, 1000 * 2 ** Math.min(previous - 1, 4)));
+          }
+          resolve();
+        };
+        child.once('exit', done);
+        child.once('error', (err) => {
+          writeFileSync(logPath, `\nspawn failed: ${err.message}\n`, { flag: 'a' });
+          done(-1, null);
+        });
+      }),
+    };
+    this.running.set(name, r);
+    this.history.push(proc);
+  }
+
+  private async podToken(pod: V1Pod): Promise<string> {
+    const ns = pod.metadata!.namespace ?? this.opts.namespace;
+    const tr = await this.core.createNamespacedServiceAccountToken({
+      name: pod.spec?.serviceAccountName ?? 'default',
+      namespace: ns,
+      body: {
+        spec: {
+          audiences: [],
+          expirationSeconds: 3600,
+          boundObjectRef: {
+            apiVersion: 'v1',
+            kind: 'Pod',
+            name: pod.metadata!.name!,
+            uid: pod.metadata!.uid,
+          },
+        },
+      },
+    });
+    if (!tr.status?.token)
+      throw new Error(`TokenRequest for pod ${ns}/${pod.metadata!.name} returned no token`);
+    return tr.status.token;
+  }
+}
+
+function kubeconfigYaml(token: string): string {
+  const info = controlPlane();
+  return JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [
+      {
+        name: 'test',
+        cluster: { server: info.server, 'certificate-authority': join(info.pkiDir, 'ca.crt') },
+      },
+    ],
+    users: [{ name: 'pod', user: { token } }],
+    contexts: [{ name: 'pod', context: { cluster: 'test', user: 'pod' } }],
+    'current-context': 'pod',
+  });
+}
+
+/** Kubernetes quantities as the kubelet divides them for resourceFieldRef (rounded up, at least 1). */
+export function quantityToNumber(q: string): number {
+  const m = /^([0-9.]+)([a-zA-Z]*)$/.exec(q.trim());
+  if (!m) throw new Error(`unparsable quantity ${q}`);
+  const n = Number(m[1]);
+  const suffix: Record<string, number> = {
+    '': 1,
+    m: 1e-3,
+    k: 1e3,
+    M: 1e6,
+    G: 1e9,
+    T: 1e12,
+    Ki: 2 ** 10,
+    Mi: 2 ** 20,
+    Gi: 2 ** 30,
+    Ti: 2 ** 40,
+  };
+  const f = suffix[m[2] ?? ''];
+  if (f === undefined) throw new Error(`unknown quantity suffix in ${q}`);
+  return n * f;
+}
+
+/**
+ * The container's env as the kubelet gives it (pkg/kubelet/kubelet_pods.go makeEnvironmentVariables):
+ * envFrom first, then env in order, each value's $(VAR) references expanded from those before it.
+ * Service links (FOO_SERVICE_HOST) are left out: their ClusterIPs lead nowhere here.
+ */
+export async function resolveEnv(
+  core: CoreV1Api,
+  pod: V1Pod,
+  container: V1Container,
+): Promise<Record<string, string>> {
+  const ns = pod.metadata?.namespace ?? 'default';
+  const out: Record<string, string> = {};
+  const configMaps = new Map<string, Record<string, string>>();
+  const secrets = new Map<string, Record<string, string>>();
+  const configMap = async (name: string) => {
+    if (!configMaps.has(name))
+      configMaps.set(name, (await core.readNamespacedConfigMap({ name, namespace: ns })).data ?? {});
+    return configMaps.get(name)!;
+  };
+  const secret = async (name: string) => {
+    if (!secrets.has(name)) {
+      const data = (await core.readNamespacedSecret({ name, namespace: ns })).data ?? {};
+      secrets.set(
+        name,
+        Object.fromEntries(
+          Object.entries(data).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]),
+        ),
+      );
+    }
+    return secrets.get(name)!;
+  };
+  for (const from of container.envFrom ?? []) {
+    const optional = from.configMapRef?.optional ?? from.secretRef?.optional ?? false;
+    const read = from.configMapRef
+      ? configMap(from.configMapRef.name!)
+      : from.secretRef
+        ? secret(from.secretRef.name!)
+        : Promise.resolve({});
+    const data: Record<string, string> = await read.catch((err: unknown) => {
+      if (optional) return {};
+      throw err;
+    });
+    for (const [k, v] of Object.entries(data)) out[`${from.prefix ?? ''}${k}`] = v;
+  }
+  let node: { allocatable?: Record<string, string> } | undefined;
+  for (const e of container.env ?? []) {
+    const v = await envValue(e);
+    if (v !== undefined) out[e.name] = v;
+  }
+  return out;
+
+  async function envValue(e: V1EnvVar): Promise<string | undefined> {
+    if (e.value !== undefined) return expand(e.value, out);
+    const from = e.valueFrom;
+    if (!from) return '';
+    if (from.fieldRef) return fieldValue(pod, from.fieldRef.fieldPath);
+    if (from.resourceFieldRef) {
+      const { resource, divisor } = from.resourceFieldRef;
+      const [kind, res] = resource.split('.') as ['limits' | 'requests', string];
+      const c = from.resourceFieldRef.containerName
+        ? pod.spec?.containers.find((k) => k.name === from.resourceFieldRef!.containerName)
+        : container;
+      let q = c?.resources?.[kind]?.[res];
+      // An unset limit reads as the node's allocatable (the kubelet's defaulting).
+      if (q === undefined && kind === 'limits') {
+        node ??= (await core.readNode({ name: pod.spec!.nodeName! })).status;
+        q = node?.allocatable?.[res];
+      }
+      if (q === undefined) return '0';
+      const d = quantityToNumber(String(divisor ?? '1'));
+      const value = Math.max(1, Math.ceil(quantityToNumber(String(q)) / d));
+      // kwok's nodes claim 32 CPUs: GOMAXPROCS that high on this machine's few cores would only add
+      // GC workers fighting for them, so CPU is capped at the cores there are.
+      return String(res === 'cpu' && d === 1 ? Math.min(value, availableParallelism()) : value);
+    }
+    if (from.configMapKeyRef) {
+      const data = await configMap(from.configMapKeyRef.name!).catch((err) => {
+        if (from.configMapKeyRef?.optional) return {} as Record<string, string>;
+        throw err;
+      });
+      return data[from.configMapKeyRef.key];
+    }
+    if (from.secretKeyRef) {
+      const data = await secret(from.secretKeyRef.name!).catch((err) => {
+        if (from.secretKeyRef?.optional) return {} as Record<string, string>;
+        throw err;
+      });
+      return data[from.secretKeyRef.key];
+    }
+    return '';
+  }
+}
+
+/** The downward API's fieldRef paths the kubelet serves for env. */
+export function fieldValue(pod: V1Pod, path: string): string {
+  const m = /^metadata\.(labels|annotations)\['(.+)'\]$/.exec(path);
+  if (m) return (pod.metadata?.[m[1] as 'labels' | 'annotations'] ?? {})[m[2] as string] ?? '';
+  switch (path) {
+    case 'metadata.name':
+      return pod.metadata?.name ?? '';
+    case 'metadata.namespace':
+      return pod.metadata?.namespace ?? '';
+    case 'metadata.uid':
+      return pod.metadata?.uid ?? '';
+    case 'spec.nodeName':
+      return pod.spec?.nodeName ?? '';
+    case 'spec.serviceAccountName':
+      return pod.spec?.serviceAccountName ?? '';
+    case 'status.hostIP':
+      return pod.status?.hostIP ?? '';
+    case 'status.podIP':
+      return pod.status?.podIP ?? '';
+    case 'status.podIPs':
+      return (pod.status?.podIPs ?? []).map((p) => p.ip).join(',');
+    case 'status.hostIPs':
+      return (pod.status?.hostIPs ?? []).map((p) => p.ip).join(',');
+    default:
+      throw new Error(`fieldRef ${path} is not one the kubelet serves as env`);
+  }
+}
+
+/** $(VAR) expands from the env defined so far; $$(VAR) escapes; an unknown $(VAR) stays as written. */
+export function expand(value: string, env: Record<string, string>): string {
+  return value.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)/g, (all, name: string | undefined) =>
+    all === '$$' ? '$' : name !== undefined && name in env ? (env[name] as string) : all,
+  );
+}

@@ -1,0 +1,211 @@
+// List types from an OpenAPI v3 document (what /openapi/v3/apis/<group>/<version> serves), the
+// server-side-apply merge they drive, and their loader (one fetch per group version, retried later).
+import { describe, expect, it } from 'vitest';
+import { kindKey, listTypesFromOpenAPI, mergeApplied } from '../../../src/kube/list-types.js';
+import { RETRY_AFTER_MS, ServedListTypes } from '../../../src/kube/openapi-list-types.js';
+import { SERVED_LIST_TYPES } from '../../../src/kube/served-list-types.js';
+
+// The shape the API server serves: the kind's root carries x-kubernetes-group-version-kind, fields
+// refer to other schemas through allOf [{ $ref }], and list extensions sit on the referring field.
+const doc = {
+  components: {
+    schemas: {
+      'io.k8s.api.apps.v1.Deployment': {
+        'x-kubernetes-group-version-kind': [{ group: 'apps', version: 'v1', kind: 'Deployment' }],
+        properties: { spec: { allOf: [{ $ref: '#/components/schemas/io.k8s.api.apps.v1.DeploymentSpec' }] } },
+      },
+      'io.k8s.api.apps.v1.DeploymentSpec': {
+        properties: {
+          template: { allOf: [{ $ref: '#/components/schemas/io.k8s.api.core.v1.PodSpec' }] },
+        },
+      },
+      'io.k8s.api.core.v1.PodSpec': {
+        properties: {
+          containers: {
+            type: 'array',
+            items: { allOf: [{ $ref: '#/components/schemas/io.k8s.api.core.v1.Container' }] },
+            'x-kubernetes-list-type': 'map',
+            'x-kubernetes-list-map-keys': ['name'],
+          },
+          topologySpreadConstraints: {
+            type: 'array',
+            items: { type: 'object' },
+            'x-kubernetes-list-type': 'map',
+            'x-kubernetes-list-map-keys': ['topologyKey', 'whenUnsatisfiable'],
+          },
+          tolerations: { type: 'array', items: { type: 'object' }, 'x-kubernetes-list-type': 'atomic' },
+          oldStyle: {
+            type: 'array',
+            items: { type: 'object' },
+            'x-kubernetes-patch-merge-key': 'key',
+            'x-kubernetes-patch-strategy': 'merge',
+          },
+          finalizers: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' },
+        },
+      },
+      'io.k8s.api.core.v1.Container': {
+        properties: {
+          env: {
+            type: 'array',
+            items: { type: 'object' },
+            'x-kubernetes-list-type': 'map',
+            'x-kubernetes-list-map-keys': ['name'],
+          },
+        },
+      },
+      'io.k8s.api.apps.v1.StatefulSet': {
+        'x-kubernetes-group-version-kind': [{ group: 'apps', version: 'v1', kind: 'StatefulSet' }],
+        properties: {},
+      },
+    },
+  },
+};
+
+describe('listTypesFromOpenAPI', () => {
+  it('follows references to every map and set list of the asked kinds, by path', () => {
+    expect(listTypesFromOpenAPI(doc, ['apps/v1/Deployment'])).toEqual({
+      'apps/v1/Deployment': {
+        'spec.template.containers': { type: 'map', keys: ['name'] },
+        'spec.template.containers[].env': { type: 'map', keys: ['name'] },
+        'spec.template.topologySpreadConstraints': {
+          type: 'map',
+          keys: ['topologyKey', 'whenUnsatisfiable'],
+        },
+        // No list type: the strategic-merge key is what server-side apply merges by.
+        'spec.template.oldStyle': { type: 'map', keys: ['key'] },
+        'spec.template.finalizers': { type: 'set' },
+      },
+    });
+  });
+
+  it('the bundled snapshot has the lists the operator writes', () => {
+    const dep = SERVED_LIST_TYPES[kindKey('apps/v1', 'Deployment')]!;
+    expect(dep['spec.template.spec.containers']).toEqual({ type: 'map', keys: ['name'] });
+    expect(dep['spec.template.spec.containers[].env']).toEqual({ type: 'map', keys: ['name'] });
+    expect(dep['spec.template.spec.topologySpreadConstraints']).toEqual({
+      type: 'map',
+      keys: ['topologyKey', 'whenUnsatisfiable'],
+    });
+    // Affinity terms and tolerations are atomic: not listed.
+    expect(dep['spec.template.spec.tolerations']).toBeUndefined();
+    expect(
+      dep['spec.template.spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution'],
+    ).toBeUndefined();
+    expect(Object.keys(SERVED_LIST_TYPES).sort()).toEqual([
+      'apps/v1/Deployment',
+      'autoscaling/v2/HorizontalPodAutoscaler',
+      'policy/v1/PodDisruptionBudget',
+      'rbac.authorization.k8s.io/v1/Role',
+      'rbac.authorization.k8s.io/v1/RoleBinding',
+    ]);
+  });
+});
+
+describe('mergeApplied (server-side apply of our fields onto a live object)', () => {
+  const lists = SERVED_LIST_TYPES['apps/v1/Deployment'];
+  const zone = {
+    topologyKey: 'topology.kubernetes.io/zone',
+    whenUnsatisfiable: 'ScheduleAnyway',
+    maxSkew: 1,
+  };
+  const host = { topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'DoNotSchedule', maxSkew: 1 };
+  const spec = (podSpec: Record<string, unknown>) => ({ spec: { template: { spec: podSpec } } });
+
+  it("keeps another manager's spread constraint and merges ours by its keys", () => {
+    const merged = mergeApplied(
+      spec({ topologySpreadConstraints: [host, { ...zone, maxSkew: 3 }] }),
+      spec({ topologySpreadConstraints: [zone] }),
+      lists,
+    );
+    expect(merged).toEqual(spec({ topologySpreadConstraints: [host, zone] }));
+  });
+
+  it('replaces atomic lists whole (affinity terms) and places a new env item before the first shared one', () => {
+    const terms = (w: number) => ({
+      podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: w }] },
+    });
+    expect(mergeApplied(spec({ affinity: terms(1) }), spec({ affinity: terms(100) }), lists)).toEqual(
+      spec({ affinity: terms(100) }),
+    );
+    const live = spec({
+      containers: [{ name: 'gloo', env: [{ name: 'X' }, { name: 'POD_NAMESPACE', value: 'v' }] }],
+    });
+    const applied = spec({
+      containers: [{ name: 'gloo', env: [{ name: 'A', value: '1' }, { name: 'POD_NAMESPACE' }] }],
+    });
+    expect(mergeApplied(live, applied, lists)).toEqual(
+      spec({
+        containers: [
+          {
+            name: 'gloo',
+            env: [{ name: 'X' }, { name: 'A', value: '1' }, { name: 'POD_NAMESPACE', value: 'v' }],
+          },
+        ],
+      }),
+    );
+  });
+});
+
+describe('ServedListTypes', () => {
+  const fakeClient = (answer: (path: string) => unknown) => {
+    const paths: string[] = [];
+    return {
+      paths,
+      request: <T>(_m: string, path: string) => {
+        paths.push(path);
+        const a = answer(path);
+        return a instanceof Error ? Promise.reject(a) : Promise.resolve(a as T);
+      },
+    };
+  };
+  const kinds = [
+    { group: 'apps', version: 'v1', kind: 'Deployment' },
+    { group: 'apps', version: 'v1', kind: 'StatefulSet' },
+    { group: 'gateway.kgateway.dev', version: 'v1alpha1', kind: 'GatewayParameters' },
+  ];
+
+  it('fetches each group version once, concurrent callers included; a kind it does not describe is all atomic', async () => {
+    const client = fakeClient((p) =>
+      p === '/openapi/v3/apis/apps/v1' ? doc : Object.assign(new Error('nf'), { code: 404 }),
+    );
+    const warnings: unknown[] = [];
+    const served = new ServedListTypes(
+      client as never,
+      kinds,
+      { warn: (m: string) => warnings.push(m) },
+      () => 0,
+    );
+    const [a, b] = await Promise.all([served.get(), served.get()]);
+    expect(a).toBe(b);
+    expect(client.paths.filter((p) => p.endsWith('apps/v1'))).toHaveLength(1);
+    expect(a['apps/v1/Deployment']?.['spec.template.containers']).toEqual({ type: 'map', keys: ['name'] });
+    expect(a['apps/v1/StatefulSet']).toEqual({});
+    // A CRD not served is no warning, and not in the facts (the comparer falls back for it).
+    expect(a['gateway.kgateway.dev/v1alpha1/GatewayParameters']).toBeUndefined();
+    expect(warnings).toEqual([]);
+    await served.get();
+    expect(client.paths.filter((p) => p.endsWith('apps/v1'))).toHaveLength(1);
+  });
+
+  it('a failed fetch is logged and asked again only after RETRY_AFTER_MS', async () => {
+    let now = 0;
+    let fail = true;
+    const client = fakeClient(() => (fail ? new Error('connection refused') : doc));
+    const warnings: string[] = [];
+    const served = new ServedListTypes(
+      client as never,
+      kinds.slice(0, 1),
+      { warn: (m: string) => warnings.push(m) },
+      () => now,
+    );
+    expect(await served.get()).toEqual({});
+    expect(warnings).toHaveLength(1);
+    fail = false;
+    now = RETRY_AFTER_MS - 1;
+    expect(await served.get()).toEqual({});
+    expect(client.paths).toHaveLength(1);
+    now = RETRY_AFTER_MS;
+    expect(Object.keys(await served.get())).toEqual(['apps/v1/Deployment']);
+    expect(client.paths).toHaveLength(2);
+  });
+});
