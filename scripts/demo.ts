@@ -37,6 +37,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { GROUP, PLURAL, VERSION } from '../src/api/constants.js';
 import type { Condition, ComponentStatus, GlooHA } from '../src/api/types.js';
 import { main as glooha } from '../src/cli/main.js';
+import { upgradeCommand } from '../src/core/helm-values-yaml.js';
 import { formatMicroTime } from '../src/leader/lease-client.js';
 import { locateBinaries } from '../test/env/binaries.js';
 import { startControlPlane, type ControlPlane } from '../test/env/controlplane.js';
@@ -894,7 +895,7 @@ class Demo {
     }
     this.info(
       this.s.dim(
-        `Keep Helm in agreement: kubectl -n ${ns} get configmap ${cmName} -o jsonpath='{.data.values\\.yaml}' > values-glooha.yaml; helm upgrade gloo gloo/gloo -n ${ns} --reset-then-reuse-values -f values-glooha.yaml`,
+        `Keep Helm in agreement: ${upgradeCommand({ release: 'gloo', namespace: ns, configMap: { namespace: ns, name: cmName } })}`,
       ),
     );
   }

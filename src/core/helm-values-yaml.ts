@@ -20,20 +20,29 @@ export const EXPORTED_VALUES_FILE = 'values-glooha.yaml';
 /**
  * The chart reference in printed commands: Gloo's repository as its docs add it (`helm repo add gloo
  * https://storage.googleapis.com/solo-public-helm`), or the user's own through GLOO_CHART. A shell
- * word that runs as printed (a `<chart>` placeholder is a redirection in bash).
+ * word that runs as printed (a `<chart>` placeholder is a redirection in bash). Unquoted: printed
+ * commands hold no `"` or `\` at all, because Helm 4 prints an admission refusal Go-quoted (`\"`),
+ * and the refusal's copy of the command must still run when pasted.
  */
-export const GLOO_CHART_REF = '"${GLOO_CHART:-gloo/gloo}"';
+export const GLOO_CHART_REF = '${GLOO_CHART:-gloo/gloo}';
+
+/**
+ * kubectl's output format that prints the ConfigMap's values.yaml as it is. A go-template with a raw
+ * string (backquotes) rather than jsonpath's `{.data.values\.yaml}`: no backslash or double quote
+ * (see GLOO_CHART_REF), and single-quoted for bash, which leaves backquotes alone inside.
+ */
+export const VALUES_OUTPUT_FORMAT = "go-template='{{index .data `values.yaml`}}'";
 
 /**
  * The values path as one command line that runs as printed in bash: export the ConfigMap's values
- * (the jsonpath quoted: unquoted, bash drops the backslash and kubectl prints nothing), then upgrade
+ * (VALUES_OUTPUT_FORMAT), then upgrade
  * the release in its own namespace with them last. --reset-then-reuse-values (Helm ≥ 3.14) keeps the
  * release's own values and takes new chart defaults on a chart version bump; Helm 4 and 3 alike.
  * The replicas-floor policy's message (charts/…/replicas-floor-policy.yaml) prints the same line.
  */
 export function upgradeCommand(t: UpgradeTarget): string {
   const exportStep = t.configMap
-    ? `kubectl -n ${t.configMap.namespace} get configmap ${t.configMap.name} -o jsonpath='{.data.values\\.yaml}' > ${EXPORTED_VALUES_FILE} && `
+    ? `kubectl -n ${t.configMap.namespace} get configmap ${t.configMap.name} -o ${VALUES_OUTPUT_FORMAT} > ${EXPORTED_VALUES_FILE} && `
     : '';
   return `${exportStep}helm upgrade ${t.release} ${GLOO_CHART_REF} -n ${t.namespace} --reset-then-reuse-values -f ${EXPORTED_VALUES_FILE}`;
 }

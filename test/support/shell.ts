@@ -1,7 +1,7 @@
 // Runs a command line the operator or the docs print, exactly as printed, through a real shell
 // (`bash -c`), as a user would paste it: kubectl and helm (the major asked for) on PATH, the test
 // cluster's kubeconfig (whose context namespace is `default`, not the install's), Gloo's chart as
-// GLOO_CHART (printed commands name `"${GLOO_CHART:-gloo/gloo}"`), in a fresh working directory.
+// GLOO_CHART (printed commands name `${GLOO_CHART:-gloo/gloo}`), in a fresh working directory.
 import { spawn } from 'node:child_process';
 import {
   mkdirSync,

@@ -21,7 +21,7 @@ type Check =
   | { run: 'elsewhere'; by: string }
   | { run: 'not here'; why: string };
 
-const HELM_UPGRADE = `kubectl -n gloo-system get configmap gloo-helm-values -o jsonpath='{.data.values\\.yaml}' > values-glooha.yaml
+const HELM_UPGRADE = `kubectl -n gloo-system get configmap gloo-helm-values -o go-template='{{index .data \`values.yaml\`}}' > values-glooha.yaml
 helm upgrade gloo gloo/gloo -n gloo-system --reset-then-reuse-values -f values-glooha.yaml`;
 
 const BLOCKS: Record<string, Check> = {
@@ -116,8 +116,8 @@ describe('README commands', () => {
       namespace: 'gloo-system',
       configMap: { namespace: 'gloo-system', name: 'gloo-helm-values' },
     });
-    // The header leaves the chart overridable ("${GLOO_CHART:-gloo/gloo}"); the README names its default.
-    expect(HELM_UPGRADE.split('\n').join(' && ')).toBe(expected.replace(/"\$\{GLOO_CHART:-([^}]+)\}"/, '$1'));
+    // The header leaves the chart overridable (${GLOO_CHART:-gloo/gloo}); the README names its default.
+    expect(HELM_UPGRADE.split('\n').join(' && ')).toBe(expected.replace(/\$\{GLOO_CHART:-([^}]+)\}/, '$1'));
   });
 
   it('the install commands name what deploy/install.yaml holds, and the KgatewayHA example is valid', () => {

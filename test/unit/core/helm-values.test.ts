@@ -134,7 +134,7 @@ describe('helmValues', () => {
     });
     expect(text).toMatch(/^# Helm values/);
     expect(text).toContain(
-      `#   kubectl -n ops get configmap ha-helm-values -o jsonpath='{.data.values\\.yaml}' > values-glooha.yaml && helm upgrade edge "\${GLOO_CHART:-gloo/gloo}" -n gloo-system --reset-then-reuse-values -f values-glooha.yaml\n`,
+      `#   kubectl -n ops get configmap ha-helm-values -o go-template='{{index .data \`values.yaml\`}}' > values-glooha.yaml && helm upgrade edge \${GLOO_CHART:-gloo/gloo} -n gloo-system --reset-then-reuse-values -f values-glooha.yaml\n`,
     );
     // No placeholder bash would read as a redirection.
     expect(text).not.toMatch(/<release>|<chart>/);

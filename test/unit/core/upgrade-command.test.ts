@@ -41,7 +41,11 @@ describe('the printed values-path command, through bash -c', () => {
     configMap: { namespace: 'ops', name: 'ha-helm-values' },
   });
 
-  it('hands kubectl the jsonpath with its backslash and the ConfigMap namespace, and saves what it prints', () => {
+  it('holds no double quote or backslash: Helm 4 prints the refusal that carries it Go-quoted', () => {
+    expect(command).not.toMatch(/["\\]/);
+  });
+
+  it('hands kubectl the go-template with its raw string and the ConfigMap namespace, and saves what it prints', () => {
     const r = runInBash(command);
     expect(r.kubectl).toEqual([
       '-n',
@@ -50,7 +54,7 @@ describe('the printed values-path command, through bash -c', () => {
       'configmap',
       'ha-helm-values',
       '-o',
-      'jsonpath={.data.values\\.yaml}',
+      'go-template={{index .data `values.yaml`}}',
     ]);
     expect(r.values).toBe('gloo:\n  deployment:\n    replicas: 3\n');
   });
