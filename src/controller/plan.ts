@@ -365,15 +365,17 @@ function handoverScope(s: Snapshot, g: HAObject, product: Product): KubernetesOb
         a[ANNOTATION_OWNER_KIND] === owner.kind)
     );
   };
-  const scoped = (o: KubernetesObject) => o.metadata?.namespace === ns && product.inTarget(g, o) && mine(o);
-  const deployments = (s.deployments as KubernetesObject[]).filter(scoped);
+  const here = (o: KubernetesObject) => o.metadata?.namespace === ns && mine(o);
+  const deployments = (s.deployments as KubernetesObject[]).filter((d) => here(d) && product.inTarget(g, d));
   // The HPAs that scale those Deployments (kgateway's HPA informer sees every HPA, a GlooHA's
   // included, and those are the GlooHA's to hand over, not this object's).
   const targets = new Set(deployments.map((d) => d.metadata?.name));
   const hpas = s.hpas.filter(
     (h) => h.metadata?.namespace === ns && targets.has(h.spec?.scaleTargetRef?.name),
   );
-  const related = [...(s.related?.values() ?? [])].flat().filter(scoped);
+  // The product's related kinds (kgateway's GatewayParameters): inTarget is a rule for Deployments, and
+  // releasing only the operator's own entries from one the install's namespace holds takes nothing from anyone.
+  const related = [...(s.related?.values() ?? [])].flat().filter(here);
   return [...deployments, ...hpas, ...related];
 }
 

@@ -264,11 +264,13 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's real controller", (version) => {
         Object.keys(handedOver.metadata?.annotations ?? {}).filter((k) => k.startsWith('glooha.io/')),
       ).toEqual([]);
       expect(handedOver.metadata?.managedFields?.map((m) => m.manager)).not.toContain('glooha-operator');
-      // The KgatewayHA's handover touched only kgateway's objects: the GlooHA's HPA is still the operator's.
-      const hpa = await admin
+      // The KgatewayHA's handover touched only kgateway's objects: the GlooHA still holds its bounds on
+      // the HPA that scales public-gw (the install's own, found by its target).
+      const hpas = await admin
         .makeApiClient(AutoscalingV2Api)
-        .readNamespacedHorizontalPodAutoscaler({ name: 'public-gw-glooha', namespace: ns });
-      expect(hpa.metadata?.managedFields?.map((m) => m.manager)).toContain('glooha-operator');
+        .listNamespacedHorizontalPodAutoscaler({ namespace: ns });
+      const hpa = hpas.items.find((h) => h.spec?.scaleTargetRef.name === 'public-gw');
+      expect(hpa?.metadata?.managedFields?.map((m) => m.manager)).toContain('glooha-operator');
       const gloo = await getGlooHA(ns, 'gloo');
       expect(ready(gloo), JSON.stringify(gloo.status?.conditions)).toBe(true);
       // Helm 4 (server-side apply) upgrades with the same values: no conflict with fields the operator

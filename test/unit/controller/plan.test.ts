@@ -438,6 +438,50 @@ describe('plan: stalls (nothing written but status and a Warning event)', () => 
     expect(p.applies).toEqual([]);
   });
 
+  it("deleting a KgatewayHA: releases the operator's fields on the GatewayParameters of its namespace, and only ours", () => {
+    const k = finalizedGlooHA({} as never, { name: 'kgw' });
+    Object.assign(k, {
+      kind: KGATEWAY_KIND,
+      spec: { gateways: { http: { replicas: 2 } } },
+      metadata: { ...k.metadata, deletionTimestamp: '2030-01-03T00:00:00Z', finalizers: [FINALIZER] },
+    });
+    const parameters = (name: string, namespace: string, managers: string[]) => ({
+      apiVersion: 'gateway.kgateway.dev/v1alpha1',
+      kind: 'GatewayParameters',
+      metadata: {
+        name,
+        namespace,
+        resourceVersion: '7',
+        annotations: { [APPLIED_ANNOTATION]: 'abc' },
+        managedFields: managers.map((manager) => ({
+          manager,
+          operation: 'Apply',
+          fieldsV1: { 'f:spec': { 'f:kube': { 'f:deployment': { 'f:replicas': {} } } } },
+        })),
+      },
+    });
+    const p = plan(
+      snapshotOf(k, {
+        key: `${NS}/kgw`,
+        deployments: [deployment('kgateway', controllerSelectorLabels('kgateway'), 'controller')],
+        related: new Map<string, KubernetesObject[]>([
+          ['Gateway', []],
+          [
+            'GatewayParameters',
+            [parameters('http', NS, ['kubectl', MANAGER]), parameters('elsewhere', 'other-ns', [MANAGER])],
+          ],
+        ]),
+      }),
+      KGATEWAY,
+    );
+    const h = p.handover.find((x) => x.what.includes('/http'));
+    expect(h, JSON.stringify(p.handover.map((x) => x.what))).toBeDefined();
+    expect(h!.release).not.toHaveProperty('spec');
+    expect((h!.release.metadata?.managedFields ?? []).map((m) => m.manager)).toEqual(['kubectl']);
+    expect(p.handover.map((x) => x.what).join()).not.toContain('elsewhere');
+    expect(p.finalizers).toEqual([]);
+  });
+
   it('terminal write failures become a Stalled plan with the server message (403, 422)', () => {
     const g = finalizedGlooHA(spec);
     const s = snapshotOf(g);
