@@ -165,9 +165,16 @@ describe('coexistence with other writers (as the chart ServiceAccount)', () => {
       'topology.kubernetes.io/zone',
     ]);
 
-    // Two reconciles after it: neither writes the Deployment, nor reports drift.
+    // Reconciles after it neither write the Deployment nor report drift. The new constraint changed the
+    // pod template, so the Deployment rolls out a new pod and Ready is False (Progressing) until it has:
+    // on a loaded machine that outlasts two reconciles, so reconcile until Ready again.
     await reconcileNow(ns);
-    const g = await reconcileNow(ns);
+    const g = await eventually(
+      'the GlooHA Ready again once the rollout the constraint started has finished',
+      () => reconcileNow(ns),
+      (x) => condition(x, 'Ready')?.status === 'True',
+      { timeoutMs: 60_000 },
+    );
     const writes = auditWrites({ username: id.username, since }).filter(
       (e) => e.objectRef?.resource === 'deployments' && e.objectRef.namespace === ns,
     );
