@@ -1,4 +1,4 @@
-// What the README promises about scaling to zero is what the rule table enforces: every replica count
+// What the docs promise (docs/how-it-works.md) about scaling to zero is what the rule table enforces: every replica count
 // is at least 1, except discovery.replicas, which may be 0 (stopping Gloo's optional discovery) and
 // which the README names as the one exception.
 import { readFileSync } from 'node:fs';
@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { validateGlooHA } from '../../../src/api/validate.js';
 import { glooHAObject } from './rule-cases.js';
 
-const readme = readFileSync('README.md', 'utf8');
+// The README links it ("What it writes and what it never touches").
+const readme = readFileSync('docs/how-it-works.md', 'utf8');
 const never = readme.slice(
   readme.indexOf('It never does any of these:'),
   readme.indexOf('**Deleting a GlooHA**'),
