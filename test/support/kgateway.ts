@@ -36,7 +36,19 @@ export async function installKgatewayCrds(
   opts: { controller?: boolean } = {},
 ): Promise<{ fx: KgatewayFixtures; refused: string[] }> {
   const fx = kgatewayFixtures(version, opts);
-  await kubectlOk(['apply', '--server-side', '--force-conflicts', '-f', fx.gatewayApiCrds]);
+  const gatewayApi = ['apply', '--server-side', '--force-conflicts', '-f', fx.gatewayApiCrds];
+  const first = await kubectl(gatewayApi);
+  if (first.code !== 0) {
+    // Gateway API 1.5+ installs a ValidatingAdmissionPolicy that refuses older CRDs; a file pinning
+    // an older kgateway (its Gateway API) after one that installed a newer does what the message
+    // tells users: remove the policy, then install the older CRDs.
+    if (!first.stderr.includes('safe-upgrades.gateway.networking.k8s.io')) {
+      throw new Error(`kubectl ${gatewayApi.join(' ')} failed (${first.code}): ${first.stderr}`);
+    }
+    for (const kind of ['validatingadmissionpolicybinding', 'validatingadmissionpolicy'])
+      await kubectlOk(['delete', kind, 'safe-upgrades.gateway.networking.k8s.io', '--ignore-not-found']);
+    await kubectlOk(gatewayApi);
+  }
   const crds = await helm(4, ['template', 'kgateway-crds', fx.crdsChart]);
   if (!crds.ok) throw new Error(`helm template kgateway-crds failed: ${crds.stderr}`);
   const applied = await kubectl(['apply', '--server-side', '--force-conflicts', '-f', '-'], crds.stdout);
