@@ -3,6 +3,7 @@
 import type {
   KubernetesObject,
   V1Deployment,
+  V1ManagedFieldsEntry,
   V1PodDisruptionBudget,
   V2HorizontalPodAutoscaler,
 } from '@kubernetes/client-node';
@@ -40,10 +41,22 @@ export function observedDeployment(d: V1Deployment): ObservedDeployment {
     })),
     serviceAccountName: spec?.template?.spec?.serviceAccountName,
     replicas: spec?.replicas,
+    ...(d.metadata?.managedFields ? { replicasAppliers: replicasAppliers(d.metadata.managedFields) } : {}),
     ...(d.metadata?.annotations?.[HELM_RELEASE_ANNOTATION]
       ? { helmRelease: d.metadata.annotations[HELM_RELEASE_ANNOTATION] }
       : {}),
   };
+}
+
+/** The managers whose apply entry (not a subresource's) holds f:spec.f:replicas. */
+function replicasAppliers(entries: V1ManagedFieldsEntry[]): string[] {
+  return entries
+    .filter((e) => e.operation === 'Apply' && !e.subresource)
+    .filter((e) => {
+      const spec = (e.fieldsV1 as Record<string, unknown> | undefined)?.['f:spec'];
+      return typeof spec === 'object' && spec !== null && 'f:replicas' in spec;
+    })
+    .map((e) => e.manager ?? '');
 }
 
 export interface InstallObjects {
@@ -62,6 +75,7 @@ export function observedHpas(
     .filter((h) => h.spec?.scaleTargetRef?.kind === 'Deployment')
     .map((h): ObservedHPA => ({
       name: h.metadata?.name ?? '',
+      ...(h.metadata?.labels ? { labels: h.metadata.labels } : {}),
       targetName: h.spec?.scaleTargetRef?.name ?? '',
       minReplicas: h.spec?.minReplicas,
       maxReplicas: h.spec?.maxReplicas ?? 0,
@@ -76,6 +90,7 @@ export function observedPdbs(
 ): ObservedPDB[] {
   return pdbs.map((p): ObservedPDB => ({
     name: p.metadata?.name ?? '',
+    ...(p.metadata?.labels ? { labels: p.metadata.labels } : {}),
     selector: (p.spec?.selector ?? {}) as LabelSelector,
     ...(p.spec?.minAvailable === undefined ? {} : { minAvailable: p.spec.minAvailable as IntOrPercent }),
     ...(p.spec?.maxUnavailable === undefined

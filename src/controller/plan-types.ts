@@ -8,6 +8,7 @@ import type {
 } from '@kubernetes/client-node';
 import type { HAObject, HAStatus, LeaderStatus } from '../api/types.js';
 import type { ListTypes } from '../kube/list-types.js';
+import type { ServedFields } from '../kube/served-fields.js';
 import type { OwnershipRelease } from './handover.js';
 import type { DriftReport, Stall } from './status.js';
 
@@ -50,6 +51,11 @@ export interface Snapshot {
    * (kube/openapi-list-types.ts); a kind missing here is compared by the fallback in compare.ts.
    */
   listTypes?: ListTypes;
+  /**
+   * Per kindKey, which of a related kind's RelatedKind.servedFields the API server's schema of it has
+   * (kube/served-fields.ts); a kind whose schema has not been read is absent.
+   */
+  servedFields?: ServedFields;
 }
 
 /**

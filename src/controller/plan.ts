@@ -232,8 +232,10 @@ function applyPlan(s: Snapshot, g: HAObject, d: Desired, ns: string, product: Pr
   // Ownership of spec.replicas our earlier applies left behind. A Deployment applied now is skipped:
   // the apply takes the field again, and its watch event brings the reconcile that releases it.
   const applying = new Set(out.applies.map((a) => a.what));
+  const keep = new Set(d.keepReplicas ?? []);
   for (const dep of s.deployments) {
     if (dep.metadata?.namespace !== ns || !product.inTarget(g, dep)) continue;
+    if (keep.has(dep.metadata?.name ?? '')) continue;
     const release = releaseReplicasOf(dep as KubernetesObject);
     if (release && !applying.has(release.what)) out.releaseReplicas.push(release);
   }

@@ -50,6 +50,12 @@ export interface Desired<HelmValues = unknown> {
   helmValuesConfigMap: string;
   warnings: Finding[];
   problems: Finding[];
+  /**
+   * Deployments (by name) whose spec.replicas the operator keeps owning this reconcile although no
+   * apply of it is made now: a hand-over of the field to an HPA in progress (the engine otherwise
+   * gives up the ownership its earlier applies left, see replicas-ownership.ts).
+   */
+  keepReplicas?: readonly string[];
   /** Owned objects outside the object's namespace have no ownerReference: clean them up on deletion. */
   needsFinalizer: boolean;
   driftPolicy: DriftPolicy;
@@ -88,6 +94,11 @@ export function installNamespaceOf(obj: {
 export interface RelatedKind extends KindInfo {
   /** Keep managedFields in the cache (a deletion hands the operator's fields over from them). */
   keepManagedFields?: boolean;
+  /**
+   * Fields (`spec.a.b`) whose presence in the API server's schema of the kind the product decides by
+   * (a field a later release of its CRD added): Snapshot.servedFields says which it has.
+   */
+  servedFields?: readonly string[];
 }
 
 /** A product: one kind of HA object and the install it keeps available. */

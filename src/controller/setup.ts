@@ -182,7 +182,7 @@ export function setupControllers(
     if (!relatedServed) continue;
     for (const k of product.relatedKinds) {
       if (related.has(k.kind)) continue;
-      const { keepManagedFields, ...ref } = k;
+      const { keepManagedFields, servedFields: _servedFields, ...ref } = k;
       related.set(
         k.kind,
         mgr.informer<KubernetesObject>({
@@ -344,7 +344,7 @@ function setupController(
       const listTypes = await servedListTypes.get(ctx.signal);
       return reconcile(key, ctx, {
         product,
-        snapshot: (k) => ({ ...snapshot(k), listTypes }),
+        snapshot: (k) => ({ ...snapshot(k), listTypes, servedFields: servedListTypes.servedFields() }),
         writer,
         events,
         memory,

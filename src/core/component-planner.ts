@@ -43,6 +43,12 @@ export interface ComponentContext {
    * undefined for the Deployment (the default).
    */
   fieldsTarget?: (c: ComponentIntent, fields: ComponentFields) => KubeObject | null | undefined;
+  /**
+   * The component's PDB and HPA are rendered by the product from fields glooha writes to where the
+   * fields go (fieldsTarget: ComponentFields.podDisruptionBudget and autoscaling) instead of being
+   * glooha's own objects; undefined: glooha's own (the default).
+   */
+  renderedCovers?: (c: ComponentIntent, dep: ObservedDeployment) => RenderedCovers | undefined;
   /** The container env glooha keeps on a component's Deployment (leader election), if any. */
   containerEnv?: (
     ctx: ComponentContext,
@@ -53,6 +59,15 @@ export interface ComponentContext {
   patches: KubeObject[];
   warnings: Finding[];
   problems: Finding[];
+}
+
+/** A PDB and HPA the product renders for a component from the fields glooha writes (see ComponentContext). */
+export interface RenderedCovers {
+  /** The names the product gives them. */
+  pdbName: string;
+  hpaName: string;
+  /** Whether an observed PDB or HPA is the product's rendering (not another's, which stands in as before). */
+  isRendered(o: ObservedPDB | ObservedHPA): boolean;
 }
 
 /** One container's env entries for a Deployment patch. */
@@ -80,21 +95,31 @@ export function planComponentOn(
   if (!dep) return plan;
   plan.found = true;
   plan.deploymentName = dep.name;
-  plan.managesReplicas = planReplicas(ctx, c, dep, plan);
-  plan.podDisruptionBudget = planBudget(ctx, c, dep);
-  deploymentPatch(ctx, c, dep, plan);
+  const covers = ctx.renderedCovers?.(c, dep);
+  const rendered: RenderedFields = {};
+  plan.managesReplicas = planReplicas(ctx, c, dep, plan, covers, rendered);
+  plan.podDisruptionBudget = planBudget(ctx, c, dep, covers, rendered);
+  deploymentPatch(ctx, c, dep, plan, rendered);
   haFindings(ctx, c, plan);
   return plan;
 }
 
-/** HPAs: adopt the bounds on an existing one, create one when there is none; returns whether glooha sets replicas. */
+/** The cover fields a product renders its PDB and HPA from (see RenderedCovers). */
+type RenderedFields = Pick<ComponentFields, 'podDisruptionBudget' | 'autoscaling'>;
+
+/**
+ * HPAs: adopt the bounds on an existing one, else create one (or, with `covers`, have the product
+ * render it); returns whether glooha sets replicas.
+ */
 function planReplicas(
   ctx: ComponentContext,
   c: ComponentIntent,
   dep: ObservedDeployment,
   plan: ComponentPlan,
+  covers: RenderedCovers | undefined,
+  rendered: RenderedFields,
 ): boolean {
-  const hpas = ctx.hpas.filter((h) => h.targetName === dep.name && !h.ours);
+  const hpas = ctx.hpas.filter((h) => h.targetName === dep.name && !h.ours && !covers?.isRendered(h));
   if (c.autoscaling) {
     const { minReplicas, maxReplicas } = c.autoscaling;
     if (hpas.length > 1) {
@@ -114,10 +139,18 @@ function planReplicas(
       );
     }
     const first = hpas[0];
+    const name = names.hpa(dep.name);
+    // Ours stays until the product's rendering of it is there: never a moment without an HPA.
+    const keepOurs = () =>
+      !ctx.hpas.some((h) => h.targetName === dep.name && covers?.isRendered(h)) &&
+      ctx.hpas.some((h) => h.ours && h.name === name);
     if (first) {
       plan.autoscaling = { hpaName: first.name, owned: false, minReplicas, maxReplicas };
+    } else if (covers && !keepOurs()) {
+      rendered.autoscaling = { minReplicas, maxReplicas };
+      plan.autoscaling = { hpaName: covers.hpaName, owned: false, minReplicas, maxReplicas };
     } else {
-      const name = names.hpa(dep.name);
+      if (covers) rendered.autoscaling = { minReplicas, maxReplicas };
       ctx.owned.push(
         renderObject('horizontal-pod-autoscaler', {
           metadata: ownedMetadata(ctx.owner, name, ctx.ns, componentLabel(c)),
@@ -148,15 +181,22 @@ function sameBudget(a: PodDisruptionBudgetSpec, b: PodDisruptionBudgetSpec): boo
   );
 }
 
-/** glooha's PDB, unless another PDB already covers the pods (two PDBs make the eviction API refuse). */
+/**
+ * glooha's PDB (or, with `covers`, the product's rendering of it), unless another PDB already covers
+ * the pods (two PDBs make the eviction API refuse).
+ */
 function planBudget(
   ctx: ComponentContext,
   c: ComponentIntent,
   dep: ObservedDeployment,
+  covers: RenderedCovers | undefined,
+  rendered: RenderedFields,
 ): ComponentPlan['podDisruptionBudget'] {
   const budget = budgetOf(c);
   const podLabels = podLabelsOf(dep);
-  const foreign = ctx.pdbs.filter((p) => !p.ours && selects(p.selector, podLabels));
+  const foreign = ctx.pdbs.filter(
+    (p) => !p.ours && !covers?.isRendered(p) && selects(p.selector, podLabels),
+  );
   if (foreign.length > 1) {
     ctx.problems.push({
       code: 'MultiplePodDisruptionBudgets',
@@ -184,6 +224,14 @@ function planBudget(
   }
   if (!budget) return undefined;
   const name = names.pdb(dep.name);
+  if (covers) {
+    rendered.podDisruptionBudget = budget;
+    // Ours goes once the product's PDB is there, not before: a moment of two PDBs only refuses
+    // evictions (drains retry), a moment of none would let a drain take every pod.
+    const keepOurs =
+      !ctx.pdbs.some((p) => covers.isRendered(p)) && ctx.pdbs.some((p) => p.ours && p.name === name);
+    if (!keepOurs) return { name: covers.pdbName, owned: false, ...budget };
+  }
   ctx.owned.push(
     renderObject('pod-disruption-budget', {
       metadata: ownedMetadata(ctx.owner, name, ctx.ns, componentLabel(c)),
@@ -211,6 +259,10 @@ export interface ComponentFields {
   strategy?: RollingUpdateStrategy;
   /** affinity, topologySpreadConstraints and containers (env), as a pod spec holds them. */
   podSpec: Record<string, unknown>;
+  /** The PDB the product renders (only with ComponentContext.renderedCovers). */
+  podDisruptionBudget?: PodDisruptionBudgetSpec;
+  /** The bounds of the HPA the product renders (only with ComponentContext.renderedCovers). */
+  autoscaling?: { minReplicas: number; maxReplicas: number };
 }
 
 function deploymentPatch(
@@ -218,6 +270,7 @@ function deploymentPatch(
   c: ComponentIntent,
   dep: ObservedDeployment,
   plan: ComponentPlan,
+  rendered: RenderedFields,
 ): void {
   const podSpec: Record<string, unknown> = {};
   const antiAffinity = podAntiAffinity(c.antiAffinity, dep.selector);
@@ -238,6 +291,7 @@ function deploymentPatch(
     ...(setReplicas ? { replicas: c.replicas } : {}),
     ...(rollout.strategy ? { strategy: rollout.strategy } : {}),
     podSpec,
+    ...rendered,
   };
   // Where the fields go: the Deployment itself, unless the product writes them elsewhere (kgateway's
   // proxies: the GatewayParameters its deployer renders them from).

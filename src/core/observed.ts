@@ -22,6 +22,11 @@ export interface ObservedDeployment {
   serviceAccountName?: string;
   /** spec.replicas */
   replicas?: number;
+  /**
+   * The field managers whose server-side apply (not a subresource's) owns spec.replicas: their next
+   * apply without it removes it (the Deployment then falls back to 1 replica) unless another owns it.
+   */
+  replicasAppliers?: string[];
   /** The Helm release that installed it (annotation meta.helm.sh/release-name), if any. */
   helmRelease?: string;
 }
@@ -29,6 +34,8 @@ export interface ObservedDeployment {
 /** A HorizontalPodAutoscaler in the install's namespace whose scaleTargetRef is a Deployment. */
 export interface ObservedHPA {
   name: string;
+  /** metadata.labels */
+  labels?: Record<string, string>;
   /** scaleTargetRef.name (kind Deployment) */
   targetName: string;
   minReplicas?: number;
@@ -39,6 +46,8 @@ export interface ObservedHPA {
 
 export interface ObservedPDB {
   name: string;
+  /** metadata.labels */
+  labels?: Record<string, string>;
   selector: LabelSelector;
   minAvailable?: IntOrPercent;
   maxUnavailable?: IntOrPercent;

@@ -29,9 +29,9 @@ export const itemsPath = (path: string) => `${path}[]`;
 /** The path of a field under `path`. */
 export const fieldPath = (path: string, key: string) => (path ? `${path}.${key}` : key);
 
-type Schema = Record<string, unknown>;
+export type Schema = Record<string, unknown>;
 
-interface OpenAPIDocument {
+export interface OpenAPIDocument {
   components?: { schemas?: Record<string, Schema> };
 }
 
@@ -62,7 +62,7 @@ export function listTypesFromOpenAPI(doc: OpenAPIDocument, kinds: readonly strin
   return out;
 }
 
-function resolve(schemas: Record<string, Schema>, schema: Schema, seen: string[]): [Schema, string[]] {
+export function resolve(schemas: Record<string, Schema>, schema: Schema, seen: string[]): [Schema, string[]] {
   let s = schema;
   let path = seen;
   // OpenAPI v3 wraps a reference with a default or description in allOf: [{ $ref }].

@@ -19,7 +19,9 @@ import {
   type ComponentContext,
   type ComponentFields,
   type ContainerEnv,
+  type RenderedCovers,
 } from '../../core/component-planner.js';
+import { MANAGER } from '../../api/constants.js';
 import { installNamespaceOf, type ComponentPlan, type DesiredResult } from '../../controller/product.js';
 import type { ProblemCode } from '../../core/findings.js';
 import { stringifyKubeYaml } from '../../api/kube-yaml.js';
@@ -34,6 +36,7 @@ import {
   ENV_DISABLE_LEADER_ELECTION,
   GATEWAY_PARAMETERS_GROUP,
   GATEWAY_PARAMETERS_KIND,
+  isDeployerRendered,
   KGATEWAY_VERSION,
   proxySelectorLabels,
 } from './facts.js';
@@ -59,6 +62,12 @@ export interface ObservedKgateway {
   gatewayParameters?: string[];
   /** The proxies kgateway's deployer made (Deployments labelled kgateway=kube-gateway). */
   proxies?: ObservedDeployment[];
+  /**
+   * Whether the installed GatewayParameters have podDisruptionBudget and horizontalPodAutoscaler
+   * (kgateway 2.3+): the proxies' PDBs and HPAs are then kgateway's, rendered from the fields glooha
+   * writes there, and none of glooha's own stand beside them.
+   */
+  proxyCovers?: boolean;
 }
 
 /**
@@ -115,9 +124,10 @@ export function desiredKgateway(k: KgatewayHA, observed: ObservedKgateway): Desi
     });
   }
   const component = planComponentOn(ctx, intent, dep);
+  const keepReplicas: string[] = [];
   const proxies = Object.entries(spec.gateways ?? {})
     .sort(([a], [b]) => a.localeCompare(b))
-    .map(([name, gw]) => planGateway(ctx, observed, name, gw));
+    .map(([name, gw]) => planGateway(ctx, observed, name, gw, keepReplicas));
   const release = spec.target?.helmRelease ?? dep?.labels?.['app.kubernetes.io/instance'] ?? DEFAULT_RELEASE;
   const helmValues = kgatewayControllerValues(intent, spec.controller.leaderElection.enabled, release);
   ctx.owned.push(helmValuesConfigMap(owner, g, helmValues, release, ns));
@@ -133,6 +143,7 @@ export function desiredKgateway(k: KgatewayHA, observed: ObservedKgateway): Desi
       helmValuesConfigMap: ctx.helmValuesConfigMap,
       warnings: ctx.warnings,
       problems: ctx.problems,
+      ...(keepReplicas.length > 0 ? { keepReplicas } : {}),
       needsFinalizer: ctx.owned.some((o) => o.metadata.namespace !== owner.namespace),
       driftPolicy: spec.driftPolicy,
       leaderElection: {
@@ -149,14 +160,16 @@ export function desiredKgateway(k: KgatewayHA, observed: ObservedKgateway): Desi
 /**
  * One Gateway's proxy. Its HA fields go into the GatewayParameters the Gateway names, from which
  * kgateway's deployer renders (and force-applies) the proxy Deployment: patching the Deployment would
- * fight the deployer. The PDB and HPA, which GatewayParameters cannot express, are glooha's own and
- * select the proxy's pods by the labels the deployer gives them.
+ * fight the deployer. On kgateway 2.3+ (observed.proxyCovers) its PDB and HPA bounds go there too and
+ * kgateway renders them; on 2.2, whose GatewayParameters cannot express them, they are glooha's own
+ * objects, selecting the proxy's pods by the labels the deployer gives them.
  */
 function planGateway(
   ctx: ComponentContext,
   observed: ObservedKgateway,
   name: string,
   gw: KgatewayGatewaySpec & { antiAffinity: AntiAffinity },
+  keepReplicas: string[],
 ): ComponentPlan {
   const intent: ComponentIntent = {
     id: `gateways.${name}`,
@@ -180,14 +193,70 @@ function planGateway(
     managesReplicas: false,
   };
   if (!parameters) return notFound;
+  const handoff = replicasHandoff(intent, dep);
+  const covers: RenderedCovers | undefined = observed.proxyCovers
+    ? { pdbName: name, hpaName: name, isRendered: (o) => isDeployerRendered(o, name) }
+    : undefined;
   // Before the deployer's first render there is no Deployment yet: plan against the labels it will
   // have, so the GatewayParameters are right when it renders.
   const planned = planComponentOn(
-    { ...ctx, fieldsTarget: (_c, fields) => gatewayParametersPatch(ctx.ns, parameters, fields) },
+    {
+      ...ctx,
+      ...(covers ? { renderedCovers: () => covers } : {}),
+      fieldsTarget: (_c, fields) =>
+        gatewayParametersPatch(
+          ctx.ns,
+          parameters,
+          handoff.parameters === undefined ? fields : { ...fields, replicas: handoff.parameters },
+        ),
+    },
     intent,
     dep ?? deployerLayout(name),
   );
+  if (dep && handoff.deployment !== undefined) {
+    ctx.patches.push(
+      renderObject('deployment-patch', {
+        metadata: patchMetadata(name, ctx.ns),
+        replicas: { set: true, value: handoff.deployment },
+        strategy: { set: false, value: null },
+        podSpec: { set: false, value: null },
+      }),
+    );
+    keepReplicas.push(name);
+  }
   return { ...planned, found: dep !== undefined };
+}
+
+/**
+ * The hand-over of an autoscaled proxy's spec.replicas from the deployer to the HPA, without a dip.
+ * The deployer renders spec.replicas only while the GatewayParameters set deployment.replicas, and its
+ * forced server-side apply removes a field it stops rendering if it alone owns it: the Deployment then
+ * falls back to 1 replica until the HPA's next sync (3 → 1 → 3 on a switch from fixed 3 to autoscaled
+ * {min 3}). So the field changes hands one step at a time, each step taken on what the Deployment's
+ * managedFields show:
+ *   1. the deployer owns it: glooha applies the same count to the Deployment (co-owner), and the
+ *      GatewayParameters keep it;
+ *   2. both own it: the GatewayParameters drop it; the deployer's next apply leaves it to glooha;
+ *   3. glooha alone owns it: glooha stops applying it, and the engine removes glooha's ownership with
+ *      the value kept (replicas-ownership.ts): nobody owns it, the HPA scales it from there.
+ * The count held is the Deployment's own, within the HPA's bounds. A proxy the deployer has not
+ * rendered yet starts at minReplicas (not at 1), and goes through the same steps. Fixed replicas need
+ * none of this: the GatewayParameters set them.
+ */
+export function replicasHandoff(
+  c: ComponentIntent,
+  dep: ObservedDeployment | undefined,
+): { parameters?: number; deployment?: number } {
+  if (!c.autoscaling) return {};
+  const { minReplicas, maxReplicas } = c.autoscaling;
+  if (!dep) return { parameters: minReplicas };
+  const appliers = dep.replicasAppliers ?? [];
+  const deployerOwns = appliers.some((m) => m !== MANAGER);
+  const glooha = appliers.includes(MANAGER);
+  const held = Math.min(Math.max(dep.replicas ?? 1, minReplicas), maxReplicas);
+  if (deployerOwns && !glooha) return { parameters: held, deployment: held };
+  if (deployerOwns) return { deployment: held };
+  return {};
 }
 
 /** The GatewayParameters the Gateway names, or undefined after reporting why there are none. */
@@ -242,11 +311,33 @@ function gatewayParametersPatch(ns: string, name: string, fields: ComponentField
     ...(affinity ? { affinity } : {}),
     ...(topologySpreadConstraints ? { topologySpreadConstraints } : {}),
   };
-  if (Object.keys(deployment).length === 0 && Object.keys(podTemplate).length === 0) return null;
+  const budget = fields.podDisruptionBudget;
+  // The same PDB glooha's own would be (src/templates/pod-disruption-budget.yaml.hbs).
+  const podDisruptionBudget = budget && {
+    spec: {
+      ...(budget.minAvailable !== undefined
+        ? { minAvailable: budget.minAvailable }
+        : { maxUnavailable: budget.maxUnavailable }),
+      unhealthyPodEvictionPolicy: 'AlwaysAllow',
+    },
+  };
+  const horizontalPodAutoscaler = fields.autoscaling && { spec: { ...fields.autoscaling } };
+  if (
+    Object.keys(deployment).length === 0 &&
+    Object.keys(podTemplate).length === 0 &&
+    !podDisruptionBudget &&
+    !horizontalPodAutoscaler
+  )
+    return null;
   return renderObject('gateway-parameters', {
     metadata: patchMetadata(name, ns),
     deployment: { set: Object.keys(deployment).length > 0, value: deployment },
     podTemplate: { set: Object.keys(podTemplate).length > 0, value: podTemplate },
+    podDisruptionBudget: { set: podDisruptionBudget !== undefined, value: podDisruptionBudget ?? null },
+    horizontalPodAutoscaler: {
+      set: horizontalPodAutoscaler !== undefined,
+      value: horizontalPodAutoscaler ?? null,
+    },
   });
 }
 

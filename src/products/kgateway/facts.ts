@@ -70,3 +70,28 @@ export const CHART_ENV_AFTER_EXTRA_ENV = 'KGW_ENABLE_AGENTGATEWAY';
 
 /** Label selector of the Deployments, HPAs and PDBs of the controller and of the deployer's proxies. */
 export const INSTALL_LABEL_SELECTOR = 'kgateway in (kgateway,kube-gateway)';
+
+/**
+ * The GatewayParameters fields kgateway 2.3 added (api/v1alpha1/kgateway/gateway_parameters_types.go,
+ * GatewayParametersOverlays, inlined in spec.kube; each a KubernetesResourceOverlay {metadata, spec}):
+ * with one set, the deployer renders a PDB (selector: the proxy Deployment's) or an HPA (scaleTargetRef:
+ * the proxy Deployment) for the proxy, with the overlay's spec merged in
+ * (pkg/deployer/strategicpatch/strategicpatch.go). Their presence in the served schema is how glooha
+ * tells a 2.3+ install from a 2.2 one.
+ */
+export const GATEWAY_PARAMETERS_PDB_FIELD = 'spec.kube.podDisruptionBudget';
+export const GATEWAY_PARAMETERS_HPA_FIELD = 'spec.kube.horizontalPodAutoscaler';
+
+/**
+ * Whether a PDB or HPA is the one kgateway's deployer rendered for a Gateway's proxy from its
+ * GatewayParameters: named after the proxy Deployment (the Gateway), with the Deployment's labels
+ * (kgateway=kube-gateway among them). The deployer also deletes every PDB and HPA labelled
+ * gateway.networking.k8s.io/gateway-name=<gateway> it did not render (Deployer.PruneRemovedResources),
+ * which is why glooha's own carry no such label.
+ */
+export function isDeployerRendered(
+  o: { name: string; labels?: Record<string, string> },
+  gateway: string,
+): boolean {
+  return o.name === gateway && o.labels?.kgateway === 'kube-gateway';
+}

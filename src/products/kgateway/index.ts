@@ -1,17 +1,23 @@
 // kgateway as a product: a KgatewayHA keeps a kgateway install available — its controller Deployment
 // (kgateway's chart) and the proxies its deployer renders from the GatewayParameters the Gateways name.
-import type { V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
+import type { KubernetesObject, V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
 import { GROUP, KGATEWAY_KIND, KGATEWAY_PLURAL } from '../../api/constants.js';
 import type { KgatewayHA } from '../../api/types.js';
 import { ownerOf } from '../../core/ownership.js';
 import { TARGET_REQUEUE_MS } from '../../controller/plan.js';
 import { installNamespaceOf, type Product, type RelatedKind } from '../../controller/product.js';
+import type { Snapshot } from '../../controller/plan-types.js';
+import { kindKey } from '../../kube/list-types.js';
 import { desiredKgateway } from './desired.js';
 import {
   CONTROLLER_LEASE_NAME,
+  GATEWAY_PARAMETERS_API_VERSION,
   GATEWAY_PARAMETERS_GROUP,
+  GATEWAY_PARAMETERS_HPA_FIELD,
   GATEWAY_PARAMETERS_KIND,
+  GATEWAY_PARAMETERS_PDB_FIELD,
   INSTALL_LABEL_SELECTOR,
+  isDeployerRendered,
 } from './facts.js';
 import { inTarget, observeKgateway } from './observe.js';
 
@@ -36,7 +42,26 @@ export const GATEWAY_PARAMETERS: RelatedKind = {
   version: 'v1alpha1',
   plural: 'gatewayparameters',
   keepManagedFields: true,
+  servedFields: [GATEWAY_PARAMETERS_PDB_FIELD, GATEWAY_PARAMETERS_HPA_FIELD],
 };
+
+/**
+ * Whether the installed kgateway renders the proxies' PDBs and HPAs from their GatewayParameters
+ * (2.3+): the API server's schema of GatewayParameters has both fields. Before that schema has been
+ * read (the operator's first reconciles, or while the API server cannot serve it), a PDB or HPA the
+ * deployer rendered for a proxy says the same: 2.2 renders none.
+ */
+export function proxyCoversServed(
+  servedFields: Snapshot['servedFields'],
+  hpasAndPdbs: readonly KubernetesObject[],
+): boolean {
+  const served = servedFields?.[kindKey(GATEWAY_PARAMETERS_API_VERSION, GATEWAY_PARAMETERS_KIND)];
+  if (served)
+    return served.includes(GATEWAY_PARAMETERS_PDB_FIELD) && served.includes(GATEWAY_PARAMETERS_HPA_FIELD);
+  return hpasAndPdbs.some((o) =>
+    isDeployerRendered({ name: o.metadata?.name ?? '', labels: o.metadata?.labels }, o.metadata?.name ?? ''),
+  );
+}
 
 export const KGATEWAY: Product = {
   kind: KGATEWAY_KIND,
@@ -76,6 +101,7 @@ export const KGATEWAY: Product = {
       k.spec?.target,
       {
         served: s.related !== undefined,
+        proxyCovers: proxyCoversServed(s.servedFields, [...s.hpas, ...s.pdbs]),
         gateways: [...(s.related?.get(GATEWAYS.kind) ?? [])],
         parameters: [...(s.related?.get(GATEWAY_PARAMETERS.kind) ?? [])],
       },

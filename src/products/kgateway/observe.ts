@@ -31,7 +31,12 @@ export function observeKgateway(
   objs: InstallObjects,
   owner: Owner,
   target: KgatewayTargetSpec | undefined,
-  gatewayApi: { served: boolean; gateways: KubernetesObject[]; parameters: KubernetesObject[] } = {
+  gatewayApi: {
+    served: boolean;
+    proxyCovers?: boolean;
+    gateways: KubernetesObject[];
+    parameters: KubernetesObject[];
+  } = {
     served: false,
     gateways: [],
     parameters: [],
@@ -47,6 +52,7 @@ export function observeKgateway(
     hpas: observedHpas(objs.hpas, ours),
     pdbs: observedPdbs(objs.pdbs, ours),
     gatewayApi: gatewayApi.served,
+    ...(gatewayApi.proxyCovers ? { proxyCovers: true } : {}),
     gateways: gatewayApi.gateways.map((g): ObservedGateway => ({
       name: g.metadata?.name ?? '',
       parametersRef: (
