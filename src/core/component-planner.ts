@@ -194,9 +194,7 @@ function planBudget(
 ): ComponentPlan['podDisruptionBudget'] {
   const budget = budgetOf(c);
   const podLabels = podLabelsOf(dep);
-  const foreign = ctx.pdbs.filter(
-    (p) => !p.ours && !covers?.isRendered(p) && selects(p.selector, podLabels),
-  );
+  const foreign = ctx.pdbs.filter((p) => !p.ours && !covers?.isRendered(p) && selects(p.selector, podLabels));
   if (foreign.length > 1) {
     ctx.problems.push({
       code: 'MultiplePodDisruptionBudgets',

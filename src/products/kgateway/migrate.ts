@@ -195,6 +195,9 @@ function proxyObjects(c: ComponentIntent, namespace: string, notes: Finding[]): 
       metadata,
       deployment: { set: Object.keys(deployment).length > 0, value: deployment },
       podTemplate: { set: Object.keys(podTemplate).length > 0, value: podTemplate },
+      // Printed for kgateway 2.2, whose GatewayParameters have no PDB or HPA: they are printed apart.
+      podDisruptionBudget: { set: false, value: null },
+      horizontalPodAutoscaler: { set: false, value: null },
     }),
   ];
   if (budget) {

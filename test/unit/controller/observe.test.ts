@@ -473,6 +473,7 @@ describe('observeInstall: PDBs', () => {
       { name: 'gloo-pdb', selector: { matchLabels: { gloo: 'gloo' } }, maxUnavailable: 1, ours: false },
       {
         name: 'gateway-proxy-glooha',
+        labels: ownedLabels(),
         selector: { matchLabels: { gloo: 'gateway-proxy' } },
         minAvailable: '50%',
         ours: true,

@@ -2,7 +2,8 @@
 // server-side-apply merge they drive, and their loader (one fetch per group version, retried later).
 import { describe, expect, it } from 'vitest';
 import { kindKey, listTypesFromOpenAPI, mergeApplied } from '../../../src/kube/list-types.js';
-import { RETRY_AFTER_MS, ServedListTypes } from '../../../src/kube/openapi-list-types.js';
+import { RETRY_AFTER_MS, SCHEMA_CHECK_MS, ServedListTypes } from '../../../src/kube/openapi-list-types.js';
+import { servedFieldsFromOpenAPI } from '../../../src/kube/served-fields.js';
 import { SERVED_LIST_TYPES } from '../../../src/kube/served-list-types.js';
 
 // The shape the API server serves: the kind's root carries x-kubernetes-group-version-kind, fields
@@ -203,9 +204,115 @@ describe('ServedListTypes', () => {
     fail = false;
     now = RETRY_AFTER_MS - 1;
     expect(await served.get()).toEqual({});
-    expect(client.paths).toHaveLength(1);
+    const fetches = () => client.paths.filter((p) => p !== '/openapi/v3');
+    expect(fetches()).toHaveLength(1);
     now = RETRY_AFTER_MS;
     expect(Object.keys(await served.get())).toEqual(['apps/v1/Deployment']);
-    expect(client.paths).toHaveLength(2);
+    expect(fetches()).toHaveLength(2);
+  });
+});
+
+// A CRD's schema as the API server serves it, in two releases: 2.2 without the fields, 2.4 with them.
+const gatewayParameters = (withCovers: boolean) => ({
+  components: {
+    schemas: {
+      'dev.kgateway.gateway.v1alpha1.GatewayParameters': {
+        'x-kubernetes-group-version-kind': [
+          { group: 'gateway.kgateway.dev', version: 'v1alpha1', kind: 'GatewayParameters' },
+        ],
+        properties: {
+          spec: {
+            properties: {
+              kube: {
+                properties: {
+                  deployment: { properties: { replicas: { type: 'integer' } } },
+                  ...(withCovers
+                    ? {
+                        podDisruptionBudget: {
+                          properties: {
+                            spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+                          },
+                        },
+                        horizontalPodAutoscaler: { properties: { spec: { type: 'object' } } },
+                      }
+                    : {}),
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  },
+});
+const COVERS = ['spec.kube.podDisruptionBudget', 'spec.kube.horizontalPodAutoscaler'];
+const GP = 'gateway.kgateway.dev/v1alpha1/GatewayParameters';
+
+describe('servedFieldsFromOpenAPI', () => {
+  it('names the asked fields the schema has, through references, and leaves out kinds it does not describe', () => {
+    expect(servedFieldsFromOpenAPI(gatewayParameters(true), { [GP]: [...COVERS, 'spec.kube.nope'] })).toEqual(
+      {
+        [GP]: COVERS,
+      },
+    );
+    expect(servedFieldsFromOpenAPI(gatewayParameters(false), { [GP]: COVERS })).toEqual({ [GP]: [] });
+    expect(
+      servedFieldsFromOpenAPI(doc, {
+        'apps/v1/Deployment': ['spec.template.containers', 'spec.template.nope', 'spec'],
+        [GP]: COVERS,
+      }),
+    ).toEqual({ 'apps/v1/Deployment': ['spec.template.containers', 'spec'] });
+  });
+});
+
+describe('ServedListTypes: a CRD upgraded under a running operator', () => {
+  it('fetches a group version again when the /openapi/v3 index names it with a new hash, at most every SCHEMA_CHECK_MS', async () => {
+    let now = 0;
+    let release = '2.2';
+    const paths: string[] = [];
+    const client = {
+      request: <T>(_m: string, path: string) => {
+        paths.push(path);
+        if (path === '/openapi/v3')
+          return Promise.resolve({
+            paths: {
+              'apis/gateway.kgateway.dev/v1alpha1': {
+                serverRelativeURL: `/openapi/v3/apis/gateway.kgateway.dev/v1alpha1?hash=${release}`,
+              },
+            },
+          } as T);
+        return Promise.resolve(gatewayParameters(release !== '2.2') as T);
+      },
+    };
+    const served = new ServedListTypes(
+      client,
+      [
+        {
+          group: 'gateway.kgateway.dev',
+          version: 'v1alpha1',
+          kind: 'GatewayParameters',
+          servedFields: COVERS,
+        },
+      ],
+      { warn: () => {} },
+      () => now,
+    );
+    const docFetches = () => paths.filter((p) => p !== '/openapi/v3').length;
+    await served.get();
+    expect(served.servedFields()).toEqual({ [GP]: [] });
+    release = '2.4';
+    now = SCHEMA_CHECK_MS - 1;
+    await served.get();
+    expect(docFetches()).toBe(1);
+    expect(served.servedFields()).toEqual({ [GP]: [] });
+    now = SCHEMA_CHECK_MS;
+    await served.get();
+    expect(docFetches()).toBe(2);
+    expect(served.servedFields()).toEqual({ [GP]: COVERS });
+    // Unchanged since: no fetch, however often asked.
+    now = 3 * SCHEMA_CHECK_MS;
+    await served.get();
+    expect(docFetches()).toBe(2);
+    expect(paths.filter((p) => p === '/openapi/v3')).toHaveLength(3);
   });
 });
