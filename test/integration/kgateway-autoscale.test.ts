@@ -1,8 +1,11 @@
 // A gateway proxy switched from fixed replicas to autoscaling and back, on kgateway's real controller
 // (its deployer renders the proxy from the GatewayParameters the operator writes), for every pinned
 // kgateway version. One watch on the proxy Deployment, timestamped, records every readyReplicas it
-// goes through: any dip below the minimum counts. And on every version each proxy pod is selected by
-// exactly one PodDisruptionBudget (two block every eviction).
+// goes through: any dip below the minimum counts (before the replicas hand-over, the switch went
+// 3 → 1 → 3: the deployer's apply without spec.replicas removed it). And on every version each proxy
+// pod and each controller pod is selected by exactly one PodDisruptionBudget (two block every
+// eviction): on 2.3+ the proxy's is kgateway's, rendered from the GatewayParameters, and glooha's own
+// never appears (a watch on the PDBs records every one created); on 2.2 it is glooha's.
 import {
   AppsV1Api,
   AutoscalingV2Api,
@@ -13,6 +16,7 @@ import {
   PatchStrategy,
   setHeaderOptions,
   type V1Deployment,
+  type V1PodDisruptionBudget,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GROUP, KGATEWAY_PLURAL, VERSION } from '../../src/api/constants.js';
@@ -20,7 +24,7 @@ import type { KgatewayHA } from '../../src/api/types.js';
 import { KGATEWAY_VERSIONS, type KgatewayFixtures } from '../env/binaries.js';
 import { adminKubeConfig, createNamespace } from '../support/cluster.js';
 import { helm } from '../support/gloo-chart.js';
-import { installKgatewayCrds } from '../support/kgateway.js';
+import { installKgatewayCrds, rendersCovers } from '../support/kgateway.js';
 import { KgatewayControllers } from '../support/kgateway-controller.js';
 import { kubectlOk } from '../support/kubectl.js';
 import {
@@ -61,6 +65,20 @@ async function watchReady(ns: string, name: string): Promise<{ samples: Sample[]
     () => {},
   );
   return { samples, stop: () => req.abort() };
+}
+
+/** One watch on a namespace's PDBs: the name of every one created. */
+async function watchPdbsCreated(ns: string): Promise<{ names: Set<string>; stop: () => void }> {
+  const names = new Set<string>();
+  const req = await new Watch(admin).watch(
+    `/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`,
+    {},
+    (type: string, p: V1PodDisruptionBudget) => {
+      if (type === 'ADDED') names.add(p.metadata?.name ?? '');
+    },
+    () => {},
+  );
+  return { names, stop: () => req.abort() };
 }
 
 describe.each(KGATEWAY_VERSIONS)("kgateway %s's deployer: fixed ↔ autoscaled", (version) => {
@@ -104,6 +122,10 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's deployer: fixed ↔ autoscaled",
   });
 
   it('keeps ready replicas at or above the minimum through fixed 3 → autoscaled {min 3} → fixed 3, one PDB per pod', async () => {
+    const covers = rendersCovers(version);
+    // kgateway 2.3+ names the PDB and HPA it renders after the proxy; glooha's own are <proxy>-glooha.
+    const coverName = covers ? 'web' : 'web-glooha';
+    const created = await watchPdbsCreated(ns);
     await kubectlOk(
       ['apply', '--server-side', '-f', '-'],
       JSON.stringify({
@@ -132,7 +154,7 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's deployer: fixed ↔ autoscaled",
             apiVersion: 'glooha.io/v1alpha1',
             kind: 'KgatewayHA',
             metadata: { name: 'kgw', namespace: ns },
-            spec: { controller: { replicas: 1 }, gateways: { web: { replicas: 3 } } },
+            spec: { controller: { replicas: 2 }, gateways: { web: { replicas: 3 } } },
           },
         ],
       }),
@@ -148,31 +170,35 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's deployer: fixed ↔ autoscaled",
     });
 
     const onePdbPerPod = async (what: string) => {
-      const d = await proxy();
-      const pods = (
-        await core.listNamespacedPod({
-          namespace: ns,
-          labelSelector: Object.entries(d.spec!.selector.matchLabels!)
-            .map(([k, v]) => `${k}=${v}`)
-            .join(','),
-        })
-      ).items;
       const pdbs = (await policy.listNamespacedPodDisruptionBudget({ namespace: ns })).items;
-      for (const pod of pods) {
-        const labels = pod.metadata?.labels ?? {};
-        const selecting = pdbs.filter((p) =>
-          Object.entries(p.spec?.selector?.matchLabels ?? {}).every(([k, v]) => labels[k] === v),
-        );
-        expect(
-          selecting.map((p) => p.metadata?.name),
-          `${what}: PDBs selecting pod ${pod.metadata?.name}`,
-        ).toHaveLength(1);
+      const selector = (d: V1Deployment) =>
+        Object.entries(d.spec!.selector.matchLabels!)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(',');
+      for (const d of [
+        await proxy(),
+        await apps.readNamespacedDeployment({ name: 'kgateway', namespace: ns }),
+      ]) {
+        const pods = (await core.listNamespacedPod({ namespace: ns, labelSelector: selector(d) })).items;
+        expect(pods.length, `${what}: pods of ${d.metadata?.name}`).toBeGreaterThan(0);
+        for (const pod of pods) {
+          const labels = pod.metadata?.labels ?? {};
+          const selecting = pdbs.filter((p) =>
+            Object.entries(p.spec?.selector?.matchLabels ?? {}).every(([k, v]) => labels[k] === v),
+          );
+          expect(
+            selecting.map((p) => p.metadata?.name),
+            `${what}: PDBs selecting pod ${pod.metadata?.name}`,
+          ).toHaveLength(1);
+        }
       }
     };
     await eventually(
-      'a PDB for the proxy',
+      `PDB ${coverName} for the proxy, and one for the controller`,
       () => policy.listNamespacedPodDisruptionBudget({ namespace: ns }),
-      (l) => l.items.length > 0,
+      (l) =>
+        l.items.some((p) => p.metadata?.name === coverName) &&
+        l.items.some((p) => p.metadata?.name === 'kgateway-glooha'),
     );
     await onePdbPerPod('fixed');
 
@@ -198,6 +224,7 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's deployer: fixed ↔ autoscaled",
         { timeoutMs: 120_000 },
       );
       expect(hpa?.spec?.minReplicas).toBe(3);
+      expect(hpa?.metadata?.name).toBe(coverName);
       // Two HPA sync periods (15 s each): long enough for a dropped spec.replicas to show.
       const settleUntil = Date.now() + 35_000;
       await eventually(
@@ -228,6 +255,11 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's deployer: fixed ↔ autoscaled",
       (s) => `+${((s.at - start) / 1000).toFixed(1)}s replicas=${s.replicas} ready=${s.ready}`,
     );
     console.log(`kgateway ${version} proxy web through the switch:\n${timeline.join('\n')}`);
+    created.stop();
+    // On 2.3+ glooha's own PDB for the proxy never existed, not even for a moment.
+    expect([...created.names].sort()).toEqual(
+      covers ? ['kgateway-glooha', 'web'] : ['kgateway-glooha', 'web-glooha'],
+    );
     expect(watch.samples.length).toBeGreaterThan(0);
     expect(Math.min(...watch.samples.map((s) => s.ready)), timeline.join('\n')).toBeGreaterThanOrEqual(3);
   });

@@ -23,6 +23,7 @@ import {
 } from '@kubernetes/client-node';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { GROUP, KGATEWAY_PLURAL, LABEL_OWNER_KIND, VERSION } from '../../src/api/constants.js';
@@ -34,7 +35,7 @@ import { adminKubeConfig, createNamespace, installCrds } from '../support/cluste
 import { helm, valuesFiles } from '../support/gloo-chart.js';
 import { createGlooInstall } from '../support/gloo-install.js';
 import { createGlooHA, getGlooHA } from '../support/glooha.js';
-import { installKgatewayCrds } from '../support/kgateway.js';
+import { installKgatewayCrds, rendersCovers } from '../support/kgateway.js';
 import { KgatewayControllers } from '../support/kgateway-controller.js';
 import { kubectlOk } from '../support/kubectl.js';
 import {
@@ -468,13 +469,24 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's real controller", (version) => {
       ).catch((err) => {
         throw new Error(`${(err as Error).message}\n${controllers!.describe()}`);
       });
-      const k = await eventually('KgatewayHA Ready', getK, ready, { timeoutMs: 90_000 });
+      // kgateway 2.3+ renders the proxy's PDB from the GatewayParameters (named after the proxy); on
+      // 2.2, whose GatewayParameters have no such field, the PDB is glooha's own.
+      const pdbName = rendersCovers(version) ? 'http' : 'http-glooha';
+      const k = await eventually(
+        `KgatewayHA Ready, its status naming PDB ${pdbName}`,
+        getK,
+        (x) => ready(x) && x.status?.components?.gateways?.http?.podDisruptionBudget?.name === pdbName,
+        { timeoutMs: 90_000 },
+      );
       expect(k.status?.components?.gateways?.http).toMatchObject({
         deploymentName: 'http',
         desiredReplicas: 2,
         readyReplicas: 2,
-        podDisruptionBudget: { name: 'http-glooha', owned: true, maxUnavailable: 1 },
+        podDisruptionBudget: { name: pdbName, owned: !rendersCovers(version), maxUnavailable: 1 },
       });
+      expect(written.spec.kube.podDisruptionBudget?.spec?.maxUnavailable).toBe(
+        rendersCovers(version) ? 1 : undefined,
+      );
       const proxy = await apps.readNamespacedDeployment({ name: 'http', namespace: gwNs });
       // The deployer rendered what glooha wrote; glooha never wrote to the proxy Deployment itself.
       expect(proxy.spec?.replicas).toBe(2);
@@ -488,8 +500,15 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's real controller", (version) => {
       );
       expect(proxy.metadata?.managedFields?.map((m) => m.manager)).not.toContain('glooha-operator');
       expect(proxy.metadata?.managedFields?.map((m) => m.manager)).toContain('kgateway.dev/kgateway');
-      const pdb = await policy.readNamespacedPodDisruptionBudget({ name: 'http-glooha', namespace: gwNs });
+      const pdb = await policy.readNamespacedPodDisruptionBudget({ name: pdbName, namespace: gwNs });
       expect(pdb.spec?.selector).toEqual(proxy.spec?.selector);
+      // One PDB on the proxy's pods, whichever the version.
+      const pdbs = (await policy.listNamespacedPodDisruptionBudget({ namespace: gwNs })).items;
+      expect(
+        pdbs
+          .filter((p) => isDeepStrictEqual(p.spec?.selector, proxy.spec?.selector))
+          .map((p) => p.metadata?.name),
+      ).toEqual([pdbName]);
     });
 
     it('restores a GatewayParameters field someone changed, and names a missing Gateway in status', async () => {

@@ -115,3 +115,13 @@ export function deployerValues(
     },
   };
 }
+
+/**
+ * Whether kgateway `version` (v2.4.0) renders a proxy's PDB and HPA from its GatewayParameters
+ * (podDisruptionBudget, horizontalPodAutoscaler: since 2.3). The operator decides it from the served
+ * schema; the tests know it from the version they installed.
+ */
+export function rendersCovers(version: string): boolean {
+  const [major = 0, minor = 0] = version.replace(/^v/, '').split('.').map(Number);
+  return major > 2 || (major === 2 && minor >= 3);
+}
