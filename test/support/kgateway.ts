@@ -47,7 +47,16 @@ export async function installKgatewayCrds(
     }
     for (const kind of ['validatingadmissionpolicybinding', 'validatingadmissionpolicy'])
       await kubectlOk(['delete', kind, 'safe-upgrades.gateway.networking.k8s.io', '--ignore-not-found']);
-    await kubectlOk(gatewayApi);
+    // The API server's admission drops a deleted policy when its informer sees the deletion, a moment
+    // later: until then the policy still refuses.
+    const again = await eventually(
+      'the older Gateway API CRDs to be accepted once the safe-upgrades policy is deleted',
+      () => kubectl(gatewayApi),
+      (r) => r.code === 0 || !r.stderr.includes('safe-upgrades.gateway.networking.k8s.io'),
+      { timeoutMs: 30_000 },
+    );
+    if (again.code !== 0)
+      throw new Error(`kubectl ${gatewayApi.join(' ')} failed (${again.code}): ${again.stderr}`);
   }
   const crds = await helm(4, ['template', 'kgateway-crds', fx.crdsChart]);
   if (!crds.ok) throw new Error(`helm template kgateway-crds failed: ${crds.stderr}`);
