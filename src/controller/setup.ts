@@ -258,6 +258,15 @@ function setupController(
     [...LIST_TYPED_KINDS, ...(relatedServed ? product.relatedKinds.filter((k) => k.group !== '') : [])],
     mgr.log,
   );
+  // A product that decides by a related kind's served fields hears of a changed schema (a CRD
+  // upgraded under it) at once: every object of the kind is reconciled again.
+  if (relatedServed && product.relatedKinds.some((k) => (k.servedFields?.length ?? 0) > 0)) {
+    mgr.onStop(
+      servedListTypes.poll(() => {
+        for (const g of objects.store.list()) mgr.enqueue(name, objectKey(g));
+      }),
+    );
+  }
   const memory = new ReconcilerMemory();
   const writer = kubeWriter(
     mgr.client,

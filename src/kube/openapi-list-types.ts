@@ -64,6 +64,26 @@ export class ServedListTypes {
   }
 
   /**
+   * Looks for a changed schema every SCHEMA_CHECK_MS, not only when get() is called: a CRD upgraded
+   * while nothing else changes must still reach the products that decide by its fields. Calls
+   * `onChange` when the served fields changed. Returns the function that stops it.
+   */
+  poll(onChange: () => void): () => void {
+    const timer = setInterval(() => {
+      void this.refresh().then((changed) => changed && onChange());
+    }, SCHEMA_CHECK_MS);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
+
+  /** get(), and whether the served fields changed with it. */
+  async refresh(signal?: AbortSignal): Promise<boolean> {
+    const before = JSON.stringify(this.fields);
+    await this.get(signal);
+    return JSON.stringify(this.fields) !== before;
+  }
+
+  /**
    * Per kindKey, which of the kind's asked servedFields its served schema has (as of the last get());
    * a kind whose schema has not been read (not served, or not yet) is absent.
    */

@@ -306,12 +306,13 @@ describe('ServedListTypes: a CRD upgraded under a running operator', () => {
     expect(docFetches()).toBe(1);
     expect(served.servedFields()).toEqual({ [GP]: [] });
     now = SCHEMA_CHECK_MS;
-    await served.get();
+    // refresh() says the served fields changed: the poll then reconciles the products' objects again.
+    expect(await served.refresh()).toBe(true);
     expect(docFetches()).toBe(2);
     expect(served.servedFields()).toEqual({ [GP]: COVERS });
     // Unchanged since: no fetch, however often asked.
     now = 3 * SCHEMA_CHECK_MS;
-    await served.get();
+    expect(await served.refresh()).toBe(false);
     expect(docFetches()).toBe(2);
     expect(paths.filter((p) => p === '/openapi/v3')).toHaveLength(3);
   });
