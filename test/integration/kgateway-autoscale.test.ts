@@ -262,5 +262,5 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's deployer: fixed ↔ autoscaled",
     );
     expect(watch.samples.length).toBeGreaterThan(0);
     expect(Math.min(...watch.samples.map((s) => s.ready)), timeline.join('\n')).toBeGreaterThanOrEqual(3);
-  });
+  }, 400_000);
 });
