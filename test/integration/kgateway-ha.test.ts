@@ -573,6 +573,11 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's real controller", (version) => {
           !(o.metadata?.managedFields as { manager?: string }[]).some((m) => m.manager === 'glooha-operator'),
       );
       expect(released.spec.kube.deployment.replicas).toBe(2);
+      // On 2.3+ the PDB field stays too, so kgateway keeps the proxy's PDB.
+      if (rendersCovers(version)) {
+        expect(released.spec.kube.podDisruptionBudget?.spec?.maxUnavailable).toBe(1);
+        await policy.readNamespacedPodDisruptionBudget({ name: 'http', namespace: gwNs });
+      }
     });
   });
 });
