@@ -3,7 +3,7 @@
 // kgateway's deployer builds the proxy from, plus the PodDisruptionBudget and HPA GatewayParameters
 // cannot express. What kgateway cannot take is reported, never silently dropped. Pure: no I/O.
 //
-// The mapping (kgateway v2.2.0; src/products/kgateway/facts.ts says where each fact is in its code):
+// The mapping (kgateway v2.2.0–v2.4.0; src/products/kgateway/facts.ts says where each fact is in its code):
 //
 //   spec.gloo.replicas                       controller.replicaCount
 //   spec.gloo.leaderElection.enabled         controller.extraEnv.KGW_DISABLE_LEADER_ELECTION ("false"/"true")
