@@ -213,7 +213,8 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's real controller", (version) => {
           e.objectRef?.resource !== 'gloohas',
       );
       expect(writes.map(describeAudit)).toEqual([]);
-    });
+      // Above the 120 s wait for the leader: a timeout names what it waited for, with the processes' logs.
+    }, 180_000);
 
     it('restores a drifted replica count and reports it', async () => {
       await apps.patchNamespacedDeploymentScale(
@@ -490,7 +491,8 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's real controller", (version) => {
       expect(proxy.metadata?.managedFields?.map((m) => m.manager)).toContain('kgateway.dev/kgateway');
       const pdb = await policy.readNamespacedPodDisruptionBudget({ name: 'http-glooha', namespace: gwNs });
       expect(pdb.spec?.selector).toEqual(proxy.spec?.selector);
-    });
+      // The sum of its waits (30 s, 120 s, 90 s): a timeout names what it waited for.
+    }, 300_000);
 
     it('restores a GatewayParameters field someone changed, and names a missing Gateway in status', async () => {
       await custom.patchNamespacedCustomObject(
