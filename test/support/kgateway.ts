@@ -78,7 +78,15 @@ export async function installKgatewayCrds(
     }
     for (const kind of ['validatingadmissionpolicybinding', 'validatingadmissionpolicy'])
       await kubectlOk(['delete', kind, 'safe-upgrades.gateway.networking.k8s.io', '--ignore-not-found']);
-    await kubectlOk(gatewayApi);
+    // The API server enforces a deleted policy until its policy informer sees the deletion.
+    const again = await eventually(
+      'the older Gateway API CRDs applied once the API server has dropped the deleted policy',
+      () => kubectl(gatewayApi),
+      (r) => r.code === 0 || !r.stderr.includes('safe-upgrades.gateway.networking.k8s.io'),
+      { timeoutMs: 60_000, intervalMs: 1000 },
+    );
+    if (again.code !== 0)
+      throw new Error(`kubectl ${gatewayApi.join(' ')} failed (${again.code}): ${again.stderr}`);
   }
   await removeGatewayApiCrdsNotIn(fx.gatewayApiCrds);
   const crds = await helm(4, ['template', 'kgateway-crds', fx.crdsChart]);
