@@ -214,7 +214,8 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's real controller", (version) => {
           e.objectRef?.resource !== 'gloohas',
       );
       expect(writes.map(describeAudit)).toEqual([]);
-    });
+      // Above the 120 s wait for the leader: a timeout names what it waited for, with the processes' logs.
+    }, 180_000);
 
     it('restores a drifted replica count and reports it', async () => {
       await apps.patchNamespacedDeploymentScale(
@@ -509,7 +510,8 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's real controller", (version) => {
           .filter((p) => isDeepStrictEqual(p.spec?.selector, proxy.spec?.selector))
           .map((p) => p.metadata?.name),
       ).toEqual([pdbName]);
-    });
+      // The sum of its waits (30 s, 120 s, 90 s): a timeout names what it waited for.
+    }, 300_000);
 
     it('restores a GatewayParameters field someone changed, and names a missing Gateway in status', async () => {
       await custom.patchNamespacedCustomObject(

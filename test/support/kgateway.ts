@@ -1,6 +1,8 @@
 // kgateway in the test control plane, installed the way users install it: Gateway API's CRDs and
 // kgateway's CRDs with `kubectl apply --server-side`, from the charts test/env/build-kgateway.sh
 // packages from kgateway's Go module.
+import { readFileSync } from 'node:fs';
+import { parseAllDocuments } from 'yaml';
 import { KGATEWAY_VERSION, kgatewayFixtures, type KgatewayFixtures } from '../env/binaries.js';
 import { helm } from './gloo-chart.js';
 import { kubectl, kubectlOk } from './kubectl.js';
@@ -25,6 +27,35 @@ export const REFUSED_ON_1_37: Record<string, string[]> = {
   ],
 };
 
+const GATEWAY_API_GROUP = 'gateway.networking.k8s.io';
+
+/**
+ * Deletes the Gateway API CRDs that a newer bundle installed and `bundle` does not hold, so the
+ * control plane serves what a cluster installed with this version serves. A controller built
+ * against the older Gateway API watches a kind by the version it knows when its CRD exists: v2.2.0
+ * after v2.4.0's TCPRoute and TLSRoute (standard in Gateway API 1.6.1, served as v1 only) waited for
+ * ever for v1alpha2 ones and never elected a leader.
+ */
+async function removeGatewayApiCrdsNotIn(bundle: string): Promise<void> {
+  const wanted = new Set(
+    parseAllDocuments(readFileSync(bundle, 'utf8'))
+      .map((d) => d.toJS() as { kind?: string; metadata?: { name?: string } } | null)
+      .filter((o) => o?.kind === 'CustomResourceDefinition')
+      .map((o) => o?.metadata?.name),
+  );
+  const listed = await kubectlOk([
+    'get',
+    'crd',
+    '-o',
+    `jsonpath={range .items[?(@.spec.group=="${GATEWAY_API_GROUP}")]}{.metadata.name}{"\\n"}{end}`,
+  ]);
+  const extra = listed
+    .split('\n')
+    .filter(Boolean)
+    .filter((name) => !wanted.has(name));
+  if (extra.length > 0) await kubectlOk(['delete', 'crd', ...extra, '--wait=true']);
+}
+
 /**
  * Applies Gateway API's standard CRDs and kgateway's CRDs of one pinned version (idempotent; a file
  * that pins another version applies its own: the files of a lane run one at a time), waits for
@@ -47,17 +78,17 @@ export async function installKgatewayCrds(
     }
     for (const kind of ['validatingadmissionpolicybinding', 'validatingadmissionpolicy'])
       await kubectlOk(['delete', kind, 'safe-upgrades.gateway.networking.k8s.io', '--ignore-not-found']);
-    // The API server's admission drops a deleted policy when its informer sees the deletion, a moment
-    // later: until then the policy still refuses.
+    // The API server enforces a deleted policy until its policy informer sees the deletion.
     const again = await eventually(
-      'the older Gateway API CRDs to be accepted once the safe-upgrades policy is deleted',
+      'the older Gateway API CRDs applied once the API server has dropped the deleted policy',
       () => kubectl(gatewayApi),
       (r) => r.code === 0 || !r.stderr.includes('safe-upgrades.gateway.networking.k8s.io'),
-      { timeoutMs: 30_000 },
+      { timeoutMs: 60_000, intervalMs: 1000 },
     );
     if (again.code !== 0)
       throw new Error(`kubectl ${gatewayApi.join(' ')} failed (${again.code}): ${again.stderr}`);
   }
+  await removeGatewayApiCrdsNotIn(fx.gatewayApiCrds);
   const crds = await helm(4, ['template', 'kgateway-crds', fx.crdsChart]);
   if (!crds.ok) throw new Error(`helm template kgateway-crds failed: ${crds.stderr}`);
   const applied = await kubectl(['apply', '--server-side', '--force-conflicts', '-f', '-'], crds.stdout);

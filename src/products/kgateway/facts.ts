@@ -1,9 +1,9 @@
-// What glooha relies on about kgateway (github.com/kgateway-dev/kgateway/v2 v2.2.0, the version the
-// tests install from its Go module). Each fact names where it is in kgateway's code; the integration
+// What glooha relies on about kgateway (github.com/kgateway-dev/kgateway/v2: each fact holds from v2.2.0
+// to v2.4.0, the versions the tests install from its Go module and run the real controller of). Each fact names where it is in kgateway's code; the integration
 // test test/integration/kgateway-migration.test.ts checks the chart-side ones against the real charts.
 
-/** The kgateway release whose charts and code these facts were read from. */
-export const KGATEWAY_VERSION = 'v2.2.0';
+/** The kgateway release `glooha migrate kgateway` installs: the current line (2.4). */
+export const KGATEWAY_VERSION = 'v2.4.0';
 
 /** The Helm release name kgateway's docs install the controller chart under. */
 export const DEFAULT_RELEASE = 'kgateway';

@@ -3,7 +3,7 @@
 // kgateway's deployer builds the proxy from, plus the PodDisruptionBudget and HPA GatewayParameters
 // cannot express. What kgateway cannot take is reported, never silently dropped. Pure: no I/O.
 //
-// The mapping (kgateway v2.2.0; src/products/kgateway/facts.ts says where each fact is in its code):
+// The mapping (kgateway v2.2.0–v2.4.0; src/products/kgateway/facts.ts says where each fact is in its code):
 //
 //   spec.gloo.replicas                       controller.replicaCount
 //   spec.gloo.leaderElection.enabled         controller.extraEnv.KGW_DISABLE_LEADER_ELECTION ("false"/"true")
@@ -195,7 +195,8 @@ function proxyObjects(c: ComponentIntent, namespace: string, notes: Finding[]): 
       metadata,
       deployment: { set: Object.keys(deployment).length > 0, value: deployment },
       podTemplate: { set: Object.keys(podTemplate).length > 0, value: podTemplate },
-      // Printed for kgateway 2.2, whose GatewayParameters have no PDB or HPA: they are printed apart.
+      // The PDB and HPA are printed as objects of their own, which every version takes (2.2's
+      // GatewayParameters have no field for them); on 2.3+ they stand in for kgateway's.
       podDisruptionBudget: { set: false, value: null },
       horizontalPodAutoscaler: { set: false, value: null },
     }),
