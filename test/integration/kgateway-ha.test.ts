@@ -403,7 +403,7 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's real controller", (version) => {
       controllers = undefined;
     });
 
-    it('writes replicas, anti-affinity and spread into the named GatewayParameters, owns the PDB, and reports the proxy', async () => {
+    it('writes replicas, anti-affinity, spread and (2.3+) the PDB into the named GatewayParameters, owns the PDB on 2.2, and reports the proxy', async () => {
       gwNs = await createNamespace('kgw-gateways');
       const r = await helm(4, ['install', 'kgateway', fx.chart, '-n', gwNs]);
       expect(r.ok, r.stderr).toBe(true);
