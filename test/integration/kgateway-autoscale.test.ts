@@ -27,6 +27,7 @@ import { helm } from '../support/gloo-chart.js';
 import { installKgatewayCrds, rendersCovers } from '../support/kgateway.js';
 import { KgatewayControllers } from '../support/kgateway-controller.js';
 import { kubectlOk } from '../support/kubectl.js';
+import { ownsReplicas } from '../support/managed-fields.js';
 import {
   installOperatorRbac,
   startOperatorInProcess,
@@ -234,6 +235,14 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's deployer: fixed ↔ autoscaled",
         { timeoutMs: 60_000 },
       );
       await onePdbPerPod('autoscaled');
+      // The hand-over finished: neither the deployer nor glooha applies spec.replicas any more, the
+      // value stayed, and the HPA alone changes it.
+      const handedOver = await eventually(
+        "spec.replicas owned by neither kgateway's deployer nor glooha",
+        proxy,
+        (d) => !ownsReplicas(d, 'kgateway.dev/kgateway') && !ownsReplicas(d, 'glooha-operator'),
+      );
+      expect(handedOver.spec?.replicas).toBe(3);
 
       // Autoscaled → fixed 3.
       await patchK({ replicas: 3, autoscaling: null });
