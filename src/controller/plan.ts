@@ -265,7 +265,9 @@ function applyPlan(s: Snapshot, g: HAObject, d: Desired, ns: string, product: Pr
   );
   // No requeue after applying: every object applied or deleted comes back as a watch event on an
   // informer that maps it to this GlooHA, and that reconcile reports the settled state. A timed
-  // requeue doubled the reconciles of a cold start for nothing.
+  // requeue doubled the reconciles of a cold start for nothing. Only a product waiting for what no
+  // event announces asks for one (Desired.requeueAfterMs).
+  if (d.requeueAfterMs !== undefined) out.requeueAfterMs = d.requeueAfterMs;
   return out;
 }
 

@@ -56,6 +56,11 @@ export interface Desired<HelmValues = unknown> {
    * gives up the ownership its earlier applies left, see replicas-ownership.ts).
    */
   keepReplicas?: readonly string[];
+  /**
+   * Reconcile again after this long although no watch event may come: the product waits for a change
+   * no informer reports (another writer's field ownership, which changes only managedFields).
+   */
+  requeueAfterMs?: number;
   /** Owned objects outside the object's namespace have no ownerReference: clean them up on deletion. */
   needsFinalizer: boolean;
   driftPolicy: DriftPolicy;

@@ -143,7 +143,9 @@ export function desiredKgateway(k: KgatewayHA, observed: ObservedKgateway): Desi
       helmValuesConfigMap: ctx.helmValuesConfigMap,
       warnings: ctx.warnings,
       problems: ctx.problems,
-      ...(keepReplicas.length > 0 ? { keepReplicas } : {}),
+      // A hand-over in progress waits for the deployer's next apply, which changes only the
+      // Deployment's managedFields: no watch event reports it (the informers drop such updates).
+      ...(keepReplicas.length > 0 ? { keepReplicas, requeueAfterMs: HANDOFF_REQUEUE_MS } : {}),
       needsFinalizer: ctx.owned.some((o) => o.metadata.namespace !== owner.namespace),
       driftPolicy: spec.driftPolicy,
       leaderElection: {
@@ -226,6 +228,9 @@ function planGateway(
   }
   return { ...planned, found: dep !== undefined };
 }
+
+/** How often a proxy's replicas hand-over in progress is looked at again (see replicasHandoff). */
+export const HANDOFF_REQUEUE_MS = 2_000;
 
 /**
  * The hand-over of an autoscaled proxy's spec.replicas from the deployer to the HPA, without a dip.
