@@ -3,12 +3,15 @@
 import type { V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
 import { GROUP, KGATEWAY_KIND, KGATEWAY_PLURAL } from '../../api/constants.js';
 import type { KgatewayHA } from '../../api/types.js';
+import { controllerRuntimeHolderPod } from '../../core/dead-holder.js';
 import { ownerOf } from '../../core/ownership.js';
 import { TARGET_REQUEUE_MS } from '../../controller/plan.js';
 import { installNamespaceOf, type Product, type RelatedKind } from '../../controller/product.js';
 import { desiredKgateway } from './desired.js';
 import {
   CONTROLLER_LEASE_NAME,
+  CONTROLLER_LEASE_TIMINGS,
+  CONTROLLER_POD_SELECTOR,
   GATEWAY_PARAMETERS_GROUP,
   GATEWAY_PARAMETERS_KIND,
   INSTALL_LABEL_SELECTOR,
@@ -46,6 +49,12 @@ export const KGATEWAY: Product = {
   // kgateway's proxies get their HPAs and PDBs from their users (or `glooha migrate`), unlabelled:
   // every one in scope may cover them.
   leaseName: CONTROLLER_LEASE_NAME,
+  // The controller's pods; controller-runtime's identity `<pod name>_<uuid>` names the holder's pod.
+  leaderPods: {
+    labelSelector: CONTROLLER_POD_SELECTOR,
+    podName: controllerRuntimeHolderPod,
+    retryPeriodSeconds: Number.parseInt(CONTROLLER_LEASE_TIMINGS.retryPeriod, 10),
+  },
   relatedKinds: [GATEWAYS, GATEWAY_PARAMETERS],
   permissions: [
     { group: GROUP, resource: KGATEWAY_PLURAL, verbs: ['get', 'list', 'watch', 'patch'] },
