@@ -63,6 +63,8 @@ export interface ControllerOptions {
   resyncPeriodMs: number;
   metrics?: OperatorMetrics;
   clock?: Clock;
+  /** Hand a product's Lease over once its holder's pod is confirmed stopped (default true). */
+  productLeaseHandover?: boolean;
 }
 
 /** A product to reconcile, and whether the API server serves every kind of its Product.relatedKinds. */
@@ -192,7 +194,7 @@ export function setupControllers(
   );
   // The pods that elect through the products' Leases (only products that name them): whether a
   // holder's pod has stopped for good (holder-release.ts).
-  const electing = products.flatMap((p) =>
+  const electing = (opts.productLeaseHandover === false ? [] : products).flatMap((p) =>
     p.leaderPods ? [{ labelSelector: p.leaderPods.labelSelector }] : [],
   );
   const pods =
