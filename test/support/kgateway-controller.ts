@@ -205,8 +205,10 @@ export class KgatewayControllers {
       killGroup(r.child, 'SIGKILL');
       await r.exited;
     }
-    this.abandoned.delete(pod);
+    // Unconfirmed: the object goes before the pod stops being abandoned (else the next sync would
+    // confirm its end as its kubelet).
     await this.dropFinalizer(pod).catch(() => undefined);
+    this.abandoned.delete(pod);
   }
 
   /** Stops following pods and kills every process (SIGKILL: nothing of them is under test here). */
