@@ -271,6 +271,11 @@ describe("the operator hands kgateway-envoy over once the kubelet confirmed the 
     expect(seconds).toBeLessThan(2.2 * RETRY_S + 1);
     // The old leader wrote nothing after the takeover (its process had exited before the clear).
     expect(acceptedWritesOf(leader, new Date(next!.at))).toEqual([]);
+    // The gap is in the histogram (the operator saw the old holder's last renewal and the new one).
+    const owner = { kind: 'KgatewayHA', namespace: ns, name: 'kgateway' };
+    expect(
+      await metricValue(operator!.metricsUrl, 'glooha_product_leaderless_seconds_count', owner),
+    ).toBeGreaterThan(0);
     expect(
       await metricValue(operator!.metricsUrl, 'glooha_product_lease_releases_total', {
         kind: 'KgatewayHA',
