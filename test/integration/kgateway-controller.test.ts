@@ -339,8 +339,26 @@ describe("the operator hands kgateway-envoy over once the kubelet confirmed the 
         JSON.stringify(recorder!.since(deletedAt)),
       ).toBe(false);
       expect(operatorLeaseWrites(since)).toEqual([]);
-      // The process ran on, but its token died with its pod: nothing of it was accepted after the takeover.
+      // The process ran on, but nothing of it was accepted after the takeover.
       expect(acceptedWritesOf(leader, new Date(next!.at))).toEqual([]);
+      // A gap above leaseDuration + retryPeriod (17 s) from the old holder's last renewal is reported.
+      const lastOld = recorder!.records.filter((r) => r.holder === holder && r.at <= next!.at).at(-1)!;
+      const gap = (next!.at - lastOld.at) / 1000;
+      if (gap > 15 + RETRY_S + 1) {
+        const events = await eventually(
+          `a LeaderlessGap event on KgatewayHA ${ns}/kgateway (gap ${gap.toFixed(1)} s)`,
+          async () =>
+            (
+              await core.listNamespacedEvent({
+                namespace: ns,
+                fieldSelector: 'involvedObject.name=kgateway,reason=LeaderlessGap',
+              })
+            ).items.filter((e) => e.involvedObject.kind === 'KgatewayHA' && e.message?.includes(holder)),
+          (evs) => evs.length > 0,
+          { timeoutMs: 15_000 },
+        );
+        expect(events[0]!.type).toBe('Warning');
+      } else console.log(`gap ${gap.toFixed(1)} s is within the bound: no event expected`);
     } finally {
       await controllers!.end(leader);
     }
