@@ -34,6 +34,7 @@ import { objectKey } from '../runtime/store.js';
 import { EventRecorder } from './actions/events.js';
 import { kubeWriter } from './actions/writer.js';
 import { HolderRelease } from './holder-release.js';
+import { leaderlessGapEvent } from './leaderless-gap.js';
 import {
   DEPLOYMENTS,
   HPAS,
@@ -266,11 +267,6 @@ interface Shared {
   pods?: Informer<V1Pod & KubernetesObject>;
 }
 
-/** A leaderless gap longer than this (the Lease's duration plus one retry) is reported as an event. */
-export function leaderlessBoundSeconds(leaseDurationSeconds: number, retryPeriodSeconds: number): number {
-  return leaseDurationSeconds + retryPeriodSeconds;
-}
-
 function setupController(
   mgr: Manager,
   { product, relatedServed }: ProductSetup,
@@ -322,20 +318,9 @@ function setupController(
         { kind: product.kind, namespace: g.metadata.namespace ?? '', name: g.metadata.name },
         gap.seconds,
       );
-    const bound = leaderlessBoundSeconds(gap.leaseDurationSeconds, retryPeriodSeconds);
-    if (gap.seconds <= bound || !mgr.leadership.canWrite()) return;
-    for (const g of owners)
-      void events
-        .record(
-          g,
-          {
-            type: 'Warning',
-            reason: 'LeaderlessGap',
-            message: `the ${product.leaseName} Lease had no live holder for ${gap.seconds.toFixed(1)}s, above leaseDuration + retryPeriod (${bound}s): ${gap.previousHolder} was followed by ${gap.holder}`,
-          },
-          mgr.leadership.leadingSignal,
-        )
-        .catch(() => undefined);
+    const event = leaderlessGapEvent(gap, product.leaseName, retryPeriodSeconds);
+    if (!event || !mgr.leadership.canWrite()) return;
+    for (const g of owners) void events.record(g, event, mgr.leadership.leadingSignal).catch(() => undefined);
   });
   mgr.onStop(() => tracker.stop());
 

@@ -344,7 +344,7 @@ describe("the operator hands kgateway-envoy over once the kubelet confirmed the 
       // A gap above leaseDuration + retryPeriod (17 s) from the old holder's last renewal is reported.
       const lastOld = recorder!.records.filter((r) => r.holder === holder && r.at <= next!.at).at(-1)!;
       const gap = (next!.at - lastOld.at) / 1000;
-      if (gap > 15 + RETRY_S + 1) {
+      if (gap > 15 + RETRY_S + 0.5) {
         const events = await eventually(
           `a LeaderlessGap event on KgatewayHA ${ns}/kgateway (gap ${gap.toFixed(1)} s)`,
           async () =>
