@@ -36,6 +36,8 @@ Flags (each also read from the environment variable shown; a flag wins):
   --resync-period DURATION               GLOOHA_RESYNC_PERIOD  re-check every GlooHA this often (default 10m)
   --metrics-bind-address ADDR            GLOOHA_METRICS_BIND_ADDRESS  /metrics, /healthz, /readyz (default :8080)
   --log-level debug|info|warn|error      LOG_LEVEL             (default info)
+  --product-lease-handover[=false]       GLOOHA_PRODUCT_LEASE_HANDOVER  hand the product's leader Lease over once
+                                         its holder's pod is confirmed stopped (default true)
   --leader-elect[=false]                 LEADER_ELECT          leader election (default true; false only for one replica)
   --leader-elect-lease-duration DUR      LEADER_ELECT_LEASE_DURATION  (default 15s)
   --leader-elect-renew-deadline DUR      LEADER_ELECT_RENEW_DEADLINE  (default 10s)
@@ -59,11 +61,14 @@ export interface OperatorConfig {
   resyncPeriodMs: number;
   metricsBindAddress: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** Clear the managed product's Lease once its holder's pod is confirmed stopped (holder-release.ts). */
+  productLeaseHandover: boolean;
   leaderElection: ReturnType<typeof resolveLeaderElectionConfig>;
 }
 
 /** Leader-election flags that may be given bare (`--leader-elect` = `--leader-elect=true`). */
 const BARE_BOOLEAN_FLAGS = [
+  '--product-lease-handover',
   LEADER_ELECTION_FLAGS.enabled.flag,
   LEADER_ELECTION_FLAGS.releaseOnCancel.flag,
   LEADER_ELECTION_FLAGS.requireFencingPolicy.flag,
@@ -88,6 +93,7 @@ export function parseConfig(
         'resync-period': { type: 'string' },
         'metrics-bind-address': { type: 'string' },
         'log-level': { type: 'string' },
+        'product-lease-handover': { type: 'string' },
         version: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         ...le,
@@ -120,6 +126,11 @@ export function parseConfig(
   const logLevel = pick('log-level', 'LOG_LEVEL') ?? 'info';
   if (!isLogLevel(logLevel))
     throw new UsageError(`--log-level (LOG_LEVEL) must be debug, info, warn or error, got "${logLevel}"`);
+  const handoverRaw = pick('product-lease-handover', 'GLOOHA_PRODUCT_LEASE_HANDOVER') ?? 'true';
+  if (handoverRaw !== 'true' && handoverRaw !== 'false')
+    throw new UsageError(
+      `--product-lease-handover (GLOOHA_PRODUCT_LEASE_HANDOVER) must be true or false, got "${handoverRaw}"`,
+    );
   const watchNamespaces = (pick('watch-namespaces', 'WATCH_NAMESPACES') ?? '')
     .split(',')
     .map((s) => s.trim())
@@ -155,6 +166,7 @@ export function parseConfig(
     resyncPeriodMs,
     metricsBindAddress: pick('metrics-bind-address', 'GLOOHA_METRICS_BIND_ADDRESS') ?? ':8080',
     logLevel,
+    productLeaseHandover: handoverRaw === 'true',
     leaderElection,
   };
 }
@@ -256,6 +268,7 @@ export async function run(
     concurrency: config.concurrency,
     resyncPeriodMs: config.resyncPeriodMs,
     metrics,
+    productLeaseHandover: config.productLeaseHandover,
   };
   // A signal during start-up stops whatever has started (discovery included) and exits 0.
   const stopped = new AbortController();

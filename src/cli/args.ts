@@ -85,6 +85,8 @@ export interface CheckArgs extends ClusterFlags {
   command: 'check';
   /** Where the operator runs; searched in every namespace when absent. */
   operatorNamespace?: string;
+  /** The one namespace whose Gloo and kgateway installs are checked; every namespace when absent. */
+  namespace?: string;
 }
 
 export interface HelmValuesArgs extends ClusterFlags {
@@ -188,7 +190,7 @@ export const COMMAND_FLAGS: Record<Command, Flag[]> = {
   render: ['filename', 'output', 'install', 'merge-into', 'namespace'],
   migrate: ['filename', 'output', 'release', 'namespace'],
   status: ['namespace', 'all-namespaces', 'output', 'kind', ...CLUSTER],
-  check: ['operator-namespace', ...CLUSTER],
+  check: ['namespace', 'operator-namespace', ...CLUSTER],
   'helm-values': ['namespace', 'kind', ...CLUSTER],
   suspend: LIFECYCLE,
   resume: [...LIFECYCLE, 'wait', 'timeout'],
@@ -237,7 +239,7 @@ Usage:
   glooha migrate kgateway -f FILE|- [-o manifests|helm-values|all] [--release NAME] [-n NS]
                                                                                     offline
   glooha status [NAME] [-n NS | -A] [-o table|json|yaml] [--kind KIND]              cluster
-  glooha check [--operator-namespace NS]                                            cluster
+  glooha check [-n NS] [--operator-namespace NS]                                    cluster
   glooha helm-values NAME [-n NS] [--kind KIND]                                     cluster
   glooha suspend NAME [-n NS] [--kind KIND]                                         cluster
   glooha resume NAME [-n NS] [--kind KIND] [--wait=false] [--timeout 1m]            cluster
@@ -366,6 +368,7 @@ not create those); the Gloo and kgateway installs found, whether a GlooHA or Kga
 and whether kgateway's controller holds and renews its Lease kgateway-envoy.
 
 Flags:
+  -n, --namespace NS           check the Gloo and kgateway installs in NS only (default: every namespace)
       --operator-namespace NS  where the operator runs (default: found by its labels in any namespace)
 ${CLUSTER_FLAGS}
 
@@ -732,7 +735,13 @@ export function parseArgs(argv: readonly string[]): Args {
       }
       case 'check': {
         const operatorNamespace = namespaceFlag(values, 'operator-namespace');
-        return { command, ...(operatorNamespace ? { operatorNamespace } : {}), ...clusterFlags(values) };
+        const namespace = namespaceFlag(values);
+        return {
+          command,
+          ...(operatorNamespace ? { operatorNamespace } : {}),
+          ...(namespace ? { namespace } : {}),
+          ...clusterFlags(values),
+        };
       }
       case 'helm-values': {
         const namespace = namespaceFlag(values);

@@ -258,7 +258,7 @@ export async function check(args: CheckArgs, io: CliIO, cluster: Cluster, now = 
       : [];
   const gloos =
     (
-      await get<{ items: V1Deployment[] }>('list Gloo Deployments', resourcePath(apps, undefined), {
+      await get<{ items: V1Deployment[] }>('list Gloo Deployments', resourcePath(apps, args.namespace), {
         labelSelector: GLOO_SELECTOR,
       })
     )?.items ?? [];
@@ -285,7 +285,7 @@ export async function check(args: CheckArgs, io: CliIO, cluster: Cluster, now = 
   // Lease kgateway-envoy, renewed every 2 s by the leader).
   const kgateways =
     (
-      await get<{ items: V1Deployment[] }>('list kgateway Deployments', resourcePath(apps, undefined), {
+      await get<{ items: V1Deployment[] }>('list kgateway Deployments', resourcePath(apps, args.namespace), {
         labelSelector: KGATEWAY_SELECTOR,
       })
     )?.items ?? [];
@@ -305,7 +305,7 @@ export async function check(args: CheckArgs, io: CliIO, cluster: Cluster, now = 
     await report({
       verdict: 'warn',
       check: 'installs',
-      detail: `no Deployment labelled ${GLOO_SELECTOR} (Gloo) or ${KGATEWAY_SELECTOR} (kgateway) found`,
+      detail: `no Deployment labelled ${GLOO_SELECTOR} (Gloo) or ${KGATEWAY_SELECTOR} (kgateway) found${args.namespace ? ` in namespace ${args.namespace}` : ''}`,
     });
   }
 

@@ -35,6 +35,8 @@ export const LEASES: KindInfo = {
   plural: 'leases',
 };
 
+export const PODS: KindInfo = { kind: 'Pod', group: '', version: 'v1', plural: 'pods' };
+
 /**
  * The kinds whose list types the operator reads from the API server's OpenAPI (the built-in ones it
  * writes; ConfigMaps hold no list), and that `glooha render --merge-into` carries a snapshot of.

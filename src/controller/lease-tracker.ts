@@ -22,6 +22,17 @@ interface Tracked {
   /** Wall-clock time we saw the holder change (for status only; no decision uses it). */
   holderSince: string;
   timer?: unknown;
+  /** The last holder seen holding (a released record has none), and when its record last changed. */
+  lastHeld?: { holder: string; changedMono: number; leaseDurationSeconds: number };
+}
+
+/** A leaderless gap: from the previous holder's last renewal seen to the next holder's first record. */
+export interface LeaderlessGap {
+  seconds: number;
+  previousHolder: string;
+  holder: string;
+  /** The previous holder's leaseDurationSeconds (a released record says 1). */
+  leaseDurationSeconds: number;
 }
 
 const DEFAULT_LEASE_SECONDS = 15;
@@ -33,6 +44,8 @@ export class LeaseTracker {
   constructor(
     private readonly onStaleness: (namespace: string) => void,
     private readonly clock: Clock = realClock,
+    /** Called when a new holder follows another one (directly or after a release). */
+    private readonly onGap: (namespace: string, gap: LeaderlessGap) => void = () => {},
   ) {}
 
   /**
@@ -58,6 +71,19 @@ export class LeaseTracker {
       holderSince: prev && prev.holder === holder ? prev.holderSince : this.clock.wallNow().toISOString(),
     };
     if (!changed) next.fresh = prev.fresh;
+    next.lastHeld = prev?.lastHeld;
+    if (holder !== '') {
+      const last = prev?.lastHeld;
+      if (last && last.holder !== holder)
+        this.onGap(namespace, {
+          seconds: Math.max(0, now - last.changedMono) / 1000,
+          previousHolder: last.holder,
+          holder,
+          leaseDurationSeconds: last.leaseDurationSeconds,
+        });
+      if (changed || !last || last.holder !== holder)
+        next.lastHeld = { holder, changedMono: now, leaseDurationSeconds: next.leaseDurationSeconds };
+    }
     if (prev?.timer !== undefined) this.clock.clearTimeout(prev.timer);
     this.leases.set(namespace, next);
     if (next.fresh) this.armStaleTimer(namespace, next);

@@ -128,6 +128,19 @@ export interface Product {
   /** Its leader's Lease, by name, in the install's namespace. */
   leaseName: string;
   /**
+   * The pods that elect through that Lease and the one a holder identity names, so that the engine can
+   * hand over the Lease of a holder whose pod the kubelet confirmed stopped (src/controller/
+   * holder-release.ts, docs/leader-election.md). Undefined: the Lease is only watched.
+   */
+  leaderPods?: {
+    /** Label selector of those pods in the install's namespace (only they are cached). */
+    labelSelector: string;
+    /** The pod a holder identity names; undefined when it names none. */
+    podName(holderIdentity: string): string | undefined;
+    /** The product's acquire retry period: a leaderless gap above leaseDuration + this is reported. */
+    retryPeriodSeconds: number;
+  };
+  /**
    * Whether its per-object lease series are also exported under their deprecated names
    * (glooha_gloo_leader_lease_*), kept for one release for dashboards and alerts that use them.
    */

@@ -9,6 +9,7 @@ import type {
   KubernetesObject,
   V1Deployment,
   V1Lease,
+  V1Pod,
   V1PodDisruptionBudget,
   V2HorizontalPodAutoscaler,
 } from '@kubernetes/client-node';
@@ -32,7 +33,18 @@ import { stripManagedFields, stripManagedFieldsOf } from '../runtime/transforms.
 import { objectKey } from '../runtime/store.js';
 import { EventRecorder } from './actions/events.js';
 import { kubeWriter } from './actions/writer.js';
-import { DEPLOYMENTS, HPAS, LEASES, LIST_TYPED_KINDS, OWNED_KINDS, PDBS, type KindInfo } from './kinds.js';
+import { HolderRelease } from './holder-release.js';
+import { leaderlessGapEvent } from './leaderless-gap.js';
+import {
+  DEPLOYMENTS,
+  HPAS,
+  LEASES,
+  LIST_TYPED_KINDS,
+  OWNED_KINDS,
+  PDBS,
+  PODS,
+  type KindInfo,
+} from './kinds.js';
 import { ServedListTypes } from '../kube/openapi-list-types.js';
 import { LeaseTracker } from './lease-tracker.js';
 import { ReconcilerMemory } from './memory.js';
@@ -44,11 +56,16 @@ type HAObjectK = HAObject & KubernetesObject;
 
 const OWNER_INDEX = 'owner';
 
+/** controller-runtime's default retry period, for a product that does not say its own. */
+const DEFAULT_PRODUCT_RETRY_PERIOD_SECONDS = 2;
+
 export interface ControllerOptions {
   concurrency: number;
   resyncPeriodMs: number;
   metrics?: OperatorMetrics;
   clock?: Clock;
+  /** Hand a product's Lease over once its holder's pod is confirmed stopped (default true). */
+  productLeaseHandover?: boolean;
 }
 
 /** A product to reconcile, and whether the API server serves every kind of its Product.relatedKinds. */
@@ -176,6 +193,15 @@ export function setupControllers(
     products.map(leaseSelection),
     stripManagedFields,
   );
+  // The pods that elect through the products' Leases (only products that name them): whether a
+  // holder's pod has stopped for good (holder-release.ts).
+  const electing = (opts.productLeaseHandover === false ? [] : products).flatMap((p) =>
+    p.leaderPods ? [{ labelSelector: p.leaderPods.labelSelector }] : [],
+  );
+  const pods =
+    electing.length > 0
+      ? sharedInformer<V1Pod & KubernetesObject>(mgr, PODS, electing, stripManagedFields)
+      : undefined;
   // A related kind two products read is one informer too.
   const related = new Map<string, Informer<KubernetesObject>>();
   for (const { product, relatedServed } of setups) {
@@ -193,15 +219,36 @@ export function setupControllers(
     }
   }
   const controllers = setups.map((s) =>
-    setupController(mgr, s, opts, clock, { deployments, hpas, pdbs, owned, leases, related }),
+    setupController(mgr, s, opts, clock, { deployments, hpas, pdbs, owned, leases, related, pods }),
   );
+  // Each pod event of a product's elected pods may settle whether its Lease holder has stopped.
+  pods?.addEventHandler({
+    update: (_old, p) => {
+      for (const c of controllers) if (c.electedPod(p)) void c.release?.evaluate(p.metadata?.namespace ?? '');
+    },
+    delete: (p) => {
+      for (const c of controllers)
+        if (c.electedPod(p)) {
+          c.release?.podDeleted(p);
+          void c.release?.evaluate(p.metadata?.namespace ?? '');
+        }
+    },
+  });
   // One handler on the shared Lease informer hands each Lease to the product that elects through it.
   const byLease = new Map(controllers.map((c) => [c.product.leaseName, c.tracker] as const));
   const trackerOf = (l: V1Lease) => byLease.get(l.metadata?.name ?? '');
   const ns = (l: V1Lease) => l.metadata?.namespace ?? '';
+  const releaseOf = (l: V1Lease) =>
+    controllers.find((c) => c.product.leaseName === l.metadata?.name)?.release;
   leases.addEventHandler({
-    add: (l) => trackerOf(l)?.observe(ns(l), l) && enqueueNamespace(l),
-    update: (_old, l) => trackerOf(l)?.observe(ns(l), l) && enqueueNamespace(l),
+    add: (l) => {
+      if (trackerOf(l)?.observe(ns(l), l)) enqueueNamespace(l);
+      void releaseOf(l)?.evaluate(ns(l));
+    },
+    update: (_old, l) => {
+      if (trackerOf(l)?.observe(ns(l), l)) enqueueNamespace(l);
+      void releaseOf(l)?.evaluate(ns(l));
+    },
     delete: (l) => trackerOf(l)?.forget(ns(l)) && enqueueNamespace(l),
   });
   function enqueueNamespace(l: V1Lease): void {
@@ -217,6 +264,7 @@ interface Shared {
   owned: Map<string, Informer<KubernetesObject>>;
   leases: Informer<V1Lease & KubernetesObject>;
   related: Map<string, Informer<KubernetesObject>>;
+  pods?: Informer<V1Pod & KubernetesObject>;
 }
 
 function setupController(
@@ -225,7 +273,12 @@ function setupController(
   opts: ControllerOptions,
   clock: Clock,
   shared: Shared,
-): HAController & { tracker: LeaseTracker; enqueueNamespace(namespace: string): void } {
+): HAController & {
+  tracker: LeaseTracker;
+  enqueueNamespace(namespace: string): void;
+  release?: HolderRelease;
+  electedPod(pod: KubernetesObject): boolean;
+} {
   const name = product.controllerName;
   const objects = mgr.informer<HAObjectK>({
     group: GROUP,
@@ -246,10 +299,60 @@ function setupController(
     for (const key of keysForNamespace(namespace)) mgr.enqueue(name, key);
   };
 
+  const memory = new ReconcilerMemory();
+  const writer = kubeWriter(
+    mgr.client,
+    { group: GROUP, version: VERSION, plural: product.plural },
+    product.relatedKinds,
+  );
+  const events = new EventRecorder(writer, mgr.log, () => clock.wallNow().getTime());
+
   // The product's leader Lease: tracked on every replica (a new leader knows who leads at once).
   // Renewals are swallowed; only a holder or freshness change enqueues (setupControllers routes them).
-  const tracker = new LeaseTracker(enqueueNamespace, clock);
+  // Every replica observes each leaderless gap; the leader also reports one above the expected bound.
+  const retryPeriodSeconds = product.leaderPods?.retryPeriodSeconds ?? DEFAULT_PRODUCT_RETRY_PERIOD_SECONDS;
+  const tracker = new LeaseTracker(enqueueNamespace, clock, (namespace, gap) => {
+    const owners = objects.store.byIndex('installNamespace', namespace);
+    for (const g of owners)
+      opts.metrics?.glooha.leaderless(
+        { kind: product.kind, namespace: g.metadata.namespace ?? '', name: g.metadata.name },
+        gap.seconds,
+      );
+    const event = leaderlessGapEvent(gap, product.leaseName, retryPeriodSeconds);
+    if (!event || !mgr.leadership.canWrite()) return;
+    for (const g of owners) void events.record(g, event, mgr.leadership.leadingSignal).catch(() => undefined);
+  });
   mgr.onStop(() => tracker.stop());
+
+  // Hands over the Lease of a holder whose pod stopped for good (products that name their pods).
+  const matchesElected = product.leaderPods
+    ? selectionMatcher({ labelSelector: product.leaderPods.labelSelector })
+    : () => false;
+  const leaderPods = product.leaderPods;
+  const release =
+    leaderPods && shared.pods
+      ? new HolderRelease({
+          client: mgr.client,
+          leadership: mgr.leadership,
+          log: mgr.log.child({ controller: name }),
+          clock,
+          pod: (namespace, podName) => {
+            const p = shared.pods!.store.get(`${namespace}/${podName}`);
+            return p && matchesElected(p) ? p : undefined;
+          },
+          lease: (namespace) => shared.leases.store.get(`${namespace}/${product.leaseName}`),
+          holderPod: (holder) => leaderPods.podName(holder),
+          managed: (namespace) => keysForNamespace(namespace).length > 0,
+          onReleased: (namespace) => {
+            for (const g of objects.store.byIndex('installNamespace', namespace))
+              opts.metrics?.glooha.leaseReleased({
+                kind: product.kind,
+                namespace: g.metadata.namespace ?? '',
+                name: g.metadata.name,
+              });
+          },
+        })
+      : undefined;
 
   // How server-side apply merges the lists of what we write, from the API server's own schema: the
   // drift comparison must see a list-map as the API server merges it (compare.ts).
@@ -267,13 +370,6 @@ function setupController(
       }),
     );
   }
-  const memory = new ReconcilerMemory();
-  const writer = kubeWriter(
-    mgr.client,
-    { group: GROUP, version: VERSION, plural: product.plural },
-    product.relatedKinds,
-  );
-  const events = new EventRecorder(writer, mgr.log, () => clock.wallNow().getTime());
   // A deleted object's memory goes on every replica, leader or not.
   objects.on('delete', (g) => {
     memory.forget(objectKey(g));
@@ -350,6 +446,9 @@ function setupController(
     concurrency: opts.concurrency,
     resyncPeriodMs: opts.resyncPeriodMs,
     reconcile: async (key, ctx) => {
+      // A term that begins after the holder's pod stopped has seen no event of it: look at each install.
+      const g = objects.store.get(key);
+      if (g && release) void release.evaluate(installNamespaceOf(g));
       const listTypes = await servedListTypes.get(ctx.signal);
       return reconcile(key, ctx, {
         product,
@@ -384,5 +483,5 @@ function setupController(
       ...(related ?? []).map(([, informer]) => ({ informer, ...toInstall(() => true) })),
     ],
   });
-  return { product, memory, objects, tracker, enqueueNamespace };
+  return { product, memory, objects, tracker, enqueueNamespace, release, electedPod: matchesElected };
 }

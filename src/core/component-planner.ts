@@ -17,7 +17,7 @@ import { budgetOf, floorReplicas, type ComponentIntent } from './component.js';
 import { describeComponent, type Finding } from './findings.js';
 import type { ObservedDeployment, ObservedHPA, ObservedPDB } from './observed.js';
 import { names, ownedMetadata, patchMetadata, type Owner } from './ownership.js';
-import { rolloutStrategy, type RollingUpdateStrategy } from './rollout-strategy.js';
+import { keptRolloutStrategy, type RollingUpdateStrategy } from './rollout-strategy.js';
 import { podAntiAffinity, topologySpreadConstraints } from './scheduling.js';
 import { copySelector, podLabelsOf, selects } from './selectors.js';
 import { renderObject, type KubeObject } from './templates.js';
@@ -283,7 +283,7 @@ function deploymentPatch(
   // The count the Deployment runs after this apply: ours, our HPA's minimum (the floor), else whatever
   // sets it now (Helm, a foreign HPA).
   const running = setReplicas ? c.replicas : plan.autoscaling ? undefined : dep.replicas;
-  const rollout = rolloutStrategy(c, plan.podDisruptionBudget, running);
+  const rollout = keptRolloutStrategy(c, ctx.driftPolicy, plan.podDisruptionBudget, running);
   ctx.warnings.push(...rollout.findings);
   const fields: ComponentFields = {
     ...(setReplicas ? { replicas: c.replicas } : {}),

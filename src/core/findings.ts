@@ -22,7 +22,8 @@ export type WarningCode =
   | 'UnmanagedGatewayProxy'
   | 'DiscoveryReplicas'
   | 'DeprecatedValue'
-  | 'RolloutExceedsDisruptionBudget';
+  | 'RolloutExceedsDisruptionBudget'
+  | 'InPlaceRolloutNeedsEnforce';
 
 export type ProblemCode =
   | 'DeploymentNotFound'

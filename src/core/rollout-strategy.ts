@@ -16,12 +16,16 @@
 // (25%/25%: one surge pod, none unavailable), which at worst waits for a node, never loses the pod.
 // Gloo's chart has no strategy values, so Helm never sets or removes this field: the handover on
 // deletion resets it too (handover.ts), since the count that follows is the chart's 1.
+// And only under driftPolicy enforce, the one policy that keeps the count: under warn or ignore a
+// plain Helm upgrade (or anyone) may lower it to 1 and the operator leaves it there, with the
+// in-place strategy it applied still on the Deployment. There the Deployment's default stays, and a
+// warning says what required anti-affinity then costs (a rollout waits for a free node).
 
 /** Fewer replicas than this are never replaced in place (maxSurge 0 would take the last pod down). */
 export const IN_PLACE_MIN_REPLICAS = 2;
 
 import { scaledValue } from '../api/intstr.js';
-import type { PodDisruptionBudgetSpec } from '../api/types.js';
+import type { DriftPolicy, PodDisruptionBudgetSpec } from '../api/types.js';
 import { floorReplicas, type ComponentIntent } from './component.js';
 import { describeComponent, type Finding } from './findings.js';
 
@@ -40,6 +44,30 @@ export function disruptionsAllowed(
   if (budget.minAvailable !== undefined) return Math.max(0, floor - scaledValue(budget.minAvailable, floor));
   if (budget.maxUnavailable !== undefined) return scaledValue(budget.maxUnavailable, floor);
   return undefined;
+}
+
+/**
+ * The rollout strategy for component `c` under `driftPolicy`: in place only where the operator keeps
+ * the count (enforce); otherwise none, with a warning when required anti-affinity would have wanted it.
+ */
+export function keptRolloutStrategy(
+  c: ComponentIntent,
+  driftPolicy: DriftPolicy,
+  budget: PodDisruptionBudgetSpec | undefined,
+  replicas?: number,
+): ReturnType<typeof rolloutStrategy> {
+  const planned = rolloutStrategy(c, budget, replicas);
+  if (driftPolicy === 'enforce' || !planned.strategy) return planned;
+  return {
+    findings: [
+      {
+        code: 'InPlaceRolloutNeedsEnforce',
+        component: c.id,
+        path: 'spec.driftPolicy',
+        message: `${describeComponent(c.id)} has required anti-affinity, but driftPolicy ${driftPolicy} lets its replica count fall below 2 and stay there, so the operator does not replace its pods in place (maxSurge 0 would take a single pod down): its rollouts keep the Deployment's default, one surge pod, which waits for a node that runs none of its pods. Use driftPolicy enforce, or antiAffinity: preferred`,
+      },
+    ],
+  };
 }
 
 /**

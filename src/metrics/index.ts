@@ -93,6 +93,17 @@ export interface GloohaMetrics {
    * on one install is not the sum of several.
    */
   driftCorrected(owner: { namespace: string; name: string }, component: string, n?: number): void;
+  /**
+   * glooha_product_leaderless_seconds{kind,namespace,name}: one leaderless gap of the managed product
+   * of that HA resource, from the previous holder's last renewal this replica saw to the next
+   * holder's first record.
+   */
+  leaderless(owner: { kind: string; namespace: string; name: string }, seconds: number): void;
+  /**
+   * glooha_product_lease_releases_total{kind,namespace,name}: the operator cleared the product's Lease
+   * because its holder's pod had stopped for good.
+   */
+  leaseReleased(owner: { kind: string; namespace: string; name: string }): void;
 }
 
 export interface OperatorMetrics {
@@ -134,6 +145,8 @@ export const WORKQUEUE_DURATION_BUCKETS = Array.from({ length: 12 }, (_, i) =>
 export const RENEW_DURATION_BUCKETS = [
   0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 ];
+/** Leaderless gaps: a handover at the next retry (seconds) up to an expired Lease and beyond. */
+export const LEADERLESS_BUCKETS = [0.5, 1, 2, 3, 4, 5, 7.5, 10, 15, 17.5, 20, 25, 30, 45, 60, 120];
 /** client-go's rest_client_request_duration_seconds buckets. */
 export const REST_CLIENT_DURATION_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60];
 
@@ -466,7 +479,23 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
     labelNames: ['namespace', 'name', 'component'] as const,
     registers,
   });
+  const leaderless = new Histogram({
+    name: 'glooha_product_leaderless_seconds',
+    help: "Leaderless gaps of the managed product, per HA resource: seconds from the previous holder's last renewal of the product's leader Lease, as this replica saw it, to the next holder's first record.",
+    labelNames: ['kind', 'namespace', 'name'] as const,
+    buckets: LEADERLESS_BUCKETS,
+    registers,
+  });
+  const leaseReleases = new Counter({
+    name: 'glooha_product_lease_releases_total',
+    help: "Times the operator cleared the managed product's leader Lease because the holder's pod had stopped for good (its kubelet reported every container terminated), per HA resource.",
+    labelNames: ['kind', 'namespace', 'name'] as const,
+    registers,
+  });
   const glooha: GloohaMetrics = {
+    leaderless: (o, seconds) =>
+      leaderless.observe({ kind: o.kind, namespace: o.namespace, name: o.name }, seconds),
+    leaseReleased: (o) => leaseReleases.inc({ kind: o.kind, namespace: o.namespace, name: o.name }),
     observe: (kind, fn, options) => {
       sources.set(kind, fn);
       if (options?.deprecatedLeaseSeries) deprecatedLeaseKinds.add(kind);

@@ -318,7 +318,7 @@ describe('glooha CLI against the API server', { timeout: 180_000 }, () => {
     });
     try {
       const kgwLeader = new RegExp(`^\\[FAIL\\] kgateway leader: no Lease ${ns}/kgateway-envoy`, 'm');
-      const before = await glooha(['check', '--operator-namespace', id.namespace]);
+      const before = await glooha(['check', '-n', ns, '--operator-namespace', id.namespace]);
       expect(before.code).toBe(EXIT.UNHEALTHY);
       expect(before.stdout).toMatch(/^\[ok\]\s+CRD: kgatewayhas\.glooha\.io serves v1alpha1$/m);
       expect(before.stdout).toContain(
@@ -338,7 +338,7 @@ describe('glooha CLI against the API server', { timeout: 180_000 }, () => {
           },
         },
       });
-      const led = await glooha(['check', '--operator-namespace', id.namespace]);
+      const led = await glooha(['check', '-n', ns, '--operator-namespace', id.namespace]);
       expect(led.stdout).toMatch(
         new RegExp(
           `^\\[ok\\]\\s+kgateway leader: kgateway-0_abc, Lease ${ns}/kgateway-envoy renewed \\d+s ago`,
@@ -352,7 +352,7 @@ describe('glooha CLI against the API server', { timeout: 180_000 }, () => {
       });
       const after = await eventually(
         'check to see the KgatewayHA and the leader election it turned off',
-        () => glooha(['check', '--operator-namespace', id.namespace]),
+        () => glooha(['check', '-n', ns, '--operator-namespace', id.namespace]),
         (x) => x.stdout.includes(`[ok]   kgateway leader: ${ns}/kgateway: leader election is off`),
       );
       expect(after.stdout).toContain(`[ok]   kgateway install: ${ns}/kgateway is targeted by a KgatewayHA`);
@@ -372,10 +372,11 @@ describe('glooha CLI against the API server', { timeout: 180_000 }, () => {
     expect(missing.stderr).toContain(`GlooHA or KgatewayHA ${glooNs}/nope not found`);
   });
 
+  // -n: the installs of other tests' namespaces (and their states) are not this test's to judge.
   it('check passes for a healthy install: CRD, operator, its leader, RBAC (SubjectAccessReview), Gloo', async () => {
     const r = await eventually(
-      'glooha check to pass',
-      () => glooha(['check', '--operator-namespace', id.namespace]),
+      'glooha check -n to pass',
+      () => glooha(['check', '-n', glooNs, '--operator-namespace', id.namespace]),
       (x) => x.code === EXIT.OK,
       { timeoutMs: 60_000, intervalMs: 1_000 },
     );
@@ -386,6 +387,9 @@ describe('glooha CLI against the API server', { timeout: 180_000 }, () => {
     );
     expect(r.stdout).toContain(`[ok]   operator RBAC: ${id.username} holds every permission it needs`);
     expect(r.stdout).toContain(`[ok]   Gloo install: ${glooNs}/gloo is targeted by a GlooHA`);
+    expect(r.stdout.match(/^\[\w+\]\s+(Gloo|kgateway) install: .*$/gm)).toEqual([
+      `[ok]   Gloo install: ${glooNs}/gloo is targeted by a GlooHA`,
+    ]);
     // This operator runs without the chart's fencing policy and does not require it: a warning.
     expect(r.stdout).toContain(
       `[warn] fencing policy: no ValidatingAdmissionPolicyBinding takes Lease ${id.namespace}/glooha-operator as its parameter: only the client-side fence applies`,

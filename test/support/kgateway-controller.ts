@@ -15,11 +15,18 @@
 //    through the namespace's loopback: socat inside it forwards to a Unix socket (file system paths are
 //    shared across network namespaces), and one socat outside forwards that socket to the API server.
 //    The TLS session is end to end, to 127.0.0.1:<the API server's port>, as the certificate says.
+//  - with `kubeletTermination`, a pod's deletion ends as the kubelet ends it: the harness holds the pod
+//    with a finalizer of its own (kwok would remove it at once), and once the process has exited it
+//    reports every container terminated (the kubelet's status write) and only then lets the object go
+//    (the kubelet's final delete). `abandon(pod)` stops following a pod as a lost node's kubelet would:
+//    its process runs on, and its deletion is never confirmed.
 // Every process is in its own process group (the forwarder inside dies with it), SIGKILLed by stop(),
 // and by an exit hook if the test process ends first.
 import {
   AppsV1Api,
   CoreV1Api,
+  PatchStrategy,
+  setHeaderOptions,
   type KubeConfig,
   type V1Container,
   type V1EnvVar,
@@ -45,8 +52,13 @@ export interface KgatewayControllerOptions {
   pollMs?: number;
   /** Extra env on top of the pod's (e.g. a log level); the pod's own wins on a clash. */
   extraEnv?: Record<string, string>;
+  /** End a deleted pod as the kubelet does (see the module comment). Default false. */
+  kubeletTermination?: boolean;
   admin?: KubeConfig;
 }
+
+/** The finalizer that holds a pod until the harness, as its kubelet, has reported it stopped. */
+export const KUBELET_FINALIZER = 'glooha.test/kubelet';
 
 /** One process of one pod's container; a restart is a new KgatewayProcess for the same pod. */
 export interface KgatewayProcess {
@@ -95,6 +107,10 @@ export class KgatewayControllers {
   private loop?: Promise<void>;
   private stopped = false;
   private lastError = '';
+  /** Pods whose kubelet is "lost": their process is left running and their deletion unconfirmed. */
+  private readonly abandoned = new Set<string>();
+  /** Pods whose termination is being reported (once each). */
+  private readonly finalizing = new Set<string>();
 
   private constructor(
     private readonly opts: Required<Omit<KgatewayControllerOptions, 'admin'>> & { admin: KubeConfig },
@@ -112,6 +128,7 @@ export class KgatewayControllers {
       container: 'controller',
       pollMs: 500,
       extraEnv: {},
+      kubeletTermination: false,
       admin: options.admin ?? adminKubeConfig(),
       ...options,
     });
@@ -164,10 +181,49 @@ export class KgatewayControllers {
     return r.proc;
   }
 
+  /**
+   * The pod's node is lost: its process runs on, nothing stops it when the pod is deleted, and no
+   * termination is reported. `end(pod)` kills it later.
+   */
+  abandon(pod: string): KgatewayProcess {
+    const r = this.running.get(pod);
+    if (!r) throw new Error(`no kgateway process runs for pod ${pod}`);
+    this.abandoned.add(pod);
+    return r.proc;
+  }
+
+  /** Lets the pod object go without confirming anything (before a force deletion of an abandoned pod). */
+  async unhold(pod: string): Promise<void> {
+    await this.dropFinalizer(pod);
+  }
+
+  /** SIGKILLs an abandoned pod's process and lets its object go (as a lost node coming back would). */
+  async end(pod: string): Promise<void> {
+    const r = this.running.get(pod);
+    if (r) {
+      r.stopping = true;
+      killGroup(r.child, 'SIGKILL');
+      await r.exited;
+    }
+    // Unconfirmed: the object goes before the pod stops being abandoned (else the next sync would
+    // confirm its end as its kubelet).
+    await this.dropFinalizer(pod).catch(() => undefined);
+    this.abandoned.delete(pod);
+  }
+
   /** Stops following pods and kills every process (SIGKILL: nothing of them is under test here). */
   async stop(): Promise<void> {
     this.stopped = true;
     await this.loop?.catch(() => {});
+    if (this.opts.kubeletTermination) {
+      // No pod may outlive the test held by a finalizer nobody removes.
+      const pods = await this.core
+        .listNamespacedPod({ namespace: this.opts.namespace })
+        .catch(() => undefined);
+      for (const p of pods?.items ?? [])
+        if (p.metadata?.finalizers?.includes(KUBELET_FINALIZER))
+          await this.dropFinalizer(p.metadata.name!).catch(() => undefined);
+    }
     await Promise.all(
       [...this.running.values()].map(async (r) => {
         r.stopping = true;
@@ -229,11 +285,20 @@ export class KgatewayControllers {
         wanted.set(pod.metadata!.name!, pod);
     }
     for (const [name, r] of this.running) {
+      if (this.abandoned.has(name)) continue;
       const pod = wanted.get(name);
       if (!pod || pod.metadata?.uid !== r.proc.podUid) {
         const gone = pods.find((p) => p.metadata?.name === name);
-        void this.terminate(r, (gone?.spec?.terminationGracePeriodSeconds ?? 30) * 1000);
+        void this.terminate(r, (gone?.spec?.terminationGracePeriodSeconds ?? 30) * 1000).then(() =>
+          gone ? this.confirmTermination(gone) : undefined,
+        );
       }
+    }
+    // A deleting pod with no process (it exited before, or never ran): its kubelet confirms at once.
+    for (const pod of pods) {
+      const name = pod.metadata!.name!;
+      if (pod.metadata?.deletionTimestamp && !this.running.has(name) && !this.abandoned.has(name))
+        void this.confirmTermination(pod);
     }
     for (const [name, pod] of wanted) {
       if (this.running.has(name) || this.stopped) continue;
@@ -242,8 +307,9 @@ export class KgatewayControllers {
     }
   }
 
+  /** SIGTERM, SIGKILL after the grace period; resolves when the process has exited (each caller). */
   private async terminate(r: Running, graceMs: number): Promise<void> {
-    if (r.stopping) return;
+    if (r.stopping) return r.exited;
     r.stopping = true;
     killGroup(r.child, 'SIGTERM');
     const timer = setTimeout(() => killGroup(r.child, 'SIGKILL'), graceMs);
@@ -251,8 +317,94 @@ export class KgatewayControllers {
     clearTimeout(timer);
   }
 
+  /**
+   * The kubelet's end of a deleted pod: every container reported terminated, then the object let go.
+   * Only for pods this harness holds with its finalizer.
+   */
+  private async confirmTermination(pod: V1Pod): Promise<void> {
+    const name = pod.metadata!.name!;
+    if (!this.opts.kubeletTermination || !pod.metadata?.finalizers?.includes(KUBELET_FINALIZER)) return;
+    if (this.finalizing.has(name) || this.abandoned.has(name)) return;
+    this.finalizing.add(name);
+    try {
+      const exited = [...this.history]
+        .reverse()
+        .find((h) => h.pod === name && h.podUid === pod.metadata?.uid)?.exited;
+      const exitCode =
+        exited?.signal === 'SIGKILL' ? 137 : exited?.signal === 'SIGTERM' ? 143 : (exited?.code ?? 0);
+      const now = new Date().toISOString();
+      await this.core.patchNamespacedPodStatus(
+        {
+          name,
+          namespace: this.opts.namespace,
+          body: {
+            status: {
+              containerStatuses: (pod.spec?.containers ?? []).map((c) => ({
+                name: c.name,
+                image: c.image ?? '',
+                imageID: '',
+                ready: false,
+                restartCount: 0,
+                started: false,
+                state: {
+                  terminated: {
+                    exitCode,
+                    reason: exitCode === 0 ? 'Completed' : 'Error',
+                    finishedAt: now,
+                  },
+                },
+              })),
+            },
+          },
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+      await this.dropFinalizer(name);
+    } catch (err) {
+      this.lastError = `confirming the end of pod ${name}: ${err instanceof Error ? err.message : String(err)}`;
+    } finally {
+      this.finalizing.delete(name);
+    }
+  }
+
+  private async dropFinalizer(name: string): Promise<void> {
+    const pod = await this.core.readNamespacedPod({ name, namespace: this.opts.namespace });
+    const finalizers = pod.metadata?.finalizers ?? [];
+    if (!finalizers.includes(KUBELET_FINALIZER)) return;
+    await this.core.patchNamespacedPod(
+      {
+        name,
+        namespace: this.opts.namespace,
+        body: [
+          { op: 'test', path: '/metadata/resourceVersion', value: pod.metadata?.resourceVersion },
+          {
+            op: 'replace',
+            path: '/metadata/finalizers',
+            value: finalizers.filter((f) => f !== KUBELET_FINALIZER),
+          },
+        ],
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
+    );
+  }
+
   private async launch(pod: V1Pod): Promise<void> {
     const name = pod.metadata!.name!;
+    if (this.opts.kubeletTermination && !pod.metadata?.finalizers?.includes(KUBELET_FINALIZER))
+      // Held until its processes are reported stopped, as the kubelet holds a pod it runs.
+      await this.core.patchNamespacedPod(
+        {
+          name,
+          namespace: this.opts.namespace,
+          body: [
+            { op: 'test', path: '/metadata/uid', value: pod.metadata?.uid },
+            ...(pod.metadata?.finalizers
+              ? [{ op: 'add', path: '/metadata/finalizers/-', value: KUBELET_FINALIZER }]
+              : [{ op: 'add', path: '/metadata/finalizers', value: [KUBELET_FINALIZER] }]),
+          ],
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
+      );
     const container = pod.spec?.containers.find((c) => c.name === this.opts.container);
     if (!container)
       throw new Error(`pod ${this.opts.namespace}/${name} has no container ${this.opts.container}`);

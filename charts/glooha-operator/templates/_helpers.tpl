@@ -101,6 +101,11 @@ test/unit/chart/expected-rbac.ts, which the tests compare against.
 - apiGroups: [""]
   resources: ["serviceaccounts"]
   verbs: ["get", "list", "watch"]
+# The product's controller pods (read only, by label selector): whether the holder of its leader
+# Lease has stopped for good, so that the Lease is handed over at once (docs/leader-election.md).
+- apiGroups: [""]
+  resources: ["pods"]
+  verbs: ["get", "list", "watch"]
 {{ include "glooha-operator.eventRules" . }}
 {{ include "glooha-operator.leaseRules" . }}
 # kgateway: the Gateways a KgatewayHA names, and the GatewayParameters they name, into which it

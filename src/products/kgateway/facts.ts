@@ -68,6 +68,12 @@ export const CONTROLLER_CONTAINER = 'controller';
  */
 export const CHART_ENV_AFTER_EXTRA_ENV = 'KGW_ENABLE_AGENTGATEWAY';
 
+/**
+ * Label selector of the controller's pods (the selector label kgateway.selectorLabels gives them; the
+ * proxies' pods are labelled kgateway=kube-gateway): the pods that elect through CONTROLLER_LEASE_NAME.
+ */
+export const CONTROLLER_POD_SELECTOR = 'kgateway=kgateway';
+
 /** Label selector of the Deployments, HPAs and PDBs of the controller and of the deployer's proxies. */
 export const INSTALL_LABEL_SELECTOR = 'kgateway in (kgateway,kube-gateway)';
 

@@ -3,6 +3,7 @@
 import type { KubernetesObject, V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
 import { GROUP, KGATEWAY_KIND, KGATEWAY_PLURAL } from '../../api/constants.js';
 import type { KgatewayHA } from '../../api/types.js';
+import { controllerRuntimeHolderPod } from '../../core/dead-holder.js';
 import { ownerOf } from '../../core/ownership.js';
 import { TARGET_REQUEUE_MS } from '../../controller/plan.js';
 import { installNamespaceOf, type Product, type RelatedKind } from '../../controller/product.js';
@@ -11,6 +12,8 @@ import { kindKey } from '../../kube/list-types.js';
 import { desiredKgateway } from './desired.js';
 import {
   CONTROLLER_LEASE_NAME,
+  CONTROLLER_LEASE_TIMINGS,
+  CONTROLLER_POD_SELECTOR,
   GATEWAY_PARAMETERS_API_VERSION,
   GATEWAY_PARAMETERS_GROUP,
   GATEWAY_PARAMETERS_HPA_FIELD,
@@ -71,6 +74,12 @@ export const KGATEWAY: Product = {
   // kgateway's proxies get their HPAs and PDBs from their users (or `glooha migrate`), unlabelled:
   // every one in scope may cover them.
   leaseName: CONTROLLER_LEASE_NAME,
+  // The controller's pods; controller-runtime's identity `<pod name>_<uuid>` names the holder's pod.
+  leaderPods: {
+    labelSelector: CONTROLLER_POD_SELECTOR,
+    podName: controllerRuntimeHolderPod,
+    retryPeriodSeconds: Number.parseInt(CONTROLLER_LEASE_TIMINGS.retryPeriod, 10),
+  },
   relatedKinds: [GATEWAYS, GATEWAY_PARAMETERS],
   permissions: [
     { group: GROUP, resource: KGATEWAY_PLURAL, verbs: ['get', 'list', 'watch', 'patch'] },

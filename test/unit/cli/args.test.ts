@@ -110,7 +110,7 @@ describe('errors name the fix', () => {
 
   it("a flag of another command says so, and lists this command's flags", () => {
     expect(usage(['check', '-A'])).toBe(
-      'unknown flag -A (-A is not a flag of glooha check) (flags of glooha check: --operator-namespace, --kubeconfig, --context, -h, --help)',
+      'unknown flag -A (-A is not a flag of glooha check) (flags of glooha check: -n, --namespace, --operator-namespace, --kubeconfig, --context, -h, --help)',
     );
   });
 

@@ -154,6 +154,9 @@ describe('glooha cluster commands: flags', () => {
       command: 'check',
       operatorNamespace: 'glooha-system',
     });
+    // -n narrows the install checks to one namespace, in every form kubectl takes.
+    for (const form of [['-n', 'gloo-system'], ['-ngloo-system'], ['--namespace=gloo-system']])
+      expect(parseArgs(['check', ...form])).toEqual({ command: 'check', namespace: 'gloo-system' });
     expect(parseArgs(['helm-values', 'gloo', '--kubeconfig', '/k'])).toEqual({
       command: 'helm-values',
       name: 'gloo',

@@ -391,3 +391,38 @@ describe('clock skew: staleness is judged on the monotonic clock, from when the 
     expect(stale).toEqual([NS]);
   });
 });
+
+describe('leaderless gaps (glooha_product_leaderless_seconds)', () => {
+  let gaps: Array<{ seconds: number; previousHolder: string; holder: string; leaseDurationSeconds: number }>;
+  beforeEach(() => {
+    gaps = [];
+    tracker = new LeaseTracker(
+      (ns) => stale.push(ns),
+      clock,
+      (_ns, g) => gaps.push(g),
+    );
+  });
+
+  it("from the previous holder's last renewal seen to the next holder's first record, across a release", () => {
+    tracker.observe(NS, lease('a_1', at(0), { leaseDurationSeconds: 15 }));
+    advance(2_000);
+    tracker.observe(NS, lease('a_1', at(2), { leaseDurationSeconds: 15 })); // its last renewal
+    advance(1_500);
+    tracker.observe(NS, lease('', at(3.5), { leaseDurationSeconds: 1 })); // released (by the operator)
+    expect(gaps).toEqual([]);
+    advance(1_200);
+    tracker.observe(NS, lease('b_2', at(4.7), { leaseDurationSeconds: 15 }));
+    expect(gaps).toEqual([{ seconds: 2.7, previousHolder: 'a_1', holder: 'b_2', leaseDurationSeconds: 15 }]);
+    // Renewals of the new holder are no gap.
+    advance(2_000);
+    tracker.observe(NS, lease('b_2', at(6.7), { leaseDurationSeconds: 15 }));
+    expect(gaps).toHaveLength(1);
+  });
+
+  it('a takeover after expiry is one gap of about leaseDuration + retry; the first holder seen is none', () => {
+    tracker.observe(NS, lease('a_1', at(0)));
+    advance(17_000);
+    tracker.observe(NS, lease('b_2', at(17)));
+    expect(gaps.map((g) => g.seconds)).toEqual([17]);
+  });
+});

@@ -35,6 +35,7 @@ describe('defaults', () => {
       resyncPeriodMs: 600_000,
       metricsBindAddress: ':8080',
       logLevel: 'info',
+      productLeaseHandover: true,
       leaderElection: {
         enabled: true,
         leaseDurationMs: 15_000,
@@ -94,6 +95,7 @@ describe('env variables', () => {
     GLOOHA_RESYNC_PERIOD: '1m30s',
     GLOOHA_METRICS_BIND_ADDRESS: '127.0.0.1:9090',
     LOG_LEVEL: 'debug',
+    GLOOHA_PRODUCT_LEASE_HANDOVER: 'false',
     LEADER_ELECT_LEASE_DURATION: '30s',
     LEADER_ELECT_RENEW_DEADLINE: '20s',
     LEADER_ELECT_RETRY_PERIOD: '4s',
@@ -110,6 +112,7 @@ describe('env variables', () => {
       resyncPeriodMs: 90_000,
       metricsBindAddress: '127.0.0.1:9090',
       logLevel: 'debug',
+      productLeaseHandover: false,
       leaderElection: {
         enabled: true,
         leaseDurationMs: 30_000,
@@ -136,6 +139,7 @@ describe('env variables', () => {
         '--metrics-bind-address',
         ':9443',
         '--log-level=warn',
+        '--product-lease-handover',
         '--leader-elect-lease-duration=20s',
         '--leader-elect-renew-deadline',
         '15s',
@@ -155,6 +159,7 @@ describe('env variables', () => {
       resyncPeriodMs: 30_000,
       metricsBindAddress: ':9443',
       logLevel: 'warn',
+      productLeaseHandover: true,
       leaderElection: {
         enabled: true,
         leaseDurationMs: 20_000,
@@ -167,6 +172,13 @@ describe('env variables', () => {
         requireFencingPolicy: false,
       },
     });
+  });
+
+  it('--product-lease-handover takes true or false only, naming the flag', () => {
+    expect(config(['--product-lease-handover=false']).productLeaseHandover).toBe(false);
+    expect(usageError(['--product-lease-handover=no']).message).toContain(
+      '--product-lease-handover (GLOOHA_PRODUCT_LEASE_HANDOVER) must be true or false, got "no"',
+    );
   });
 
   it('a good flag wins over a bad env variable', () => {

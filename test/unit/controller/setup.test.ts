@@ -143,6 +143,7 @@ describe('both products on shared informers', () => {
         'rolebindings',
         'configmaps',
         'leases',
+        'pods',
         'gateways',
         'gatewayparameters',
       ].sort(),
@@ -159,6 +160,8 @@ describe('both products on shared informers', () => {
     expect(selections('poddisruptionbudgets')).toEqual(['|']);
     // Leases: only the two products' leader Leases.
     expect(selections('leases')).toEqual(['|metadata.name=gloo', '|metadata.name=kgateway-envoy']);
+    // Pods: only kgateway's controller pods (the ones that elect through kgateway-envoy).
+    expect(selections('pods')).toEqual(['kgateway=kgateway|']);
     // Owned objects: every product's, told apart by their owner labels.
     expect(selections('configmaps')).toEqual(['app.kubernetes.io/managed-by=glooha-operator|']);
     await mgr.stop('test');

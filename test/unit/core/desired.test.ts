@@ -838,6 +838,25 @@ describe('rollout strategy', () => {
     });
   });
 
+  // Under warn (or ignore) a plain Helm upgrade lowers gloo to 1 and the operator leaves it there: a
+  // maxSurge 0 it had applied would then take the only pod down on the next rollout.
+  it('replaces pods in place only under driftPolicy enforce, which keeps the count at 2 or more', () => {
+    for (const driftPolicy of ['warn', 'ignore'] as const) {
+      const d = run(glooHA({ driftPolicy, gloo: { replicas: 3, antiAffinity: 'required' } }));
+      expect(spec(get(d.patches, 'Deployment', 'gloo'))).not.toHaveProperty('strategy');
+      expect(d.warnings.find((w) => w.code === 'InPlaceRolloutNeedsEnforce')).toMatchObject({
+        component: 'gloo',
+        path: 'spec.driftPolicy',
+      });
+    }
+    const enforced = run(glooHA({ driftPolicy: 'enforce', gloo: { replicas: 3, antiAffinity: 'required' } }));
+    expect(spec(get(enforced.patches, 'Deployment', 'gloo')).strategy.rollingUpdate.maxSurge).toBe(0);
+    expect(codes(enforced.warnings)).not.toContain('InPlaceRolloutNeedsEnforce');
+    // Nothing to say where no in-place strategy was wanted anyway.
+    const preferred = run(glooHA({ driftPolicy: 'warn', gloo: { replicas: 3, antiAffinity: 'preferred' } }));
+    expect(codes(preferred.warnings)).not.toContain('InPlaceRolloutNeedsEnforce');
+  });
+
   it('applies to an autoscaled proxy too, without setting its replicas', () => {
     const d = run(
       glooHA({
