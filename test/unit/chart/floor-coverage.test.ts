@@ -19,7 +19,7 @@ describe('replicas floor: the docs say what it covers', () => {
     expect(resources).toEqual(['deployments']);
   });
 
-  it.each(['docs/how-it-works.md', 'docs/helm.md', 'charts/glooha-operator/README.md'])(
+  it.each(['README.md', 'docs/how-it-works.md', 'docs/helm.md', 'charts/glooha-operator/README.md'])(
     '%s says the scale subresource (kubectl scale) is not covered, and promises no "any write"',
     (file) => {
       const text = read(file);
