@@ -24,7 +24,7 @@ import type { KgatewayHA } from '../../src/api/types.js';
 import { KGATEWAY_VERSIONS, type KgatewayFixtures } from '../env/binaries.js';
 import { adminKubeConfig, createNamespace } from '../support/cluster.js';
 import { helm } from '../support/gloo-chart.js';
-import { installKgatewayCrds, rendersCovers } from '../support/kgateway.js';
+import { gatewayWithParameters, installKgatewayCrds, rendersCovers } from '../support/kgateway.js';
 import { KgatewayControllers } from '../support/kgateway-controller.js';
 import { kubectlOk } from '../support/kubectl.js';
 import { ownsReplicas } from '../support/managed-fields.js';
@@ -133,24 +133,7 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's deployer: fixed ↔ autoscaled",
         apiVersion: 'v1',
         kind: 'List',
         items: [
-          {
-            apiVersion: 'gateway.kgateway.dev/v1alpha1',
-            kind: 'GatewayParameters',
-            metadata: { name: 'web', namespace: ns },
-            spec: { kube: {} },
-          },
-          {
-            apiVersion: 'gateway.networking.k8s.io/v1',
-            kind: 'Gateway',
-            metadata: { name: 'web', namespace: ns },
-            spec: {
-              gatewayClassName: 'kgateway',
-              infrastructure: {
-                parametersRef: { group: 'gateway.kgateway.dev', kind: 'GatewayParameters', name: 'web' },
-              },
-              listeners: [{ name: 'http', protocol: 'HTTP', port: 8080 }],
-            },
-          },
+          ...gatewayWithParameters(ns, 'web'),
           {
             apiVersion: 'glooha.io/v1alpha1',
             kind: 'KgatewayHA',

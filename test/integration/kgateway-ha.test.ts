@@ -36,7 +36,7 @@ import { adminKubeConfig, createNamespace, installCrds } from '../support/cluste
 import { helm, valuesFiles } from '../support/gloo-chart.js';
 import { createGlooInstall } from '../support/gloo-install.js';
 import { createGlooHA, getGlooHA } from '../support/glooha.js';
-import { installKgatewayCrds, rendersCovers } from '../support/kgateway.js';
+import { gatewayWithParameters, installKgatewayCrds, rendersCovers } from '../support/kgateway.js';
 import { KgatewayControllers } from '../support/kgateway-controller.js';
 import { kubectlOk } from '../support/kubectl.js';
 import {
@@ -436,24 +436,7 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's real controller", (version) => {
           apiVersion: 'v1',
           kind: 'List',
           items: [
-            {
-              apiVersion: 'gateway.kgateway.dev/v1alpha1',
-              kind: 'GatewayParameters',
-              metadata: { name: 'http', namespace: gwNs },
-              spec: { kube: {} },
-            },
-            {
-              apiVersion: 'gateway.networking.k8s.io/v1',
-              kind: 'Gateway',
-              metadata: { name: 'http', namespace: gwNs },
-              spec: {
-                gatewayClassName: 'kgateway',
-                infrastructure: {
-                  parametersRef: { group: 'gateway.kgateway.dev', kind: 'GatewayParameters', name: 'http' },
-                },
-                listeners: [{ name: 'http', protocol: 'HTTP', port: 8080 }],
-              },
-            },
+            ...gatewayWithParameters(gwNs, 'http'),
             {
               apiVersion: 'glooha.io/v1alpha1',
               kind: 'KgatewayHA',

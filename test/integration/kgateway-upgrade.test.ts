@@ -17,7 +17,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminKubeConfig, createNamespace } from '../support/cluster.js';
 import { helm } from '../support/gloo-chart.js';
-import { installKgatewayCrds } from '../support/kgateway.js';
+import { gatewayWithParameters, installKgatewayCrds } from '../support/kgateway.js';
 import { KgatewayControllers } from '../support/kgateway-controller.js';
 import { kubectlOk } from '../support/kubectl.js';
 import {
@@ -66,24 +66,7 @@ describe('kgateway v2.2.0 → v2.4.0 under a running operator', () => {
         apiVersion: 'v1',
         kind: 'List',
         items: [
-          {
-            apiVersion: 'gateway.kgateway.dev/v1alpha1',
-            kind: 'GatewayParameters',
-            metadata: { name: 'web', namespace: ns },
-            spec: { kube: {} },
-          },
-          {
-            apiVersion: 'gateway.networking.k8s.io/v1',
-            kind: 'Gateway',
-            metadata: { name: 'web', namespace: ns },
-            spec: {
-              gatewayClassName: 'kgateway',
-              infrastructure: {
-                parametersRef: { group: 'gateway.kgateway.dev', kind: 'GatewayParameters', name: 'web' },
-              },
-              listeners: [{ name: 'http', protocol: 'HTTP', port: 8080 }],
-            },
-          },
+          ...gatewayWithParameters(ns, 'web'),
           {
             apiVersion: 'glooha.io/v1alpha1',
             kind: 'KgatewayHA',

@@ -165,3 +165,28 @@ export function rendersCovers(version: string): boolean {
   const [major = 0, minor = 0] = version.replace(/^v/, '').split('.').map(Number);
   return major > 2 || (major === 2 && minor >= 3);
 }
+
+/**
+ * A Gateway of kgateway's class and the GatewayParameters it names, both called `name`: what a user
+ * writes for each proxy a KgatewayHA's spec.gateways then makes HA.
+ */
+export function gatewayWithParameters(namespace: string, name: string): Record<string, unknown>[] {
+  return [
+    {
+      apiVersion: 'gateway.kgateway.dev/v1alpha1',
+      kind: 'GatewayParameters',
+      metadata: { name, namespace },
+      spec: { kube: {} },
+    },
+    {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'Gateway',
+      metadata: { name, namespace },
+      spec: {
+        gatewayClassName: 'kgateway',
+        infrastructure: { parametersRef: { group: 'gateway.kgateway.dev', kind: 'GatewayParameters', name } },
+        listeners: [{ name: 'http', protocol: 'HTTP', port: 8080 }],
+      },
+    },
+  ];
+}
