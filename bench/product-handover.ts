@@ -6,7 +6,7 @@
 //
 // Starts its own test control plane, installs kgateway's chart (v2.4.0, 3 controller replicas) with
 // Helm, runs kgateway's controller built from its module, one process per pod
-// (test/support/kgateway-controller.ts), with the kubelet's end of a deleted pod (the process gets
+// (test/support/product-controller.ts), with the kubelet's end of a deleted pod (the process gets
 // SIGTERM; once it exited its containers are reported terminated and only then is the object gone),
 // and the operator in process with a KgatewayHA for the install. Each roll deletes the pod that holds
 // kgateway-envoy, gracefully, as a drain's eviction or a rollout's scale-down does, and measures from
@@ -32,8 +32,8 @@ import { KGATEWAY_VERSION } from '../test/env/binaries.js';
 import { startControlPlane } from '../test/env/controlplane.js';
 import { adminKubeConfig, createNamespace, setControlPlane } from '../test/support/cluster.js';
 import { helm } from '../test/support/gloo-chart.js';
-import { installKgatewayCrds } from '../test/support/kgateway.js';
-import { KgatewayControllers } from '../test/support/kgateway-controller.js';
+import { KGATEWAY_CONTROLLER_POD, installKgatewayCrds } from '../test/support/kgateway.js';
+import { ProductControllers } from '../test/support/product-controller.js';
 import { LeaseRecorder, podOf } from '../test/support/lease-recorder.js';
 import {
   installOperatorRbac,
@@ -130,7 +130,7 @@ async function main(): Promise<void> {
   const plane = await startControlPlane({ log });
   const { failures: _f, stop: _s, ...info } = plane;
   setControlPlane(info);
-  let controllers: KgatewayControllers | undefined;
+  let controllers: ProductControllers | undefined;
   let operator: InProcessOperator | undefined;
   let recorder: LeaseRecorder | undefined;
   const cleanup = async () => {
@@ -163,7 +163,7 @@ async function main(): Promise<void> {
       'controller.resources.limits.cpu=1',
     ]);
     if (!r.ok) throw new Error(`helm install failed: ${r.stderr}`);
-    controllers = await KgatewayControllers.start({
+    controllers = await ProductControllers.start({ ...KGATEWAY_CONTROLLER_POD,
       namespace: ns,
       binary: fx.controller!,
       kubeletTermination: true,

@@ -195,3 +195,26 @@ export function kgatewayFixtures(
     if (k !== 'version' && !existsSync(f)) throw new Error(`build-kgateway.sh left no ${f}`);
   return fixtures;
 }
+
+const glooScript = join(here, 'build-gloo.sh');
+
+/**
+ * Gloo's controller, the `gloo` binary of ./projects/gloo/cmd at the version test/env/tools/gloo/go.mod
+ * pins (the chart's version), built by test/env/build-gloo.sh (~10-25 min cold on 2 cores; cached per
+ * machine, a no-op then). $GLOO_CONTROLLER overrides it.
+ */
+export function glooController(): string {
+  const explicit = process.env.GLOO_CONTROLLER;
+  if (explicit) {
+    if (!isExecutable(explicit)) throw new Error(`GLOO_CONTROLLER=${explicit} is not an executable file`);
+    return explicit;
+  }
+  const out = execFileSync('bash', [glooScript], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 1 << 20,
+  });
+  const binary = join(out.trim().split('\n').pop() ?? '', 'gloo');
+  if (!isExecutable(binary)) throw new Error(`${glooScript} left no executable ${binary}`);
+  return binary;
+}

@@ -1,4 +1,4 @@
-// The test harness that runs kgateway's real controller (test/support/kgateway-controller.ts) against
+// The test harness that runs kgateway's real controller (test/support/product-controller.ts) against
 // the test control plane: one process per controller pod of the chart's Deployment, with the pod's env,
 // a token bound to the pod and the pod's name as hostname; processes follow pods; and kgateway's own
 // leader election, measured: the time from SIGKILL of the leader to a new holder of kgateway-envoy.
@@ -19,8 +19,8 @@ import { KGATEWAY_VERSION, type KgatewayFixtures } from '../env/binaries.js';
 import { auditWrites } from '../support/audit.js';
 import { adminKubeConfig, createNamespace } from '../support/cluster.js';
 import { helm } from '../support/gloo-chart.js';
-import { installKgatewayCrds } from '../support/kgateway.js';
-import { KgatewayControllers, expand, fieldValue, quantityToNumber } from '../support/kgateway-controller.js';
+import { KGATEWAY_CONTROLLER_POD, installKgatewayCrds } from '../support/kgateway.js';
+import { ProductControllers, expand, fieldValue, quantityToNumber } from '../support/product-controller.js';
 import { eventually } from '../support/wait.js';
 import { LeaseRecorder, podOf } from '../support/lease-recorder.js';
 import {
@@ -39,7 +39,7 @@ const leases = admin.makeApiClient(CoordinationV1Api);
 
 let fx: KgatewayFixtures;
 let ns: string;
-let controllers: KgatewayControllers | undefined;
+let controllers: ProductControllers | undefined;
 
 const lease = () => leases.readNamespacedLease({ name: 'kgateway-envoy', namespace: ns });
 const holderPod = (l: V1Lease) => l.spec?.holderIdentity?.split('_')[0];
@@ -65,7 +65,7 @@ beforeAll(async () => {
     'controller.resources.limits.cpu=1',
   ]);
   expect(r.ok, r.stderr).toBe(true);
-  controllers = await KgatewayControllers.start({ namespace: ns, binary: fx.controller! });
+  controllers = await ProductControllers.start({ ...KGATEWAY_CONTROLLER_POD, namespace: ns, binary: fx.controller! });
 }, 1_800_000);
 
 afterAll(async () => {
@@ -218,7 +218,7 @@ describe("the operator hands kgateway-envoy over once the kubelet confirmed the 
   beforeAll(async () => {
     // The harness of the tests above ends its pods without the kubelet's confirmation: replace it.
     await controllers?.stop();
-    controllers = await KgatewayControllers.start({
+    controllers = await ProductControllers.start({ ...KGATEWAY_CONTROLLER_POD,
       namespace: ns,
       binary: fx.controller!,
       kubeletTermination: true,

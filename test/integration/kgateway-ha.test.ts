@@ -2,7 +2,7 @@
 // controller, for every pinned kgateway version (v2.4.0, the current line, and v2.2.0): the chart from
 // kgateway's Go module installed with Helm 4, the operator running as its chart's ServiceAccount with
 // only the chart's RBAC, and kgateway's ./cmd/kgateway running once per controller pod (kwok's pods run
-// nothing; test/support/kgateway-controller.ts runs the process with the pod's env, a pod-bound token
+// nothing; test/support/product-controller.ts runs the process with the pod's env, a pod-bound token
 // and the pod's name as hostname). So the Lease kgateway-envoy is renewed by kgateway's own elector, and
 // the proxy Deployments are the ones kgateway's deployer rendered from the GatewayParameters the
 // operator wrote.
@@ -36,8 +36,8 @@ import { adminKubeConfig, createNamespace, installCrds } from '../support/cluste
 import { helm, valuesFiles } from '../support/gloo-chart.js';
 import { createGlooInstall } from '../support/gloo-install.js';
 import { createGlooHA, getGlooHA } from '../support/glooha.js';
-import { gatewayWithParameters, installKgatewayCrds, rendersCovers } from '../support/kgateway.js';
-import { KgatewayControllers } from '../support/kgateway-controller.js';
+import { KGATEWAY_CONTROLLER_POD, gatewayWithParameters, installKgatewayCrds, rendersCovers } from '../support/kgateway.js';
+import { ProductControllers } from '../support/product-controller.js';
 import { kubectlOk } from '../support/kubectl.js';
 import {
   installOperatorRbac,
@@ -101,11 +101,11 @@ const controller = () => apps.readNamespacedDeployment({ name: 'kgateway', names
 const envOf = (d: V1Deployment) =>
   d.spec?.template.spec?.containers.find((c) => c.name === 'controller')?.env;
 
-let controllers: KgatewayControllers | undefined;
+let controllers: ProductControllers | undefined;
 
 /** kgateway's real controller, one process per pod of the install's controller Deployment. */
-async function runControllers(namespace: string): Promise<KgatewayControllers> {
-  controllers = await KgatewayControllers.start({ namespace, binary: fx.controller! });
+async function runControllers(namespace: string): Promise<ProductControllers> {
+  controllers = await ProductControllers.start({ ...KGATEWAY_CONTROLLER_POD, namespace, binary: fx.controller! });
   return controllers;
 }
 

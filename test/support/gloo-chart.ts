@@ -14,8 +14,12 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { locateBinaries } from '../env/binaries.js';
 import { controlPlane } from './cluster.js';
+import type { ControllerPod } from './product-controller.js';
 
 const run = promisify(execFile);
+
+/** Gloo's controller pods as its chart makes them: Deployment gloo, container gloo. */
+export const GLOO_CONTROLLER_POD: ControllerPod = { product: 'gloo', deployment: 'gloo', container: 'gloo' };
 
 export type HelmMajor = 4 | 3;
 export const HELM_MAJORS: HelmMajor[] = [4, 3];

@@ -6,6 +6,7 @@ import { parseAllDocuments } from 'yaml';
 import { KGATEWAY_VERSION, kgatewayFixtures, type KgatewayFixtures } from '../env/binaries.js';
 import { helm } from './gloo-chart.js';
 import { kubectl, kubectlOk } from './kubectl.js';
+import type { ControllerPod } from './product-controller.js';
 import { eventually } from './wait.js';
 
 /**
@@ -25,6 +26,13 @@ export const REFUSED_ON_1_37: Record<string, string[]> = {
     'httplistenerpolicies.gateway.kgateway.dev',
     'listenerpolicies.gateway.kgateway.dev',
   ],
+};
+
+/** kgateway's controller pods as its chart makes them: Deployment kgateway, container controller. */
+export const KGATEWAY_CONTROLLER_POD: ControllerPod = {
+  product: 'kgateway',
+  deployment: 'kgateway',
+  container: 'controller',
 };
 
 const GATEWAY_API_GROUP = 'gateway.networking.k8s.io';

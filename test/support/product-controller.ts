@@ -1,20 +1,29 @@
-// kgateway's real controller (./cmd/kgateway, built by test/env/build-kgateway.sh) running against the
-// test control plane, one process per controller pod, as the kubelet would run the pod's container:
+// A managed product's real controller (kgateway's ./cmd/kgateway, built by test/env/build-kgateway.sh;
+// Gloo's `gloo`, ./projects/gloo/cmd, built by test/env/build-gloo.sh) running against the test control
+// plane, one process per controller pod, as the kubelet would run the pod's container. Product-agnostic:
+// the caller names the Deployment whose pods are followed and the container whose env the process gets
+// (KGATEWAY_CONTROLLER_POD in kgateway.ts, GLOO_CONTROLLER_POD in gloo-chart.ts).
 //  - kwok's pods run nothing; this follows them instead. A pod that is scheduled and not deleting gets a
 //    process; a pod deleted (or replaced by one of the same name) gets SIGTERM, then SIGKILL after its
 //    terminationGracePeriodSeconds; a process that exits on its own is restarted with a back-off, as a
 //    container under restartPolicy Always (controller-runtime exits when it loses its Lease).
 //  - its env is the pod's container env resolved as the kubelet resolves it (value, fieldRef,
 //    resourceFieldRef, configMapKeyRef, secretKeyRef, envFrom, $(VAR) references), except that a CPU
-//    count is capped at this machine's cores (kwok's nodes claim 32);
+//    count is capped at this machine's cores (kwok's nodes claim 32); its args are the container's
+//    command/args after the binary ($(VAR) expanded). Volumes are not mounted: a caller runs pods whose
+//    container reads none (Gloo's with gateway.validation.enabled=false, which drops the only one gloo
+//    reads, the webhook's certificate, that no certgen Job makes here);
 //  - its credentials are a token bound to the pod (TokenRequest with boundObjectRef, what the kubelet
 //    mounts), in a kubeconfig that KUBECONFIG names;
 //  - it runs in its own network and UTS namespaces (`unshare --net --uts`): its hostname is the pod's
 //    name (controller-runtime's leader identity is `<hostname>_<uuid>`), and each replica binds the same
-//    ports (xDS 9977, health 9093, metrics 9092) on its own loopback. The API server's port is reached
-//    through the namespace's loopback: socat inside it forwards to a Unix socket (file system paths are
-//    shared across network namespaces), and one socat outside forwards that socket to the API server.
-//    The TLS session is end to end, to 127.0.0.1:<the API server's port>, as the certificate says.
+//    ports (kgateway's xDS 9977, health 9093, metrics 9092; gloo's xDS 9977, validation 9988, probes
+//    8765, ...) on its own loopback. The API server's port is reached through the namespace's loopback:
+//    socat inside it forwards to a Unix socket (file system paths are shared across network
+//    namespaces), and one socat outside forwards that socket to the API server. The TLS session is end
+//    to end, to 127.0.0.1:<the API server's port>, as the certificate says. `partition(pod)` takes the
+//    namespace's loopback down (its connections to the API server stall, as behind a partition) and
+//    `heal(pod)` brings it back; `kill(pod, 'SIGSTOP')`/`'SIGCONT'` pause and resume the process.
 //  - with `kubeletTermination`, a pod's deletion ends as the kubelet ends it: the harness holds the pod
 //    with a finalizer of its own (kwok would remove it at once), and once the process has exited it
 //    reports every container terminated (the kubelet's status write) and only then lets the object go
@@ -32,22 +41,28 @@ import {
   type V1EnvVar,
   type V1Pod,
 } from '@kubernetes/client-node';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { adminKubeConfig, controlPlane } from './cluster.js';
 
-export interface KgatewayControllerOptions {
+/** Which pods run a product's controller, and which container of theirs the process stands for. */
+export interface ControllerPod {
+  /** The product, in log lines and messages. */
+  product: string;
+  /** The controller Deployment whose pods are followed. */
+  deployment: string;
+  /** The container whose env and args the process gets. */
+  container: string;
+}
+
+export interface ProductControllerOptions extends ControllerPod {
   /** The install's namespace. */
   namespace: string;
-  /** kgateway's controller binary (kgatewayFixtures(version, { controller: true }).controller). */
+  /** The controller binary (kgatewayFixtures(v, { controller: true }).controller, glooController()). */
   binary: string;
-  /** The controller Deployment whose pods are followed (default kgateway). */
-  deployment?: string;
-  /** The container whose env the process gets (default controller, as kgateway's chart names it). */
-  container?: string;
   /** How often pods are listed (default 500 ms). */
   pollMs?: number;
   /** Extra env on top of the pod's (e.g. a log level); the pod's own wins on a clash. */
@@ -60,8 +75,8 @@ export interface KgatewayControllerOptions {
 /** The finalizer that holds a pod until the harness, as its kubelet, has reported it stopped. */
 export const KUBELET_FINALIZER = 'glooha.test/kubelet';
 
-/** One process of one pod's container; a restart is a new KgatewayProcess for the same pod. */
-export interface KgatewayProcess {
+/** One process of one pod's container; a restart is a new ControllerProcess for the same pod. */
+export interface ControllerProcess {
   pod: string;
   podUid: string;
   pid: number;
@@ -90,18 +105,18 @@ function installExitHook(): void {
 }
 
 interface Running {
-  proc: KgatewayProcess;
+  proc: ControllerProcess;
   child: ChildProcess;
   exited: Promise<void>;
   stopping: boolean;
 }
 
-export class KgatewayControllers {
+export class ProductControllers {
   private readonly dir: string;
   private readonly socket: string;
   private readonly core: CoreV1Api;
   private readonly running = new Map<string, Running>();
-  private readonly history: KgatewayProcess[] = [];
+  private readonly history: ControllerProcess[] = [];
   private readonly backoffUntil = new Map<string, number>();
   private forwarder?: ChildProcess;
   private loop?: Promise<void>;
@@ -113,19 +128,17 @@ export class KgatewayControllers {
   private readonly finalizing = new Set<string>();
 
   private constructor(
-    private readonly opts: Required<Omit<KgatewayControllerOptions, 'admin'>> & { admin: KubeConfig },
+    private readonly opts: Required<Omit<ProductControllerOptions, 'admin'>> & { admin: KubeConfig },
   ) {
-    this.dir = mkdtempSync(join(tmpdir(), 'glooha-kgw-'));
+    this.dir = mkdtempSync(join(tmpdir(), `glooha-${opts.product}-`));
     this.socket = join(this.dir, 'api.sock');
     this.core = opts.admin.makeApiClient(CoreV1Api);
   }
 
   /** Starts following the controller Deployment's pods (the Deployment must exist). */
-  static async start(options: KgatewayControllerOptions): Promise<KgatewayControllers> {
+  static async start(options: ProductControllerOptions): Promise<ProductControllers> {
     installExitHook();
-    const c = new KgatewayControllers({
-      deployment: 'kgateway',
-      container: 'controller',
+    const c = new ProductControllers({
       pollMs: 500,
       extraEnv: {},
       kubeletTermination: false,
@@ -138,12 +151,12 @@ export class KgatewayControllers {
   }
 
   /** The processes running now, by pod name. */
-  processes(): Map<string, KgatewayProcess> {
+  processes(): Map<string, ControllerProcess> {
     return new Map([...this.running].map(([pod, r]) => [pod, r.proc]));
   }
 
   /** Every process started so far, exited ones included. */
-  all(): KgatewayProcess[] {
+  all(): ControllerProcess[] {
     return [...this.history];
   }
 
@@ -162,7 +175,7 @@ export class KgatewayControllers {
   describe(lines = 15): string {
     const pods = new Set(this.history.map((h) => h.pod));
     return (
-      [...pods].map((p) => `--- kgateway in pod ${p}:\n${this.tail(p, lines)}`).join('\n') ||
+      [...pods].map((p) => `--- ${this.opts.product} in pod ${p}:\n${this.tail(p, lines)}`).join('\n') ||
       '(no process started)'
     );
   }
@@ -171,13 +184,37 @@ export class KgatewayControllers {
    * Kills the process of a pod with a signal, as a crash or the OOM killer would (the pod stays): it
    * is restarted after the back-off, like a container.
    */
-  kill(pod: string, signal: NodeJS.Signals = 'SIGKILL'): KgatewayProcess {
+  kill(pod: string, signal: NodeJS.Signals = 'SIGKILL'): ControllerProcess {
     const r = this.running.get(pod);
     if (!r)
       throw new Error(
-        `no kgateway process runs for pod ${pod} (running: ${[...this.running.keys()].join(', ') || 'none'})`,
+        `no ${this.opts.product} process runs for pod ${pod} (running: ${[...this.running.keys()].join(', ') || 'none'})`,
       );
     killGroup(r.child, signal);
+    return r.proc;
+  }
+
+  /**
+   * Cuts the pod's process off from the API server, as a network partition of its node would: the
+   * loopback of its network namespace goes down, so what it sends to the API server (through the
+   * forwarder on that loopback) goes nowhere and new connections fail. The process runs on.
+   */
+  partition(pod: string): ControllerProcess {
+    return this.loopback(pod, 'down');
+  }
+
+  /** Ends a partition(pod): the loopback comes back up. */
+  heal(pod: string): ControllerProcess {
+    return this.loopback(pod, 'up');
+  }
+
+  private loopback(pod: string, state: 'up' | 'down'): ControllerProcess {
+    const r = this.running.get(pod);
+    if (!r?.child.pid) throw new Error(`no ${this.opts.product} process runs for pod ${pod}`);
+    // unshare execs the shell and the shell the controller: the process keeps the namespace's pid.
+    execFileSync('nsenter', [`--net=/proc/${r.child.pid}/ns/net`, 'ip', 'link', 'set', 'lo', state], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     return r.proc;
   }
 
@@ -185,9 +222,9 @@ export class KgatewayControllers {
    * The pod's node is lost: its process runs on, nothing stops it when the pod is deleted, and no
    * termination is reported. `end(pod)` kills it later.
    */
-  abandon(pod: string): KgatewayProcess {
+  abandon(pod: string): ControllerProcess {
     const r = this.running.get(pod);
-    if (!r) throw new Error(`no kgateway process runs for pod ${pod}`);
+    if (!r) throw new Error(`no ${this.opts.product} process runs for pod ${pod}`);
     this.abandoned.add(pod);
     return r.proc;
   }
@@ -416,33 +453,38 @@ export class KgatewayControllers {
       HOSTNAME: name,
       KUBECONFIG: kubeconfig,
     };
+    // The image's entrypoint is the binary: a container `command` names it (its first word) and may add
+    // arguments; `args` follow. $(VAR) expands from the container's env, as the kubelet expands them.
+    const args = [...(container.command?.slice(1) ?? []), ...(container.args ?? [])].map((a) =>
+      expand(a, env),
+    );
     const logPath = join(this.dir, `${name}.${this.history.filter((h) => h.pod === name).length}.log`);
     const api = new URL(controlPlane().server);
     // Inside the new namespaces: loopback up, the pod's hostname, the API server's port forwarded to the
-    // socket outside, then the controller itself (exec: the group's leader is kgateway).
+    // socket outside, then the controller itself (exec: the group's leader is the controller).
     const script = [
       'set -e',
       'ip link set lo up',
       'hostname "$GLOOHA_POD_NAME"',
       `socat TCP-LISTEN:${api.port},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${this.socket} &`,
-      // socat listens before kgateway dials (it would back off and retry, but not for the first read).
+      // socat listens before the controller dials (it would back off and retry, but not for the first read).
       `for i in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/${api.port}) 2>/dev/null && break; sleep 0.1; done`,
-      'exec "$GLOOHA_KGATEWAY"',
+      'exec "$GLOOHA_BINARY" "$@"',
     ].join('\n');
     const fd = openSync(logPath, 'a');
-    const child = spawn('unshare', ['--net', '--uts', 'bash', '-c', script], {
+    const child = spawn('unshare', ['--net', '--uts', 'bash', '-c', script, 'controller', ...args], {
       stdio: ['ignore', fd, fd],
       detached: true,
       env: {
         PATH: process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin',
         ...env,
         GLOOHA_POD_NAME: name,
-        GLOOHA_KGATEWAY: this.opts.binary,
+        GLOOHA_BINARY: this.opts.binary,
       },
     });
     closeSync(fd);
     live.add(child);
-    const proc: KgatewayProcess = {
+    const proc: ControllerProcess = {
       pod: name,
       podUid: pod.metadata!.uid!,
       pid: child.pid ?? -1,
