@@ -10,9 +10,14 @@ import { defineConfig } from 'vitest/config';
 //    controller's), fencing windows, lease expiry and steady-state request counts, which parallel CPU
 //    load would distort.
 // Within each project the files run one at a time: they share its control plane.
-const TIMING = ['operator-ha', 'leader-election', 'fencing', 'api-requests', 'kgateway-controller'].map(
-  (f) => `test/integration/${f}.test.ts`,
-);
+const TIMING = [
+  'operator-ha',
+  'leader-election',
+  'fencing',
+  'api-requests',
+  'kgateway-controller',
+  'gloo-controller',
+].map((f) => `test/integration/${f}.test.ts`);
 const HELM = ['test/integration/helm-coexistence.test.ts', 'test/integration/docs-helm-commands.test.ts'];
 
 const integration = (name: string, include: string[], exclude: string[] = []) => ({

@@ -1,37 +1,45 @@
 // The managed product's leaderless time per rolled leader pod, with and without the operator's
 // handover (docs/leader-election.md, "The managed product's leader: handing over a dead holder's
-// Lease"), on kgateway's real controller.
+// Lease"), on each product's real controller, side by side in one run.
 //
-//   npx tsx bench/product-handover.ts [--runs N]       (npm run bench:product-handover -- --runs 5)
+//   npx tsx bench/product-handover.ts [--runs N] [--products kgateway,gloo]
+//                                     (npm run bench:product-handover -- --runs 5)
 //
-// Starts its own test control plane, installs kgateway's chart (v2.4.0, 3 controller replicas) with
-// Helm, runs kgateway's controller built from its module, one process per pod
-// (test/support/product-controller.ts), with the kubelet's end of a deleted pod (the process gets
-// SIGTERM; once it exited its containers are reported terminated and only then is the object gone),
-// and the operator in process with a KgatewayHA for the install. Each roll deletes the pod that holds
-// kgateway-envoy, gracefully, as a drain's eviction or a rollout's scale-down does, and measures from
-// that deletion to the new holder's first record of the Lease (its acquire: the moment it starts
-// leading). The rolls alternate between the operator with the handover (default) and with
-// --product-lease-handover=false, so both variants see the same machine load; the operator is
-// restarted between variants, and every roll starts from three warm controller pods. Also
-// reported: from the operator's clear to the new holder (the standbys' retry), and the load average.
+// Starts its own test control plane and installs, each in its namespace, with Helm 4 and 3 controller
+// replicas: kgateway's chart (v2.4.0; controller-runtime's fixed 15s/10s/2s) and Gloo's chart (1.22.1,
+// managed by a GlooHA, so the operator writes LEADER_ELECTION_* 15s/10s/2s; validation off, see
+// test/integration/gloo-controller.test.ts). Each product's controller, built from its module, runs one
+// process per pod (test/support/product-controller.ts) with the kubelet's end of a deleted pod (the
+// process gets SIGTERM; once it exited its containers are reported terminated and only then is the
+// object gone), and the operator runs in process with a KgatewayHA and a GlooHA.
+//
+// Each roll deletes the pod that holds the product's Lease, gracefully, as a drain's eviction or a
+// rollout's scale-down does, and measures from that deletion to the new holder's first record of the
+// Lease (its acquire: the moment it starts leading). The rolls alternate between the operator with the
+// handover (default) and with --product-lease-handover=false, and between the products, so every
+// variant sees the same machine load; the operator is restarted between variants, and every roll
+// starts from three warm controller pods. With the handover off, each product also gets a SIGTERM of
+// the leader's process (the pod stays; its container restarts, as after a crash or an OOM kill):
+// from the signal to the new holder's first record. Also reported: from the operator's clear to the
+// new holder (the standbys' retry), when the old process exited, and the load average.
 //
 // Why graceful deletions and not `kubectl rollout restart`: kwok reports a new pod Ready at once,
 // without the readiness probe, so a rollout on kwok deletes the old pods before their replacements'
 // controllers have even started, which measures process start-up, not the handover.
 //
 // Prints a table (median, p95, min, max) and writes bench/results/product-handover.json.
-import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { GROUP, KGATEWAY_PLURAL, VERSION } from '../src/api/constants.js';
-import { KGATEWAY_VERSION } from '../test/env/binaries.js';
+import { KGATEWAY_VERSION, glooChartVersion, glooController } from '../test/env/binaries.js';
 import { startControlPlane } from '../test/env/controlplane.js';
 import { adminKubeConfig, createNamespace, setControlPlane } from '../test/support/cluster.js';
-import { helm } from '../test/support/gloo-chart.js';
+import { GLOO_CONTROLLER_POD, helm, installGloo } from '../test/support/gloo-chart.js';
+import { createGlooHA } from '../test/support/glooha.js';
 import { KGATEWAY_CONTROLLER_POD, installKgatewayCrds } from '../test/support/kgateway.js';
 import { ProductControllers } from '../test/support/product-controller.js';
 import { LeaseRecorder, podOf } from '../test/support/lease-recorder.js';
@@ -78,10 +86,15 @@ function table(header: string[], rows: string[][]): string {
 }
 
 interface Roll {
+  product: string;
   variant: 'handover' | 'no handover';
+  /** How the leader was stopped: its pod deleted gracefully, or its process sent SIGTERM. */
+  stop: 'graceful deletion' | 'SIGTERM';
   leader: string;
-  /** Deletion → the new holder's first record, seconds. */
+  /** The stop → the new holder's first record, seconds. */
   leaderlessSeconds: number;
+  /** The stop → the old process's exit, seconds. */
+  exitSeconds?: number;
   /** The operator's clear → the new holder, seconds (handover only). */
   afterClearSeconds?: number;
   cleared: boolean;
@@ -98,6 +111,20 @@ const VARIANTS: Variant[] = [
   { label: 'no handover', args: ['--product-lease-handover=false'] },
 ];
 
+/** One product's install, its controllers and its Lease's recorder. */
+interface Subject {
+  product: string;
+  label: string;
+  ns: string;
+  deployment: string;
+  podSelector: string;
+  controllers: ProductControllers;
+  recorder: LeaseRecorder;
+}
+
+const PRODUCTS = ['kgateway', 'gloo'] as const;
+type ProductName = (typeof PRODUCTS)[number];
+
 async function waitFor<T>(
   what: string,
   probe: () => Promise<T> | T,
@@ -112,31 +139,111 @@ async function waitFor<T>(
   }
 }
 
+async function installKgateway(): Promise<Subject> {
+  const admin = adminKubeConfig();
+  const fx = (await installKgatewayCrds(KGATEWAY_VERSION, { controller: true })).fx;
+  const ns = await createNamespace('bench-kgw-handover');
+  log(`installing kgateway ${KGATEWAY_VERSION} into ${ns}`);
+  const r = await helm(4, [
+    'install',
+    'kgateway',
+    fx.chart,
+    '-n',
+    ns,
+    '--set',
+    'controller.replicaCount=3',
+    '--set',
+    'controller.resources.limits.cpu=1',
+  ]);
+  if (!r.ok) throw new Error(`helm install of kgateway failed: ${r.stderr}`);
+  const controllers = await ProductControllers.start({
+    ...KGATEWAY_CONTROLLER_POD,
+    namespace: ns,
+    binary: fx.controller!,
+    kubeletTermination: true,
+    pollMs: 100,
+  });
+  await admin.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace: ns,
+    plural: KGATEWAY_PLURAL,
+    body: {
+      apiVersion: `${GROUP}/${VERSION}`,
+      kind: 'KgatewayHA',
+      metadata: { name: 'kgateway', namespace: ns },
+      spec: { controller: { replicas: 3 } },
+    },
+  });
+  return {
+    product: 'kgateway',
+    label: `kgateway ${KGATEWAY_VERSION}`,
+    ns,
+    deployment: KGATEWAY_CONTROLLER_POD.deployment,
+    podSelector: 'kgateway=kgateway',
+    controllers,
+    recorder: await LeaseRecorder.start(ns, 'kgateway-envoy'),
+  };
+}
+
+async function installGlooSubject(): Promise<Subject> {
+  const binary = glooController();
+  const ns = await createNamespace('bench-gloo-handover');
+  log(`installing Gloo ${glooChartVersion()} into ${ns}`);
+  await installGloo(4, ns, 'gloo', { gateway: { validation: { enabled: false } } });
+  const controllers = await ProductControllers.start({
+    ...GLOO_CONTROLLER_POD,
+    namespace: ns,
+    binary,
+    kubeletTermination: true,
+    pollMs: 100,
+  });
+  await createGlooHA(ns, 'gloo', { gloo: { replicas: 3 } });
+  return {
+    product: 'gloo',
+    label: `Gloo ${glooChartVersion()}`,
+    ns,
+    deployment: GLOO_CONTROLLER_POD.deployment,
+    podSelector: 'gloo=gloo',
+    controllers,
+    recorder: await LeaseRecorder.start(ns, 'gloo'),
+  };
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
-    options: { runs: { type: 'string', default: '5' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      runs: { type: 'string', default: '5' },
+      products: { type: 'string', default: PRODUCTS.join(',') },
+      help: { type: 'boolean', short: 'h' },
+    },
     strict: true,
   });
   if (values.help) {
-    process.stdout.write('usage: npx tsx bench/product-handover.ts [--runs N (per variant, default 5)]\n');
+    process.stdout.write(
+      'usage: npx tsx bench/product-handover.ts [--runs N (per variant and product, default 5)] [--products kgateway,gloo]\n',
+    );
     return;
   }
   const runs = Number(values.runs);
   if (!Number.isInteger(runs) || runs < 1)
     throw new Error(`--runs must be a positive integer, got ${values.runs}`);
+  const products = values.products.split(',').map((p) => p.trim());
+  for (const p of products)
+    if (!(PRODUCTS as readonly string[]).includes(p))
+      throw new Error(`--products: unknown product "${p}" (known: ${PRODUCTS.join(', ')})`);
 
   const started = Date.now();
   log('starting the control plane');
   const plane = await startControlPlane({ log });
   const { failures: _f, stop: _s, ...info } = plane;
   setControlPlane(info);
-  let controllers: ProductControllers | undefined;
+  const subjects: Subject[] = [];
   let operator: InProcessOperator | undefined;
-  let recorder: LeaseRecorder | undefined;
   const cleanup = async () => {
-    recorder?.stop();
+    for (const s of subjects) s.recorder.stop();
     await operator?.shutdown('bench done').catch(() => undefined);
-    await controllers?.stop().catch(() => undefined);
+    for (const s of subjects) await s.controllers.stop().catch(() => undefined);
     await plane.stop();
   };
   const onSignal = () => void cleanup().finally(() => process.exit(130));
@@ -146,130 +253,137 @@ async function main(): Promise<void> {
   const rolls: Roll[] = [];
   const loadAtStart = loadavg();
   try {
-    const admin = adminKubeConfig();
-    const core = admin.makeApiClient(CoreV1Api);
-    const fx = (await installKgatewayCrds(KGATEWAY_VERSION, { controller: true })).fx;
-    const ns = await createNamespace('bench-kgw-handover');
-    log(`installing kgateway ${KGATEWAY_VERSION} into ${ns}`);
-    const r = await helm(4, [
-      'install',
-      'kgateway',
-      fx.chart,
-      '-n',
-      ns,
-      '--set',
-      'controller.replicaCount=3',
-      '--set',
-      'controller.resources.limits.cpu=1',
-    ]);
-    if (!r.ok) throw new Error(`helm install failed: ${r.stderr}`);
-    controllers = await ProductControllers.start({ ...KGATEWAY_CONTROLLER_POD,
-      namespace: ns,
-      binary: fx.controller!,
-      kubeletTermination: true,
-      pollMs: 100,
-    });
-    const id: OperatorIdentity = await installOperatorRbac(await createNamespace('bench-kgw-op'));
-    await admin.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      namespace: ns,
-      plural: KGATEWAY_PLURAL,
-      body: {
-        apiVersion: `${GROUP}/${VERSION}`,
-        kind: 'KgatewayHA',
-        metadata: { name: 'kgateway', namespace: ns },
-        spec: { controller: { replicas: 3 } },
-      },
-    });
-    recorder = await LeaseRecorder.start(ns, 'kgateway-envoy');
+    const core = adminKubeConfig().makeApiClient(CoreV1Api);
+    const apps = adminKubeConfig().makeApiClient(AppsV1Api);
+    for (const p of products as ProductName[])
+      subjects.push(p === 'kgateway' ? await installKgateway() : await installGlooSubject());
+    const id: OperatorIdentity = await installOperatorRbac(await createNamespace('bench-handover-op'));
 
-    const settled = async () =>
+    const settled = async (s: Subject) =>
       waitFor(
-        'three controller pods with a process each, one holding kgateway-envoy, the others started ≥ 10 s ago',
+        `${s.label}: its rollout done, three controller pods with a process each, one holding the Lease, the others started ≥ 10 s ago`,
         async () => {
+          // The operator's first reconcile rolls the pods (its settings): no roll while that runs.
+          const dep = await apps.readNamespacedDeployment({ name: s.deployment, namespace: s.ns });
+          const rolled =
+            (dep.status?.observedGeneration ?? 0) >= (dep.metadata?.generation ?? 1) &&
+            dep.status?.updatedReplicas === 3 &&
+            dep.status?.replicas === 3;
           const pods = (
-            await core.listNamespacedPod({ namespace: ns, labelSelector: 'kgateway=kgateway' })
+            await core.listNamespacedPod({ namespace: s.ns, labelSelector: s.podSelector })
           ).items.filter((p) => !p.metadata?.deletionTimestamp);
-          const running = controllers!.processes();
-          const holder = recorder!.holder();
+          const running = s.controllers.processes();
+          const holder = s.recorder.holder();
           const warm = [...running.values()].every((p) => Date.now() - p.startedAt.getTime() > 10_000);
-          return pods.length === 3 &&
+          return rolled &&
+            pods.length === 3 &&
             pods.every((p) => running.has(p.metadata!.name!)) &&
             running.has(podOf(holder)) &&
             warm
             ? holder
             : undefined;
         },
-        240_000,
+        300_000,
       );
+
+    const roll = async (s: Subject, v: Variant, stop: Roll['stop'], i: number) => {
+      const holder = await settled(s);
+      const leader = podOf(holder);
+      const pid = s.controllers.processes().get(leader)?.pid;
+      const load1 = loadavg()[0]!;
+      const stoppedAt = Date.now();
+      if (stop === 'SIGTERM') s.controllers.kill(leader, 'SIGTERM');
+      else await core.deleteNamespacedPod({ name: leader, namespace: s.ns });
+      const next = await waitFor(
+        `${s.label}: a new holder after the ${stop} of ${leader}`,
+        () => s.recorder.nextHolder(stoppedAt, holder),
+        120_000,
+      );
+      const clear = s.recorder.since(stoppedAt).find((x) => x.holder === '');
+      const exited = s.controllers.all().find((p) => p.pid === pid)?.exited;
+      const r: Roll = {
+        product: s.product,
+        variant: v.label,
+        stop,
+        leader,
+        leaderlessSeconds: (next.at - stoppedAt) / 1000,
+        ...(exited ? { exitSeconds: (exited.at.getTime() - stoppedAt) / 1000 } : {}),
+        ...(clear ? { afterClearSeconds: (next.at - clear.at) / 1000 } : {}),
+        cleared: clear !== undefined,
+        load1,
+      };
+      rolls.push(r);
+      log(
+        `roll ${i + 1}/${runs} ${s.label} ${v.label}, ${stop}: ${r.leaderlessSeconds.toFixed(2)} s leaderless${clear ? ` (${r.afterClearSeconds!.toFixed(2)} s after the clear)` : ''}, old process exited after ${r.exitSeconds?.toFixed(2) ?? '?'} s, load ${load1.toFixed(2)}`,
+      );
+    };
 
     for (let i = 0; i < runs; i++) {
       for (const v of VARIANTS) {
         await operator?.shutdown('next variant');
         operator = await startOperatorInProcess(id, { args: v.args, logLevel: 'warn' });
-        const holder = await settled();
-        const leader = podOf(holder);
-        const load1 = loadavg()[0]!;
-        const deletedAt = Date.now();
-        await core.deleteNamespacedPod({ name: leader, namespace: ns });
-        const next = await waitFor('a new holder', () => recorder!.nextHolder(deletedAt, holder), 90_000);
-        const clear = recorder!.since(deletedAt).find((x) => x.holder === '');
-        const roll: Roll = {
-          variant: v.label,
-          leader,
-          leaderlessSeconds: (next.at - deletedAt) / 1000,
-          ...(clear ? { afterClearSeconds: (next.at - clear.at) / 1000 } : {}),
-          cleared: clear !== undefined,
-          load1,
-        };
-        rolls.push(roll);
-        log(
-          `roll ${i + 1}/${runs} ${v.label}: ${roll.leaderlessSeconds.toFixed(2)} s leaderless${clear ? ` (${roll.afterClearSeconds!.toFixed(2)} s after the clear)` : ''}, load ${load1.toFixed(2)}`,
-        );
+        for (const s of subjects) await roll(s, v, 'graceful deletion', i);
+        // A SIGTERM is never cleared (the pod is not deleted): measured once per run, handover off.
+        if (v.label === 'no handover') for (const s of subjects) await roll(s, v, 'SIGTERM', i);
       }
     }
   } finally {
     await cleanup();
   }
 
-  const summaries = VARIANTS.map((v) => {
-    const mine = rolls.filter((r) => r.variant === v.label);
-    return {
-      variant: v.label,
-      leaderless: summarize(mine.map((r) => r.leaderlessSeconds)),
-      afterClear: summarize(
-        mine.flatMap((r) => (r.afterClearSeconds === undefined ? [] : [r.afterClearSeconds])),
-      ),
-      cleared: mine.filter((r) => r.cleared).length,
-      load1: summarize(mine.map((r) => r.load1)),
-    };
-  });
+  const groups = subjects.flatMap((s) =>
+    VARIANTS.flatMap((v) =>
+      (['graceful deletion', 'SIGTERM'] as const).flatMap((stop) => {
+        const mine = rolls.filter((r) => r.product === s.product && r.variant === v.label && r.stop === stop);
+        if (mine.length === 0) return [];
+        return [
+          {
+            product: s.label,
+            variant: v.label,
+            stop,
+            leaderless: summarize(mine.map((r) => r.leaderlessSeconds)),
+            exit: summarize(mine.flatMap((r) => (r.exitSeconds === undefined ? [] : [r.exitSeconds]))),
+            afterClear: summarize(
+              mine.flatMap((r) => (r.afterClearSeconds === undefined ? [] : [r.afterClearSeconds])),
+            ),
+            cleared: mine.filter((r) => r.cleared).length,
+            load1: summarize(mine.map((r) => r.load1)),
+          },
+        ];
+      }),
+    ),
+  );
   const f = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : '—');
   process.stdout.write(
-    `\nkgateway ${KGATEWAY_VERSION}: leaderless time per gracefully deleted leader pod (3 replicas, controller-runtime 15s/10s/2s), ${cpus().length} CPUs\n\n` +
+    `\nleaderless time per stopped leader (3 replicas, 15s/10s/2s), ${cpus().length} CPUs\n\n` +
       table(
         [
+          'product',
           'variant',
+          'stop',
           'rolls',
           'median s',
           'p95 s',
           'min s',
           'max s',
+          'exit median s',
           'cleared',
           'clear→holder median s',
           'load1 median',
         ],
-        summaries.map((s) => [
-          s.variant,
-          String(s.leaderless.n),
-          f(s.leaderless.median),
-          f(s.leaderless.p95),
-          f(s.leaderless.min),
-          f(s.leaderless.max),
-          String(s.cleared),
-          f(s.afterClear.median),
-          f(s.load1.median),
+        groups.map((g) => [
+          g.product,
+          g.variant,
+          g.stop,
+          String(g.leaderless.n),
+          f(g.leaderless.median),
+          f(g.leaderless.p95),
+          f(g.leaderless.min),
+          f(g.leaderless.max),
+          f(g.exit.median),
+          String(g.cleared),
+          f(g.afterClear.median),
+          f(g.load1.median),
         ]),
       ),
   );
@@ -280,14 +394,14 @@ async function main(): Promise<void> {
     JSON.stringify(
       {
         date: new Date().toISOString(),
-        product: `kgateway ${KGATEWAY_VERSION}`,
+        products: subjects.map((s) => s.label),
         node: process.version,
         cpus: cpus().length,
         loadavgAtStart: loadAtStart,
         loadavgAtEnd: loadavg(),
         runsPerVariant: runs,
         totalSeconds: Math.round((Date.now() - started) / 1000),
-        summaries,
+        summaries: groups,
         rolls,
       },
       null,

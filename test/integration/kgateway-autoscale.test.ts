@@ -24,7 +24,12 @@ import type { KgatewayHA } from '../../src/api/types.js';
 import { KGATEWAY_VERSIONS, type KgatewayFixtures } from '../env/binaries.js';
 import { adminKubeConfig, createNamespace } from '../support/cluster.js';
 import { helm } from '../support/gloo-chart.js';
-import { KGATEWAY_CONTROLLER_POD, gatewayWithParameters, installKgatewayCrds, rendersCovers } from '../support/kgateway.js';
+import {
+  KGATEWAY_CONTROLLER_POD,
+  gatewayWithParameters,
+  installKgatewayCrds,
+  rendersCovers,
+} from '../support/kgateway.js';
 import { ProductControllers } from '../support/product-controller.js';
 import { kubectlOk } from '../support/kubectl.js';
 import { ownsReplicas } from '../support/managed-fields.js';
@@ -114,7 +119,11 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's deployer: fixed ↔ autoscaled",
     operator = await startOperatorInProcess(id);
     const r = await helm(4, ['install', 'kgateway', fx.chart, '-n', ns]);
     expect(r.ok, r.stderr).toBe(true);
-    controllers = await ProductControllers.start({ ...KGATEWAY_CONTROLLER_POD, namespace: ns, binary: fx.controller! });
+    controllers = await ProductControllers.start({
+      ...KGATEWAY_CONTROLLER_POD,
+      namespace: ns,
+      binary: fx.controller!,
+    });
   }, 1_800_000);
 
   afterAll(async () => {

@@ -65,7 +65,11 @@ beforeAll(async () => {
     'controller.resources.limits.cpu=1',
   ]);
   expect(r.ok, r.stderr).toBe(true);
-  controllers = await ProductControllers.start({ ...KGATEWAY_CONTROLLER_POD, namespace: ns, binary: fx.controller! });
+  controllers = await ProductControllers.start({
+    ...KGATEWAY_CONTROLLER_POD,
+    namespace: ns,
+    binary: fx.controller!,
+  });
 }, 1_800_000);
 
 afterAll(async () => {
@@ -218,7 +222,8 @@ describe("the operator hands kgateway-envoy over once the kubelet confirmed the 
   beforeAll(async () => {
     // The harness of the tests above ends its pods without the kubelet's confirmation: replace it.
     await controllers?.stop();
-    controllers = await ProductControllers.start({ ...KGATEWAY_CONTROLLER_POD,
+    controllers = await ProductControllers.start({
+      ...KGATEWAY_CONTROLLER_POD,
       namespace: ns,
       binary: fx.controller!,
       kubeletTermination: true,

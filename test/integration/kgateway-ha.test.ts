@@ -36,7 +36,12 @@ import { adminKubeConfig, createNamespace, installCrds } from '../support/cluste
 import { helm, valuesFiles } from '../support/gloo-chart.js';
 import { createGlooInstall } from '../support/gloo-install.js';
 import { createGlooHA, getGlooHA } from '../support/glooha.js';
-import { KGATEWAY_CONTROLLER_POD, gatewayWithParameters, installKgatewayCrds, rendersCovers } from '../support/kgateway.js';
+import {
+  KGATEWAY_CONTROLLER_POD,
+  gatewayWithParameters,
+  installKgatewayCrds,
+  rendersCovers,
+} from '../support/kgateway.js';
 import { ProductControllers } from '../support/product-controller.js';
 import { kubectlOk } from '../support/kubectl.js';
 import {
@@ -105,7 +110,11 @@ let controllers: ProductControllers | undefined;
 
 /** kgateway's real controller, one process per pod of the install's controller Deployment. */
 async function runControllers(namespace: string): Promise<ProductControllers> {
-  controllers = await ProductControllers.start({ ...KGATEWAY_CONTROLLER_POD, namespace, binary: fx.controller! });
+  controllers = await ProductControllers.start({
+    ...KGATEWAY_CONTROLLER_POD,
+    namespace,
+    binary: fx.controller!,
+  });
   return controllers;
 }
 

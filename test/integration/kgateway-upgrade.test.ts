@@ -59,7 +59,11 @@ describe('kgateway v2.2.0 → v2.4.0 under a running operator', () => {
     operator = await startOperatorInProcess(id);
     const installed = await helm(4, ['install', 'kgateway', fx22.chart, '-n', ns]);
     expect(installed.ok, installed.stderr).toBe(true);
-    controllers = await ProductControllers.start({ ...KGATEWAY_CONTROLLER_POD, namespace: ns, binary: fx22.controller! });
+    controllers = await ProductControllers.start({
+      ...KGATEWAY_CONTROLLER_POD,
+      namespace: ns,
+      binary: fx22.controller!,
+    });
     await kubectlOk(
       ['apply', '--server-side', '-f', '-'],
       JSON.stringify({
@@ -109,7 +113,11 @@ describe('kgateway v2.2.0 → v2.4.0 under a running operator', () => {
         '--force-conflicts',
       ]);
       expect(upgraded.ok, upgraded.stderr).toBe(true);
-      controllers = await ProductControllers.start({ ...KGATEWAY_CONTROLLER_POD, namespace: ns, binary: fx24.controller! });
+      controllers = await ProductControllers.start({
+        ...KGATEWAY_CONTROLLER_POD,
+        namespace: ns,
+        binary: fx24.controller!,
+      });
       // The operator looks at the served schema every 30 s; kgateway 2.4's controller then has to win
       // its Lease (the killed 2.2 leader's expires after 15 s) before its deployer renders.
       await eventually(

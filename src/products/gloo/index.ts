@@ -3,6 +3,7 @@
 import type { KubernetesObject, V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
 import { GLOO_LEASE_NAME, GROUP, KIND, PLURAL } from '../../api/constants.js';
 import type { GlooHA } from '../../api/types.js';
+import { controllerRuntimeHolderPod } from '../../core/dead-holder.js';
 import { ownerOf } from '../../core/ownership.js';
 import { TARGET_REQUEUE_MS } from '../../controller/plan.js';
 import { installNamespaceOf, type Product } from '../../controller/product.js';
@@ -27,6 +28,15 @@ export const glooProduct = (computeDesired: typeof desired = desired): Product =
   // carries no label of the chart's (the observation matches them).
   leaseName: GLOO_LEASE_NAME,
   deprecatedLeaseSeries: true,
+  // The gloo Deployment's pods (Gloo's chart labels them gloo=gloo). Gloo's elector builds
+  // controller-runtime's resource lock, whose identity is `<hostname>_<uuid>`: the pod's name.
+  leaderPods: {
+    labelSelector: 'gloo=gloo',
+    podName: controllerRuntimeHolderPod,
+    // Gloo's own default (LEADER_ELECTION_RETRY_PERIOD) and GlooHA's; a GlooHA that sets a longer one
+    // gets its LeaderlessGap event that much sooner.
+    retryPeriodSeconds: 2,
+  },
   relatedKinds: [],
   // patch: the finalizer is set by a merge patch of the GlooHA's metadata.finalizers (a custom resource
   // has no finalizers subresource; gloohas/finalizers only gates blockOwnerDeletion on ownerReferences).
