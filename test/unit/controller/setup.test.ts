@@ -160,8 +160,8 @@ describe('both products on shared informers', () => {
     expect(selections('poddisruptionbudgets')).toEqual(['|']);
     // Leases: only the two products' leader Leases.
     expect(selections('leases')).toEqual(['|metadata.name=gloo', '|metadata.name=kgateway-envoy']);
-    // Pods: only kgateway's controller pods (the ones that elect through kgateway-envoy).
-    expect(selections('pods')).toEqual(['kgateway=kgateway|']);
+    // Pods: only the pods that elect through those Leases (gloo's and kgateway's controller pods).
+    expect(selections('pods')).toEqual(['gloo=gloo|', 'kgateway=kgateway|']);
     // Owned objects: every product's, told apart by their owner labels.
     expect(selections('configmaps')).toEqual(['app.kubernetes.io/managed-by=glooha-operator|']);
     await mgr.stop('test');
