@@ -17,6 +17,7 @@ const TIMING = [
   'api-requests',
   'kgateway-controller',
   'gloo-controller',
+  'kgateway-chaos',
 ].map((f) => `test/integration/${f}.test.ts`);
 const HELM = ['test/integration/helm-coexistence.test.ts', 'test/integration/docs-helm-commands.test.ts'];
 

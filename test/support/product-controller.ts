@@ -126,6 +126,8 @@ export class ProductControllers {
   private readonly abandoned = new Set<string>();
   /** Pods whose termination is being reported (once each). */
   private readonly finalizing = new Set<string>();
+  /** Pods cut off from the API server (a restarted container of theirs stays cut off). */
+  private readonly partitioned = new Set<string>();
 
   private constructor(
     private readonly opts: Required<Omit<ProductControllerOptions, 'admin'>> & { admin: KubeConfig },
@@ -203,14 +205,16 @@ export class ProductControllers {
     return this.loopback(pod, 'down');
   }
 
-  /** Ends a partition(pod): the loopback comes back up. */
-  heal(pod: string): ControllerProcess {
-    return this.loopback(pod, 'up');
+  /** Ends a partition(pod): the loopback comes back up (a container restarting later starts connected). */
+  heal(pod: string): ControllerProcess | undefined {
+    this.partitioned.delete(pod);
+    return this.running.has(pod) ? this.loopback(pod, 'up') : undefined;
   }
 
   private loopback(pod: string, state: 'up' | 'down'): ControllerProcess {
     const r = this.running.get(pod);
     if (!r?.child.pid) throw new Error(`no ${this.opts.product} process runs for pod ${pod}`);
+    if (state === 'down') this.partitioned.add(pod);
     // unshare execs the shell and the shell the controller: the process keeps the namespace's pid.
     execFileSync('nsenter', [`--net=/proc/${r.child.pid}/ns/net`, 'ip', 'link', 'set', 'lo', state], {
       stdio: ['ignore', 'ignore', 'pipe'],
@@ -469,6 +473,8 @@ export class ProductControllers {
       `socat TCP-LISTEN:${api.port},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${this.socket} &`,
       // socat listens before the controller dials (it would back off and retry, but not for the first read).
       `for i in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/${api.port}) 2>/dev/null && break; sleep 0.1; done`,
+      // A partitioned pod's restarted container starts cut off as well (its forwarder ready for heal()).
+      '[ "$GLOOHA_PARTITIONED" != 1 ] || ip link set lo down',
       'exec "$GLOOHA_BINARY" "$@"',
     ].join('\n');
     const fd = openSync(logPath, 'a');
@@ -480,6 +486,7 @@ export class ProductControllers {
         ...env,
         GLOOHA_POD_NAME: name,
         GLOOHA_BINARY: this.opts.binary,
+        GLOOHA_PARTITIONED: this.partitioned.has(name) ? '1' : '0',
       },
     });
     closeSync(fd);
