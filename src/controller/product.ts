@@ -139,6 +139,8 @@ export interface Product {
     podName(holderIdentity: string): string | undefined;
     /** The product's acquire retry period: a leaderless gap above leaseDuration + this is reported. */
     retryPeriodSeconds: number;
+    /** The retry period an HA object sets for its install, where the product lets it set one. */
+    retryPeriodSecondsOf?(g: HAObject): number | undefined;
   };
   /**
    * Whether its per-object lease series are also exported under their deprecated names

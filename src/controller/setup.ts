@@ -318,9 +318,12 @@ function setupController(
         { kind: product.kind, namespace: g.metadata.namespace ?? '', name: g.metadata.name },
         gap.seconds,
       );
-    const event = leaderlessGapEvent(gap, product.leaseName, retryPeriodSeconds);
-    if (!event || !mgr.leadership.canWrite()) return;
-    for (const g of owners) void events.record(g, event, mgr.leadership.leadingSignal).catch(() => undefined);
+    if (!mgr.leadership.canWrite()) return;
+    for (const g of owners) {
+      const retry = product.leaderPods?.retryPeriodSecondsOf?.(g) ?? retryPeriodSeconds;
+      const event = leaderlessGapEvent(gap, product.leaseName, retry);
+      if (event) void events.record(g, event, mgr.leadership.leadingSignal).catch(() => undefined);
+    }
   });
   mgr.onStop(() => tracker.stop());
 

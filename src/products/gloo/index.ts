@@ -3,6 +3,7 @@
 import type { KubernetesObject, V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
 import { GLOO_LEASE_NAME, GROUP, KIND, PLURAL } from '../../api/constants.js';
 import type { GlooHA } from '../../api/types.js';
+import { durationSeconds } from '../../api/duration.js';
 import { controllerRuntimeHolderPod } from '../../core/dead-holder.js';
 import { ownerOf } from '../../core/ownership.js';
 import { TARGET_REQUEUE_MS } from '../../controller/plan.js';
@@ -33,9 +34,13 @@ export const glooProduct = (computeDesired: typeof desired = desired): Product =
   leaderPods: {
     labelSelector: 'gloo=gloo',
     podName: controllerRuntimeHolderPod,
-    // Gloo's own default (LEADER_ELECTION_RETRY_PERIOD) and GlooHA's; a GlooHA that sets a longer one
-    // gets its LeaderlessGap event that much sooner.
+    // Gloo's own default (LEADER_ELECTION_RETRY_PERIOD) and GlooHA's; a GlooHA may set another, which
+    // the operator writes into that env var.
     retryPeriodSeconds: 2,
+    retryPeriodSecondsOf: (g) => {
+      const retry = (g as GlooHA).spec?.gloo?.leaderElection?.retryPeriod;
+      return retry === undefined ? undefined : durationSeconds(retry);
+    },
   },
   relatedKinds: [],
   // patch: the finalizer is set by a merge patch of the GlooHA's metadata.finalizers (a custom resource

@@ -2,6 +2,7 @@
 // "The managed product's leader"): the gloo Deployment's pods, and the pod a holder identity names.
 import { describe, expect, it } from 'vitest';
 import { selectionMatcher } from '../../../src/runtime/selection.js';
+import type { HAObject } from '../../../src/api/types.js';
 import { GLOO } from '../../../src/products/gloo/index.js';
 import { chartLabels } from '../../../src/products/gloo/install.js';
 
@@ -24,5 +25,26 @@ describe("Gloo's leaderPods", () => {
     expect(lp.podName('gloo-5d8f7c9b6-x2k4q')).toBeUndefined();
     expect(lp.podName('gloo-5d8f7c9b6-x2k4q_external')).toBeUndefined();
     expect(lp.podName('')).toBeUndefined();
+  });
+});
+
+describe("Gloo's retry period for the LeaderlessGap bound", () => {
+  const lp = GLOO.leaderPods!;
+  const glooha = (leaderElection?: Record<string, unknown>) =>
+    ({
+      apiVersion: 'glooha.io/v1alpha1',
+      kind: 'GlooHA',
+      metadata: { name: 'ha', namespace: 'ns' },
+      spec: leaderElection ? { gloo: { leaderElection } } : {},
+    }) as unknown as HAObject;
+
+  it("is the GlooHA's spec.gloo.leaderElection.retryPeriod (what the operator writes to Gloo's env)", () => {
+    expect(lp.retryPeriodSecondsOf?.(glooha({ retryPeriod: '3s' }))).toBe(3);
+    expect(lp.retryPeriodSecondsOf?.(glooha({ retryPeriod: '1500ms' }))).toBe(1.5);
+  });
+
+  it("falls back to Gloo's default (2 s) when the GlooHA sets none", () => {
+    expect(lp.retryPeriodSecondsOf?.(glooha())).toBeUndefined();
+    expect(lp.retryPeriodSeconds).toBe(2);
   });
 });
