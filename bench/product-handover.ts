@@ -255,9 +255,10 @@ async function main(): Promise<void> {
   try {
     const core = adminKubeConfig().makeApiClient(CoreV1Api);
     const apps = adminKubeConfig().makeApiClient(AppsV1Api);
+    // The operator's RBAC and CRDs first: the installs create their HA objects.
+    const id: OperatorIdentity = await installOperatorRbac(await createNamespace('bench-handover-op'));
     for (const p of products as ProductName[])
       subjects.push(p === 'kgateway' ? await installKgateway() : await installGlooSubject());
-    const id: OperatorIdentity = await installOperatorRbac(await createNamespace('bench-handover-op'));
 
     const settled = async (s: Subject) =>
       waitFor(
