@@ -18,7 +18,24 @@
 
 import { celEnv, isCelError, parse, plan, type CelInput, type CelResult } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
+import { RE2JS } from '@bufbuild/re2';
 import type { Schema } from './openapi.js';
+
+/**
+ * The library's own RE2 (what `matches` uses by default), with each pattern compiled once: the rules'
+ * patterns are constants, and compiling one costs more than all the rest of a validation.
+ */
+const compiled = new Map<string, RE2JS>();
+const re2 = {
+  compile(pattern: string): RE2JS {
+    let re = compiled.get(pattern);
+    if (!re) {
+      re = RE2JS.compile(pattern);
+      compiled.set(pattern, re);
+    }
+    return re;
+  },
+};
 
 /** A rule's CEL, planned once on first use. */
 type Program = (self: CelInput) => CelResult;
@@ -29,7 +46,7 @@ const programs = new Map<string, Program>();
 function program(expression: string): Program {
   let p = programs.get(expression);
   if (!p) {
-    env ??= celEnv({ funcs: strings });
+    env ??= celEnv({ funcs: strings, re2 });
     const planned = plan(env, parse(expression));
     p = (self) => planned({ self });
     programs.set(expression, p);
@@ -39,14 +56,22 @@ function program(expression: string): Program {
 
 export type CelOutcome = { ok: true } | { ok: false; evaluationError?: string };
 
+/** Converted values of one validation pass, by object: a node's rules, and its ancestors', share them. */
+export type CelCache = WeakMap<object, CelInput>;
+
 /**
  * Evaluates one rule's expression with `self` bound to `value` (typed by `schema`). A result other than
  * true fails the rule; an evaluation error fails it with the error's text.
  */
-export function evaluateRule(expression: string, value: unknown, schema: Schema): CelOutcome {
+export function evaluateRule(
+  expression: string,
+  value: unknown,
+  schema: Schema,
+  cache: CelCache = new WeakMap(),
+): CelOutcome {
   let result: CelResult;
   try {
-    result = program(expression)(toCel(value, schema));
+    result = program(expression)(toCel(value, schema, cache));
   } catch (err) {
     // parse() throws on a syntax error: a bug in the rule table, which the unit tests catch.
     return { ok: false, evaluationError: err instanceof Error ? err.message : String(err) };
@@ -56,23 +81,28 @@ export function evaluateRule(expression: string, value: unknown, schema: Schema)
 }
 
 /** A JSON value as Kubernetes' CEL sees it under `schema`. */
-export function toCel(value: unknown, schema: Schema | undefined): CelInput {
+export function toCel(value: unknown, schema: Schema | undefined, cache?: CelCache): CelInput {
   if (value === null || value === undefined) return null;
   if (typeof value === 'number' || typeof value === 'bigint') return celNumber(value, schema);
   if (typeof value === 'string' || typeof value === 'boolean') return value;
-  if (Array.isArray(value)) return value.map((v) => toCel(v, schema?.items));
-  if (typeof value === 'object') {
-    const out = new Map<string, CelInput>();
+  if (typeof value !== 'object') return null;
+  const known = cache?.get(value);
+  if (known !== undefined) return known;
+  let out: CelInput;
+  if (Array.isArray(value)) out = value.map((v) => toCel(v, schema?.items, cache));
+  else {
+    const map = new Map<string, CelInput>();
     for (const [key, v] of Object.entries(value)) {
       const child =
         schema?.properties && Object.hasOwn(schema.properties, key)
           ? schema.properties[key]
           : schema?.additionalProperties;
-      out.set(key, toCel(v, child));
+      map.set(key, toCel(v, child, cache));
     }
-    return out;
+    out = map;
   }
-  return null;
+  cache?.set(value, out);
+  return out;
 }
 
 /**

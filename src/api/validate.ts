@@ -6,7 +6,7 @@
 import { API_VERSION, KGATEWAY_KIND, KIND } from './constants.js';
 import { kgatewayHASchema, kgatewaySpecSchema } from '../products/kgateway/schema.js';
 import { DEF, type Schema } from './openapi.js';
-import { evaluateRule } from './cel.js';
+import { evaluateRule, type CelCache } from './cel.js';
 import { RULES, type Rule } from './rules.js';
 import { QUALIFIED_NAME, glooHASchema, specSchema } from '../products/gloo/schema.js';
 import {
@@ -264,11 +264,12 @@ function withHint(error: FieldError, value: Record<string, unknown>): FieldError
  */
 export function runRules(value: unknown, schema: Schema, path = ''): FieldError[] {
   const errors: FieldError[] = [];
+  const cache: CelCache = new WeakMap();
   visit(value, schema, path, (node, nodeSchema, nodePath) => {
     const defName = nodeSchema[DEF];
     if (!defName) return;
     for (const rule of RULES.filter((r) => r.on === defName)) {
-      const outcome = evaluateRule(rule.rule, node, nodeSchema);
+      const outcome = evaluateRule(rule.rule, node, nodeSchema, cache);
       if (outcome.ok) continue;
       if (outcome.evaluationError === undefined) {
         errors.push({ path: errorPath(nodePath, rule), message: rule.message, ruleId: rule.id });
