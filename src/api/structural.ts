@@ -90,7 +90,11 @@ function typeName(v: unknown): string {
   if (typeof v === 'bigint')
     return isInt64(v) ? 'an integer' : 'an integer beyond int64 (a float to Kubernetes)';
   if (typeof v === 'number')
-    return isInt64(v) ? 'an integer' : Number.isInteger(v) ? 'a number beyond int64' : 'a number';
+    return isInt64(v)
+      ? 'an integer'
+      : Number.isInteger(v)
+        ? 'a float (beyond 2^53, not an exact integer)'
+        : 'a number';
   return `a ${typeof v}`;
 }
 
@@ -100,11 +104,12 @@ const INT64_MAX = 2n ** 63n - 1n;
 /**
  * An integer the API server decodes as one: JSON numbers are int64 when they fit, float64 otherwise
  * (apimachinery's json), and a float64 fails an `integer` schema. Beyond 2^53 the YAML reader gives a
- * bigint (kube-yaml.ts), so the test is exact; a number that large came from a float literal.
+ * bigint (kube-yaml.ts), so the test is exact; a number that large came from a float literal (or an
+ * integer beyond int64, which go-yaml reads as a float: -9223372036854775809 is -9.223372036854776e18).
  */
 export function isInt64(v: unknown): v is number | bigint {
   if (typeof v === 'bigint') return v >= INT64_MIN && v <= INT64_MAX;
-  return typeof v === 'number' && Number.isInteger(v) && v >= -(2 ** 63) && v < 2 ** 63;
+  return typeof v === 'number' && Number.isSafeInteger(v);
 }
 
 /** A value for an error message: JSON, with a bigint's exact digits. */

@@ -165,17 +165,20 @@ const DECODES: Record<MetaType, [(v: unknown) => boolean, string]> = {
   'string list': [(v) => Array.isArray(v) && v.every(isString), 'a list of strings'],
 };
 
-/** Decoding errors of ObjectMeta's fields: the API server fails the request with the first. */
+/**
+ * The first decoding error of ObjectMeta's fields, in the input's order: Go's encoding/json goes on
+ * after a field of the wrong type but reports only the first, and the API server fails the request
+ * with it.
+ */
 function objectMetaDecodeErrors(metadata: unknown): FieldError[] {
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) return [];
-  const errors: FieldError[] = [];
   for (const [key, value] of Object.entries(metadata)) {
     if (!Object.hasOwn(OBJECT_META_FIELDS, key) || value === null) continue;
     const [decodes, what] = DECODES[OBJECT_META_FIELDS[key as keyof typeof OBJECT_META_FIELDS]];
     if (!decodes(value))
-      errors.push({ path: `metadata.${key}`, message: `must be ${what}, not ${showValue(value)}` });
+      return [{ path: `metadata.${key}`, message: `must be ${what}, not ${showValue(value)}` }];
   }
-  return errors;
+  return [];
 }
 
 /** ObjectMeta has no such field: strict decoding fails on it. */
