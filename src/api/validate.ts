@@ -156,7 +156,11 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})
 const DECODES: Record<MetaType, [(v: unknown) => boolean, string]> = {
   string: [(v) => typeof v === 'string', 'a string'],
   int64: [(v) => isInt64(v), 'an integer from -9223372036854775808 to 9223372036854775807 (int64)'],
-  time: [(v) => typeof v === 'string' && RFC3339.test(v), 'an RFC 3339 time such as 2026-01-02T15:04:05Z'],
+  // A Date is what a typed client hands the operator for a time it decoded.
+  time: [
+    (v) => (typeof v === 'string' && RFC3339.test(v)) || v instanceof Date,
+    'an RFC 3339 time such as 2026-01-02T15:04:05Z',
+  ],
   'string map': [
     (v) => typeof v === 'object' && !Array.isArray(v) && Object.values(v as object).every(isString),
     'a map of strings (quote values such as "true" or "1")',
