@@ -48,6 +48,12 @@ describe('ObjectMeta fields decoded by type, as the API server decodes them befo
     expect(paths({ labels: { a: 1 } })).toEqual(['metadata.labels']);
     expect(paths({ annotations: { a: true } })).toEqual(['metadata.annotations']);
     expect(paths({ finalizers: [1] })).toEqual(['metadata.finalizers']);
+    // Beyond int64 go-yaml reads a float: -9223372036854775809 is the number -2^63, not an integer.
+    expect(paths({ generation: -(2 ** 63) })).toEqual(['metadata.generation']);
+    // Only the first field that fails, in the input's order, as Go's decoder reports it.
+    expect(paths({ deletionGracePeriodSeconds: 'x', labels: { a: 1 } })).toEqual([
+      'metadata.deletionGracePeriodSeconds',
+    ]);
   });
 
   it('accepts every int64 exactly, nulls, and a null label value (decoded as "")', () => {

@@ -67,6 +67,10 @@ describe('integers beyond 2^53', () => {
     );
     const max = await render({ 'in.yaml': glooHA(', generation: 9223372036854775807') });
     expect(max.code).toBe(0);
+    // One below int64's minimum is a float to go-yaml (and so to kubectl): refused as well.
+    const under = await render({ 'in.yaml': glooHA(', deletionGracePeriodSeconds: -9223372036854775809') });
+    expect(under.code).toBe(2);
+    expect(under.stderr).toContain('metadata.deletionGracePeriodSeconds: must be an integer');
   });
 
   it('refuses a label value that is not a string, as decoding does, and reads a null one as ""', async () => {
