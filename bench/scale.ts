@@ -274,6 +274,8 @@ interface Operator {
   peakRssKb: number;
   sampler: NodeJS.Timeout;
   stderrTail: string[];
+  /** Terms this replica lost while running (the elector's `stopped leading`, not at its own shutdown). */
+  lostTerms: number;
 }
 
 function spawnOperator(
@@ -319,6 +321,7 @@ function spawnOperator(
     peakRssKb: 0,
     sampler: undefined!,
     stderrTail: [],
+    lostTerms: 0,
   };
   let buf = '';
   child.stderr!.setEncoding('utf8');
@@ -332,9 +335,15 @@ function spawnOperator(
       op.stderrTail.push(line);
       if (op.stderrTail.length > 30) op.stderrTail.shift();
       try {
-        const rec = JSON.parse(line) as { msg?: string; url?: string };
+        const rec = JSON.parse(line) as { msg?: string; url?: string; component?: string; reason?: string };
         const msg = rec.msg ?? '';
         if (msg.startsWith('serving /metrics') && rec.url) resolveUrl(rec.url);
+        if (
+          msg.startsWith('stopped leading') &&
+          rec.component === 'leader-election' &&
+          rec.reason !== 'shutdown'
+        )
+          op.lostTerms++;
         for (const m of ['caches synced', 'started leading']) {
           if (msg.startsWith(m) && marks[m] === undefined) marks[m] = performance.now() - startedAt;
         }
@@ -475,12 +484,14 @@ async function runOne(o: RunOptions) {
     await createInstalls(admin, namespaces, SPEC);
     const leases = await renewLeases(admin, namespaces);
     cleanups.unshift(() => leases.stop());
-    const id = await installOperatorRbac(
-      opNs,
-      o.mode === 'cluster'
+    // The chart's Lease FlowSchema too, as a default install has it: the leader's renewals are served at
+    // the API server's leader-election priority level, not queued behind the reconciles' writes.
+    const id = await installOperatorRbac(opNs, {
+      flowSchema: true,
+      ...(o.mode === 'cluster'
         ? {}
-        : { watchNamespaces: namespaces, clusterWideReads: o.mode === 'namespaced-wide-reads' },
-    );
+        : { watchNamespaces: namespaces, clusterWideReads: o.mode === 'namespaced-wide-reads' }),
+    });
     const deployments = new Deployments(admin);
     await deployments.start();
     cleanups.unshift(() => deployments.stop());
@@ -589,7 +600,11 @@ async function runOne(o: RunOptions) {
     const final = procStatus(pid);
     const heapAtEnd = await metricValue(metricsUrl, 'nodejs_heap_size_used_bytes');
     const idleAfterGc = await memoryAfterGc(op, gcFile);
+    const eventLoopLagP99Ms = Math.round(
+      (await metricValue(metricsUrl, 'nodejs_eventloop_lag_p99_seconds')) * 1000,
+    );
     await stopOperator(op);
+    const leaseRequestsAtLeaderElection = await dispatchedBy(admin, id.flowSchema);
 
     // --- floor ----------------------------------------------------------------------------------------
     let floorMs: number | undefined;
@@ -653,6 +668,14 @@ async function runOne(o: RunOptions) {
         /** After the steady window, after a full GC: what the idle operator holds. */
         afterGc: idleAfterGc,
       },
+      leader: {
+        /** Terms the operator lost while it ran (each throws away the work in flight). */
+        lostTerms: op.lostTerms,
+        /** The operator's Lease requests the API server dispatched through the chart's FlowSchema. */
+        leaseRequestsAtLeaderElection,
+        /** prom-client's event-loop delay p99 since the process started. */
+        eventLoopLagP99Ms,
+      },
       benchWatchReopened: deployments.restarts,
       machine: {
         loadavgAtStart: loadAtStart,
@@ -667,6 +690,23 @@ async function runOne(o: RunOptions) {
     process.off('SIGTERM', onSignal);
     await runCleanups();
   }
+}
+
+/**
+ * Requests the API server dispatched through one FlowSchema (its apiserver_flowcontrol_dispatched_requests_total),
+ * at the leader-election priority level: proof that the chart's FlowSchema carried the operator's Lease requests.
+ */
+async function dispatchedBy(admin: KubeClient, flowSchema: string | undefined): Promise<number> {
+  if (!flowSchema) return 0;
+  const text = await admin.request<string>('GET', '/metrics');
+  let sum = 0;
+  for (const line of String(text).split('\n')) {
+    if (!line.startsWith('apiserver_flowcontrol_dispatched_requests_total{')) continue;
+    if (!line.includes(`flow_schema="${flowSchema}"`) || !line.includes('priority_level="leader-election"'))
+      continue;
+    sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
 }
 
 /**
@@ -874,14 +914,14 @@ async function main(): Promise<number> {
   const header =
     (withRoots ? '| operator ' : '') +
     (withFlags ? '| node flags ' : '') +
-    '| installs | mode | concurrency | caches synced | all applied (from start) | after leading | floor | ratio | update p50/p99 | drift p50/p99 | peak RSS | heap | requests/install | writes/install | reconciles/install | steady req/min | steady writes | steady CPU | idle RSS / heap after GC |';
+    '| installs | mode | concurrency | caches synced | all applied (from start) | after leading | floor | ratio | update p50/p99 | drift p50/p99 | peak RSS | heap | requests/install | writes/install | reconciles/install | steady req/min | steady writes | steady CPU | idle RSS / heap after GC | lost terms | Lease reqs at leader-election | loop lag p99 |';
   const rows = results.map(
     (r) =>
       (withRoots ? `| ${r.rootName} ` : '') +
       (withFlags ? `| ${r.nodeFlags.join(' ') || '(none)'} ` : '') +
-      `| ${r.installs} | ${r.mode} | ${r.concurrency} | ${(r.cold.cachesSyncedMs / 1000).toFixed(1)} s | ${(r.cold.allAppliedMs / 1000).toFixed(1)} s | ${(r.cold.allAppliedAfterLeadingMs / 1000).toFixed(1)} s | ${r.floorMs === undefined ? '—' : (r.floorMs / 1000).toFixed(1) + ' s'} | ${r.ratioToFloor ?? '—'} | ${r.latency.updateP50Ms} / ${r.latency.updateP99Ms} ms | ${r.latency.driftP50Ms} / ${r.latency.driftP99Ms} ms | ${r.cold.peakRssMB} MB | ${r.cold.heapUsedMB} MB | ${r.cold.requestsPerInstall} | ${r.cold.writesPerInstall} | ${r.cold.reconcilesPerInstall} | ${r.steady.requestsPerMinute} | ${r.steady.writes} | ${r.steady.cpuPercent}% | ${r.memoryAtEnd.afterGc.rssMB} / ${r.memoryAtEnd.afterGc.heapUsedMB} MB |`,
+      `| ${r.installs} | ${r.mode} | ${r.concurrency} | ${(r.cold.cachesSyncedMs / 1000).toFixed(1)} s | ${(r.cold.allAppliedMs / 1000).toFixed(1)} s | ${(r.cold.allAppliedAfterLeadingMs / 1000).toFixed(1)} s | ${r.floorMs === undefined ? '—' : (r.floorMs / 1000).toFixed(1) + ' s'} | ${r.ratioToFloor ?? '—'} | ${r.latency.updateP50Ms} / ${r.latency.updateP99Ms} ms | ${r.latency.driftP50Ms} / ${r.latency.driftP99Ms} ms | ${r.cold.peakRssMB} MB | ${r.cold.heapUsedMB} MB | ${r.cold.requestsPerInstall} | ${r.cold.writesPerInstall} | ${r.cold.reconcilesPerInstall} | ${r.steady.requestsPerMinute} | ${r.steady.writes} | ${r.steady.cpuPercent}% | ${r.memoryAtEnd.afterGc.rssMB} / ${r.memoryAtEnd.afterGc.heapUsedMB} MB | ${r.leader.lostTerms} | ${r.leader.leaseRequestsAtLeaderElection} | ${r.leader.eventLoopLagP99Ms} ms |`,
   );
-  const table = `${header}\n|${'---|'.repeat(19 + (withFlags ? 1 : 0) + (withRoots ? 1 : 0))}\n${rows.join('\n')}`;
+  const table = `${header}\n|${'---|'.repeat(22 + (withFlags ? 1 : 0) + (withRoots ? 1 : 0))}\n${rows.join('\n')}`;
   process.stdout.write(`\n${table}\n`);
   const dir = join(repoRoot, 'bench', 'results');
   mkdirSync(dir, { recursive: true });

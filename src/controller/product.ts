@@ -80,7 +80,7 @@ export interface Desired<HelmValues = unknown> {
 export type DesiredResult<HelmValues = unknown> =
   { ok: true; desired: Desired<HelmValues> } | { ok: false; errors: FieldError[] };
 
-/** Nothing to manage yet (no install found): why, and when to look again. */
+/** Nothing to manage (no install found yet, or names that cannot be kept apart): why, and when to look again. */
 export interface NotReady {
   ok: false;
   stall: Stall;

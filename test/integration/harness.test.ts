@@ -11,8 +11,12 @@ import {
   setHeaderOptions,
   type V1Deployment,
 } from '@kubernetes/client-node';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { adminKubeConfig, controlPlane, createNamespace, kubeConfigFor } from '../support/cluster.js';
+import { HELM_MAJORS, helm } from '../support/gloo-chart.js';
 import { eventually, httpStatusOf } from '../support/wait.js';
 
 const admin = () => adminKubeConfig();
@@ -172,4 +176,58 @@ describe('test control plane', () => {
       await setCordon(false);
     }
   });
+});
+
+describe('the Helm harness (test/support/gloo-chart.ts helm())', () => {
+  // A loaded machine once made a helm upgrade outlast the harness's timeout: killed mid-way, it left
+  // its release pending-upgrade, and every later test of the file failed with "another operation
+  // (install/upgrade/rollback) is in progress". A killed command now says what it waited for and
+  // leaves the release at its last finished revision.
+  it.each(HELM_MAJORS)(
+    'Helm %i: an upgrade killed at the timeout says so and leaves no pending release; the next upgrade succeeds',
+    async (major) => {
+      const ns = await createNamespace(`helm${major}-killed`);
+      const chart = mkdtempSync(join(tmpdir(), 'glooha-chart-'));
+      try {
+        writeFileSync(join(chart, 'Chart.yaml'), 'apiVersion: v2\nname: unschedulable\nversion: 0.1.0\n');
+        mkdirSync(join(chart, 'templates'));
+        // A Deployment whose pod no node takes: `--wait` never ends on it.
+        writeFileSync(
+          join(chart, 'templates', 'deployment.yaml'),
+          `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: never-ready}
+spec:
+  replicas: {{ .Values.replicas | default 1 }}
+  selector: {matchLabels: {app: never-ready}}
+  template:
+    metadata: {labels: {app: never-ready}}
+    spec:
+      nodeSelector: {glooha.io/no-such-node: "true"}
+      containers: [{name: c, image: registry.invalid/none:1}]
+`,
+        );
+        const release = 'killed';
+        const installed = await helm(major, ['install', release, chart, '-n', ns]);
+        expect(installed.ok, installed.stderr).toBe(true);
+
+        const killed = await helm(
+          major,
+          ['upgrade', release, chart, '-n', ns, '--set', 'replicas=2', '--wait', '--timeout', '10m'],
+          { timeoutMs: 4_000 },
+        );
+        expect(killed.ok).toBe(false);
+        expect(killed.stderr).toContain(`helm ${major} upgrade ${release} did not finish within 4 s`);
+        expect(killed.stderr).toContain(`removed its pending-upgrade revision 2 of release ${ns}/${release}`);
+
+        const next = await helm(major, ['upgrade', release, chart, '-n', ns, '--set', 'replicas=3']);
+        expect(next.ok, next.stderr).toBe(true);
+        const status = await helm(major, ['status', release, '-n', ns, '-o', 'json']);
+        expect((JSON.parse(status.stdout) as { info: { status: string } }).info.status).toBe('deployed');
+      } finally {
+        rmSync(chart, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
 });

@@ -7,13 +7,14 @@
 // (gateway.validation.webhook.enabled=false): it points at the gloo Service's validation port, and no
 // Gloo process serves it here, so with it on every write of a Gloo resource would wait on a dead
 // endpoint (failurePolicy Ignore still costs a timeout each time).
+import { CoreV1Api } from '@kubernetes/client-node';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { locateBinaries } from '../env/binaries.js';
-import { controlPlane } from './cluster.js';
+import { adminKubeConfig, controlPlane } from './cluster.js';
 
 const run = promisify(execFile);
 
@@ -45,14 +46,25 @@ export interface HelmRun {
   ms: number;
 }
 
-/** Runs helm against the test control plane as the admin; never throws on a non-zero exit. */
-export async function helm(major: HelmMajor, args: string[]): Promise<HelmRun> {
+/** How long one helm command may take before the harness kills it (a loaded machine is slow, not stuck). */
+export const HELM_TIMEOUT_MS = 300_000;
+
+/**
+ * Runs helm against the test control plane as the admin; never throws on a non-zero exit. A command
+ * killed at its timeout says so, and leaves no pending release behind (see clearPendingRelease).
+ */
+export async function helm(
+  major: HelmMajor,
+  args: string[],
+  opts: { timeoutMs?: number } = {},
+): Promise<HelmRun> {
+  const timeoutMs = opts.timeoutMs ?? HELM_TIMEOUT_MS;
   const home = mkdtempSync(join(tmpdir(), `glooha-helm${major}-`));
   const started = performance.now();
   try {
     const { stdout, stderr } = await run(helmBinary(major), args, {
       maxBuffer: 64 << 20,
-      timeout: 300_000,
+      timeout: timeoutMs,
       env: {
         PATH: process.env.PATH ?? '',
         HOME: home,
@@ -64,16 +76,46 @@ export async function helm(major: HelmMajor, args: string[]): Promise<HelmRun> {
     });
     return { ok: true, stdout, stderr, ms: performance.now() - started };
   } catch (err) {
-    const e = err as { stdout?: string; stderr?: string; message: string };
+    const e = err as { stdout?: string; stderr?: string; message: string; killed?: boolean };
+    const timedOut = e.killed === true;
     return {
       ok: false,
       stdout: e.stdout ?? '',
-      stderr: e.stderr || e.message,
+      stderr: timedOut
+        ? `helm ${major} ${args.slice(0, 2).join(' ')} did not finish within ${timeoutMs / 1000} s and was killed ` +
+          `(waiting for the API server's replies, or for the chart's hook Jobs); ${await clearPendingRelease(args)}` +
+          (e.stderr ? `\nits output so far:\n${e.stderr}` : '')
+        : e.stderr || e.message,
       ms: performance.now() - started,
     };
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
+}
+
+/**
+ * After a helm install/upgrade/rollback killed mid-way: removes the release revision it left
+ * pending-install/-upgrade/-rollback (Helm's record, a Secret labelled owner=helm), so that the next
+ * command on the release is not refused with "another operation (install/upgrade/rollback) is in
+ * progress" and the release is back at its last finished revision. Only the harness runs helm here, so
+ * a pending revision of a killed command is the harness's own leftover. Returns what it did.
+ */
+export async function clearPendingRelease(args: string[]): Promise<string> {
+  const [command, release] = args;
+  const nsAt = args.findIndex((a) => a === '-n' || a === '--namespace');
+  const namespace = nsAt >= 0 ? args[nsAt + 1] : undefined;
+  if (!['install', 'upgrade', 'rollback'].includes(command ?? '') || !release || !namespace)
+    return 'no release record to clear';
+  const core = adminKubeConfig().makeApiClient(CoreV1Api);
+  const records = await core.listNamespacedSecret({
+    namespace,
+    labelSelector: `owner=helm,name=${release}`,
+  });
+  const pending = records.items.filter((r) => r.metadata?.labels?.status?.startsWith('pending-'));
+  for (const r of pending) await core.deleteNamespacedSecret({ name: r.metadata!.name!, namespace });
+  return pending.length === 0
+    ? `release ${namespace}/${release} has no pending revision`
+    : `removed its ${pending.map((r) => `${r.metadata?.labels?.status} revision ${r.metadata?.labels?.version}`).join(', ')} of release ${namespace}/${release}, which is back at its last finished revision`;
 }
 
 /** Writes values files for one helm call; removed by the returned cleanup. */

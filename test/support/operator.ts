@@ -35,6 +35,8 @@ export interface OperatorIdentity {
   kubeconfigPath: string;
   /** The pod the kubeconfig's token is bound to (boundToPod), if any. */
   podName?: string;
+  /** The chart's Lease FlowSchema, when installed (installOperatorRbac's flowSchema). */
+  flowSchema?: string;
 }
 
 /**
@@ -71,6 +73,8 @@ export async function installOperatorRbac(
     fencingPolicy?: boolean;
     /** Namespaced mode: the chart's rbac.clusterWideReads (a ClusterRole of reads in all namespaces). */
     clusterWideReads?: boolean;
+    /** The chart's Lease FlowSchema (on by default in the chart): the Lease requests at `leader-election`. */
+    flowSchema?: boolean;
   } = {},
 ): Promise<OperatorIdentity> {
   await installCrds();
@@ -89,11 +93,14 @@ export async function installOperatorRbac(
     wanted.add('ValidatingAdmissionPolicy');
     wanted.add('ValidatingAdmissionPolicyBinding');
   }
-  const clusterScoped = /^(Cluster|ValidatingAdmissionPolicy)/;
+  if (opts.flowSchema) wanted.add('FlowSchema');
+  const clusterScoped = /^(Cluster|ValidatingAdmissionPolicy|FlowSchema$)/;
   const api = KubernetesObjectApi.makeApiClient(adminKubeConfig());
   let serviceAccount = '';
+  let flowSchema: string | undefined;
   for (const obj of objects.filter((o) => wanted.has(o.kind ?? ''))) {
     if (obj.kind === 'ServiceAccount') serviceAccount = obj.metadata?.name ?? '';
+    if (obj.kind === 'FlowSchema') flowSchema = obj.metadata?.name;
     const body = {
       ...obj,
       metadata: {
@@ -119,7 +126,9 @@ export async function installOperatorRbac(
     username: `system:serviceaccount:${namespace}:${serviceAccount}`,
     kubeConfig,
     kubeconfigPath,
+    ...(flowSchema ? { flowSchema } : {}),
   };
+  if (opts.flowSchema && !flowSchema) throw new Error('the chart rendered no Lease FlowSchema');
   if (opts.fencingPolicy) await waitForFencing(id);
   return id;
 }

@@ -22,7 +22,12 @@ import {
   type RenderedCovers,
 } from '../../core/component-planner.js';
 import { MANAGER } from '../../api/constants.js';
-import { installNamespaceOf, type ComponentPlan, type DesiredResult } from '../../controller/product.js';
+import {
+  installNamespaceOf,
+  type ComponentPlan,
+  type DesiredResult,
+  type NotReady,
+} from '../../controller/product.js';
 import type { ProblemCode } from '../../core/findings.js';
 import { stringifyKubeYaml } from '../../api/kube-yaml.js';
 import type { ObservedContainer, ObservedDeployment, ObservedHPA, ObservedPDB } from '../../core/observed.js';
@@ -91,7 +96,7 @@ export function controllerIntent(spec: DefaultedKgatewaySpec, deploymentName: st
   };
 }
 
-export function desiredKgateway(k: KgatewayHA, observed: ObservedKgateway): DesiredResult {
+export function desiredKgateway(k: KgatewayHA, observed: ObservedKgateway): DesiredResult | NotReady {
   const validated = validateKgatewayHA(k);
   if (!validated.ok) return { ok: false, errors: validated.errors };
   const g = validated.value;
@@ -115,6 +120,8 @@ export function desiredKgateway(k: KgatewayHA, observed: ObservedKgateway): Desi
   };
   const dep = observed.controller;
   const intent = controllerIntent(spec, dep?.name ?? DEFAULT_RELEASE);
+  const clash = Object.keys(spec.gateways ?? {}).find((name) => name === intent.deploymentName);
+  if (clash !== undefined) return gatewayNamedAsController(ns, clash);
   if (!dep) {
     ctx.problems.push({
       code: 'DeploymentNotFound',
@@ -155,6 +162,21 @@ export function desiredKgateway(k: KgatewayHA, observed: ObservedKgateway): Desi
         leaderless: 'no kgateway controller replica runs the deployer or writes Gateway statuses',
         lostReason: 'KgatewayLeaderLost',
       },
+    },
+  };
+}
+
+/**
+ * kgateway's deployer names a proxy's Deployment after its Gateway, in the controller's namespace (and
+ * on 2.2 glooha names the proxy's PDB and HPA after it too): a Gateway named like the controller's
+ * Deployment would take that Deployment's name, and every name derived from it.
+ */
+function gatewayNamedAsController(ns: string, name: string): NotReady {
+  return {
+    ok: false,
+    stall: {
+      reason: 'GatewayNamedAsController',
+      message: `spec.gateways[${name}]: Gateway ${ns}/${name} has the name of kgateway's controller Deployment ${ns}/${name}, and kgateway's deployer names a proxy's Deployment after its Gateway, so the proxy and the controller would be one Deployment (and their PodDisruptionBudgets one object). Rename the Gateway (or install the controller under another Helm release name) and update spec.gateways; nothing was written`,
     },
   };
 }

@@ -438,6 +438,42 @@ describe('plan: stalls (nothing written but status and a Warning event)', () => 
     expect(p.applies).toEqual([]);
   });
 
+  it("a KgatewayHA naming a Gateway after kgateway's controller Deployment: stalls with the Gateway's name and the fix, writes nothing", () => {
+    // kgateway's deployer names a proxy's Deployment (and glooha its PDB on 2.2) after the Gateway, in
+    // the controller's namespace: a Gateway named like the controller would take its Deployment's name.
+    const k = finalizedGlooHA({} as never, { name: 'kgw' });
+    Object.assign(k, {
+      kind: KGATEWAY_KIND,
+      spec: { controller: { replicas: 2 }, gateways: { kgateway: { replicas: 2 } } },
+    });
+    const p = plan(
+      snapshotOf(k, {
+        key: `${NS}/kgw`,
+        deployments: [deployment('kgateway', controllerSelectorLabels('kgateway'), 'controller')],
+        related: new Map<string, KubernetesObject[]>([
+          [
+            'Gateway',
+            [
+              {
+                apiVersion: 'gateway.networking.k8s.io/v1',
+                kind: 'Gateway',
+                metadata: { name: 'kgateway', namespace: NS },
+              } as KubernetesObject,
+            ],
+          ],
+          ['GatewayParameters', []],
+        ]),
+      }),
+      KGATEWAY,
+    );
+    expect(p.stall?.reason).toBe('GatewayNamedAsController');
+    expect(p.stall?.message).toContain(`Gateway ${NS}/kgateway`);
+    expect(p.stall?.message).toContain('spec.gateways[kgateway]');
+    expect(p.stall?.message).toMatch(/Rename the Gateway/);
+    expect(p.stall?.message).not.toMatch(/GlooHA|deploymentName|ConflictingDesiredObjects/);
+    expect(p.applies).toEqual([]);
+  });
+
   it("deleting a KgatewayHA: releases the operator's fields on the GatewayParameters of its namespace, and only ours", () => {
     const k = finalizedGlooHA({} as never, { name: 'kgw' });
     Object.assign(k, {
