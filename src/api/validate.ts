@@ -177,7 +177,7 @@ const DECODES: Record<MetaType, [(v: unknown) => boolean, string]> = {
 function objectMetaDecodeErrors(metadata: unknown): FieldError[] {
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) return [];
   for (const [key, value] of Object.entries(metadata)) {
-    if (!Object.hasOwn(OBJECT_META_FIELDS, key) || value === null) continue;
+    if (!Object.hasOwn(OBJECT_META_FIELDS, key) || value === null || value === undefined) continue;
     const [decodes, what] = DECODES[OBJECT_META_FIELDS[key as keyof typeof OBJECT_META_FIELDS]];
     if (!decodes(value))
       return [{ path: `metadata.${key}`, message: `must be ${what}, not ${showValue(value)}` }];
