@@ -255,6 +255,8 @@ export function unknownFields(value: unknown, schema: Schema | undefined, path =
   if (!isObject(value)) return errors;
   const known = Object.keys(schema?.properties ?? {});
   for (const [key, v] of Object.entries(value)) {
+    // undefined is absent (JSON has none; an in-process object may spread one in).
+    if (v === undefined) continue;
     const property =
       schema?.properties && Object.hasOwn(schema.properties, key) ? schema.properties[key] : undefined;
     if (property) errors.push(...unknownFields(v, property, joinPath(path, key)));

@@ -188,8 +188,9 @@ function objectMetaDecodeErrors(metadata: unknown): FieldError[] {
 /** ObjectMeta has no such field: strict decoding fails on it. */
 function objectMetaUnknownFields(metadata: unknown): FieldError[] {
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) return [];
-  return Object.keys(metadata)
-    .filter((key) => !Object.hasOwn(OBJECT_META_FIELDS, key))
+  return Object.entries(metadata)
+    .filter(([key, value]) => value !== undefined && !Object.hasOwn(OBJECT_META_FIELDS, key))
+    .map(([key]) => key)
     .map((key) => ({ path: `metadata.${key}`, message: 'unknown field: ObjectMeta has no such field' }));
 }
 const QUALIFIED = new RegExp(QUALIFIED_NAME);
