@@ -462,67 +462,48 @@ describe("server-side fencing: the chart's ValidatingAdmissionPolicy", () => {
     expect(await outcome(createConfigMap(c.client(), ns, 'by-failover-leader'))).toBe('ok');
   }, 120_000);
 
-  it("the operator's own Lease: its ServiceAccount may update it (conditional on the resourceVersion) but not patch it; without the chart's policies the patch lands", async () => {
-    const suffix = randomBytes(2).toString('hex');
-    const lease = async (guarded: boolean) => {
-      const ns = await createNamespace(guarded ? 'lease-guard-on' : 'lease-guard-off');
-      const id = await installOperatorRbac(ns, {
-        release: `lg${guarded ? 'on' : 'off'}-${suffix}`,
-        fencingPolicy: guarded,
-      });
-      const leases = adminKubeConfig().makeApiClient(CoordinationV1Api);
-      if (!guarded)
-        await leases.createNamespacedLease({
-          namespace: ns,
-          body: { metadata: { name: DEFAULT_LEASE_NAME }, spec: { holderIdentity: '' } },
-        });
-      const client = new KubeClient(await kubeConfigFor(ns, id.serviceAccount), { fence: () => {} });
-      cleanups.push(() => client.close());
-      const path = `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/${DEFAULT_LEASE_NAME}`;
-      const write = (method: 'PATCH' | 'PUT', body: unknown) =>
-        client
-          .request(method, path, {
-            body,
-            fenced: false,
-            ...(method === 'PATCH' ? { contentType: 'application/merge-patch+json' } : {}),
-          })
-          .then(
-            () => 'accepted',
-            (err: unknown) => `${errorStatus(err)}: ${JSON.stringify((err as { body?: unknown }).body)}`,
-          );
-      const current = () => client.request<V1Lease>('GET', path, { fenced: false });
-      return { write, current };
-    };
+  it("the fence's limit on the operator's own Lease: the API server makes every update conditional on the resourceVersion, but a patch is not, and admission sees it as an update", async () => {
+    const ns = await createNamespace('lease-limit');
+    const id = await installOperatorRbac(ns, {
+      release: `llim-${randomBytes(2).toString('hex')}`,
+      fencingPolicy: true,
+    });
+    const client = new KubeClient(await kubeConfigFor(ns, id.serviceAccount), { fence: () => {} });
+    cleanups.push(() => client.close());
+    const path = `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/${DEFAULT_LEASE_NAME}`;
+    const write = (method: 'PATCH' | 'PUT', body: unknown) =>
+      client
+        .request(method, path, {
+          body,
+          fenced: false,
+          ...(method === 'PATCH' ? { contentType: 'application/merge-patch+json' } : {}),
+        })
+        .then(
+          () => 'accepted',
+          (err: unknown) => `${errorStatus(err)}: ${JSON.stringify((err as { body?: unknown }).body)}`,
+        );
+    const current = () => client.request<V1Lease>('GET', path, { fenced: false });
 
-    const on = await lease(true);
-    // A patch (no resourceVersion precondition): refused once the API server has loaded the policy.
-    const patched = await eventually(
-      "the API server to refuse the ServiceAccount's patch of its own Lease (the chart's lease-guard policy)",
-      () => on.write('PATCH', { spec: { holderIdentity: 'patched_00000000' } }),
-      (r) => r !== 'accepted',
+    const read = await current();
+    // An update carrying the resourceVersion it read is accepted (acquire, renew and release are such).
+    expect(await write('PUT', { ...read, spec: { ...read.spec, holderIdentity: 'updated_00000000' } })).toBe(
+      'accepted',
     );
-    expect(patched).toMatch(/^403: .*glooha-operator lease guard/);
-    // An update carrying the resourceVersion it read: accepted (acquire, renew and release are updates).
-    const read = await on.current();
+    // Without a resourceVersion the API server refuses a Lease update; with a stale one it conflicts.
     expect(
-      await on.write('PUT', { ...read, spec: { ...read.spec, holderIdentity: 'updated_00000000' } }),
-    ).toBe('accepted');
-    // Without a resourceVersion the API server itself refuses a Lease update, and with a stale one it conflicts.
-    expect(
-      await on.write('PUT', {
+      await write('PUT', {
         metadata: { name: DEFAULT_LEASE_NAME },
         spec: { holderIdentity: 'blind_00000000' },
       }),
     ).toMatch(/^422: .*must be specified for an update/);
-    expect(
-      await on.write('PUT', { ...read, spec: { ...read.spec, holderIdentity: 'stale_00000000' } }),
-    ).toMatch(/^409: /);
-    expect((await on.current()).spec?.holderIdentity).toBe('updated_00000000');
-
-    // Without the chart's policies (fencingPolicy disabled) the same ServiceAccount's patch lands.
-    const off = await lease(false);
-    expect(await off.write('PATCH', { spec: { holderIdentity: 'patched_00000000' } })).toBe('accepted');
-    expect((await off.current()).spec?.holderIdentity).toBe('patched_00000000');
+    expect(await write('PUT', { ...read, spec: { ...read.spec, holderIdentity: 'stale_00000000' } })).toMatch(
+      /^409: /,
+    );
+    expect((await current()).spec?.holderIdentity).toBe('updated_00000000');
+    // The limit: a patch carries no precondition, and admission cannot refuse it as such (the API server
+    // hands a patch to admission as an UPDATE with UpdateOptions, the stored resourceVersion filled in).
+    expect(await write('PATCH', { spec: { holderIdentity: 'patched_00000000' } })).toBe('accepted');
+    expect((await current()).spec?.holderIdentity).toBe('patched_00000000');
   }, 120_000);
 
   it('fails closed: a leader that requires the policy reconciles nothing while the API server does not enforce it, and starts once it does', async () => {
