@@ -73,10 +73,8 @@ describe('chart defaults (cluster mode)', () => {
       'Service/glooha-operator-metrics',
       'ServiceAccount/glooha-operator',
       'ValidatingAdmissionPolicy/glooha-operator-fencing',
-      'ValidatingAdmissionPolicy/glooha-operator-lease-guard',
       'ValidatingAdmissionPolicy/glooha-operator-replicas-floor',
       'ValidatingAdmissionPolicyBinding/glooha-operator-fencing',
-      'ValidatingAdmissionPolicyBinding/glooha-operator-lease-guard',
       'ValidatingAdmissionPolicyBinding/glooha-operator-replicas-floor',
     ]);
     for (const o of objects.filter(
@@ -344,8 +342,6 @@ describe('options', () => {
       'Service',
       'ValidatingAdmissionPolicy',
       'ValidatingAdmissionPolicy',
-      'ValidatingAdmissionPolicy',
-      'ValidatingAdmissionPolicyBinding',
       'ValidatingAdmissionPolicyBinding',
       'ValidatingAdmissionPolicyBinding',
     ]);
@@ -450,29 +446,8 @@ describe('options', () => {
       validationActions: ['Deny'],
       paramRef: { name: 'my-lease', namespace: 'ops-system', parameterNotFoundAction: 'Allow' },
     });
-    // The Lease itself: the ServiceAccount writes it by update only (conditional on its resourceVersion).
-    const guard = find<KubernetesObject & { spec: Record<string, unknown> }>(
-      objects,
-      'ValidatingAdmissionPolicy',
-      'ops-glooha-operator-lease-guard',
-    );
-    const guardText = JSON.stringify(guard.spec);
-    expect(guardText).toContain(
-      "request.userInfo.username == 'system:serviceaccount:ops-system:ops-glooha-operator'",
-    );
-    expect(guardText).toContain("request.namespace == 'ops-system' && request.name == 'my-lease'");
-    expect(guardText).toContain("request.options.kind == 'UpdateOptions'");
-    expect(
-      find<KubernetesObject & { spec: Record<string, unknown> }>(
-        objects,
-        'ValidatingAdmissionPolicyBinding',
-        'ops-glooha-operator-lease-guard',
-      ).spec,
-    ).toEqual({ policyName: 'ops-glooha-operator-lease-guard', validationActions: ['Deny'] });
     const kinds = async (values: Record<string, unknown>) =>
-      (await render({ values }))
-        .filter((o) => /-(fencing|lease-guard)$/.test(o.metadata?.name ?? ''))
-        .map((o) => o.kind);
+      (await render({ values })).filter((o) => o.metadata?.name?.endsWith('-fencing')).map((o) => o.kind);
     expect(await kinds({ leaderElection: { fencingPolicy: { enabled: false } } })).toEqual([]);
     expect(await kinds({ replicaCount: 1, leaderElection: { enabled: false } })).toEqual([]);
   });
