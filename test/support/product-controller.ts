@@ -505,6 +505,9 @@ export class ProductControllers {
       stopping: false,
       exited: new Promise((resolve) => {
         const done = (code: number | null, signal: NodeJS.Signals | null) => {
+          // The container is gone: so is what ran beside the controller in its group (the forwarder
+          // inside the namespace), which outlives a controller that exited on its own.
+          killGroup(child, 'SIGKILL');
           live.delete(child);
           proc.exited = { code, signal, at: new Date() };
           if (this.running.get(name) === r) this.running.delete(name);
