@@ -5,7 +5,7 @@
 //
 //   npx tsx bench/scale.ts [--installs 10,100,500] [--mode cluster|namespaced|namespaced-wide-reads[,...]] [--concurrency C[,C...]]
 //                          [--steady-seconds 60] [--samples 20] [--no-floor] [--operator-root [NAME=]DIR[,...]]
-//                          [--node-flags "F[;F...]"] [--repeat R] [--readme]
+//                          [--node-flags "F[;F...]" ("image": the Dockerfile ENTRYPOINT's)] [--repeat R] [--readme]
 //   npm run bench:scale -- --installs 0,10 --operator-root bundle=DIR --node-flags ";--max-semi-space-size=1"
 //                          --repeat 3 --no-floor --steady-seconds 20 --samples 5
 //                          (the idle operator under V8 flags: each configuration 3 times, interleaved, medians)
@@ -55,6 +55,7 @@ import { FINALIZER, APPLIED_ANNOTATION } from '../src/controller/plan-types.js';
 import { KubeClient } from '../src/kube/client.js';
 import { resourcePath } from '../src/kube/paths.js';
 import { formatMicroTime } from '../src/leader/lease-client.js';
+import { checkDockerfile } from '../scripts/check-dockerfile.js';
 import { startControlPlane, type ControlPlane } from '../test/env/controlplane.js';
 import { auditWrites, type AuditEvent } from '../test/support/audit.js';
 import { adminKubeConfig, createNamespace, installCrds, setControlPlane } from '../test/support/cluster.js';
@@ -878,7 +879,8 @@ async function floor(
 const USAGE = `usage: npx tsx bench/scale.ts [--installs N[,N...] (default 10,100,500)] [--mode M[,M...]: cluster (default), namespaced, namespaced-wide-reads]
   [--concurrency C[,C...] (default: the operator's default; a list is a sweep)] [--steady-seconds S (default 60)]
   [--samples K (default 20)] [--no-floor] [--operator-root [NAME=]DIR[,...] (default: this checkout; each built with npm run build first; a list is side by side)]
-  [--node-flags "FLAGS[;FLAGS...]" (passed to node before the operator's script, NAME=VALUE to its environment; a list is a sweep)]
+  [--node-flags "FLAGS[;FLAGS...]" (passed to node before the operator's script, NAME=VALUE to its environment;
+    "image": the flags of the Dockerfile's ENTRYPOINT; a list is a sweep)]
   [--repeat R (default 1: the whole matrix R times, interleaved; then a table of medians)] [--no-build (dist/ is current)] [--out FILE]
   [--readme (write the table into docs/benchmarks.md between its bench/scale markers)]`;
 
@@ -949,7 +951,11 @@ async function main(): Promise<number> {
     }
   }
   // Node flag sets to compare side by side in one run ("" is none), e.g. "; --max-semi-space-size=2".
-  const flagSets = (values['node-flags'] ?? '').split(';').map((f) => f.split(' ').filter(Boolean));
+  // "image" stands for the flags the image's ENTRYPOINT passes to node (the Dockerfile's, as released).
+  const flagSets = (values['node-flags'] ?? '')
+    .split(';')
+    .map((f) => f.split(' ').filter(Boolean))
+    .map((f) => (f.length === 1 && f[0] === 'image' ? checkDockerfile().nodeFlags : f));
   // --repeat: the whole matrix again, so each configuration's runs are spread over the same stretch of
   // time as the others' (a load spike hits all of them), and medians compare like with like.
   const repeat = int('repeat', values.repeat, 50);

@@ -39,6 +39,7 @@ import { createGlooHA, getGlooHA } from '../test/support/glooha.js';
 import { boundToPod, installOperatorRbac, metricValue } from '../test/support/operator.js';
 import { eventually } from '../test/support/wait.js';
 import { find, render } from '../test/unit/chart/helm.js';
+import { checkDockerfile } from './check-dockerfile.js';
 import { currentLimits, podmanRunArgs, runStreaming, tool } from './image/containers.js';
 
 const repoRoot = join(import.meta.dirname, '..');
@@ -69,8 +70,12 @@ export async function inspect(image: string): Promise<{ sizeBytes: number; compr
   };
   const config = info.OCIv1.config;
   check(config.User === '65532:65532', `runs as 65532:65532 (USER ${config.User})`);
+  // The Dockerfile's ENTRYPOINT as built: node, its V8 flags (docs/scale.md), the bundle's main file.
+  const entrypoint = checkDockerfile().entrypoint;
   check(
-    JSON.stringify(config.Entrypoint) === '["node","dist/src/main.js"]' && !config.Cmd?.length,
+    JSON.stringify(config.Entrypoint) === JSON.stringify(entrypoint) &&
+      config.Entrypoint?.at(-1) === 'dist/src/main.js' &&
+      !config.Cmd?.length,
     `entry point ${JSON.stringify(config.Entrypoint)}, no CMD (${JSON.stringify(config.Cmd ?? [])})`,
   );
   check(config.WorkingDir === '/app', `working directory ${config.WorkingDir}`);
