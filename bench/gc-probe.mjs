@@ -24,6 +24,33 @@ function status() {
   }
 }
 
+/**
+ * Anonymous RSS by kind of mapping, from /proc/self/smaps: the brk heap (glibc's main malloc arena),
+ * glibc's per-thread arenas (mappings aligned to their 64 MB reservation), and the rest (V8's heap and
+ * code pages, thread stacks, other mmaps).
+ */
+function anonymous() {
+  try {
+    const out = { brk: 0, arenas: 0, other: 0 };
+    let kind;
+    for (const line of readFileSync('/proc/self/smaps', 'utf8').split('\n')) {
+      const head = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ (\d+)\s*(.*)$/.exec(line);
+      if (head) {
+        const [, start, , inode, name] = head;
+        if (name === '[heap]') kind = 'brk';
+        else if (inode !== '0' || name) kind = undefined;
+        else kind = BigInt('0x' + start) % (64n << 20n) === 0n ? 'arenas' : 'other';
+        continue;
+      }
+      const anon = /^Anonymous:\s+(\d+) kB/.exec(line);
+      if (anon && kind) out[kind] += Number(anon[1]) * 1024;
+    }
+    return out;
+  } catch {
+    return undefined;
+  }
+}
+
 function record(when) {
   if (!file || !gc) return;
   // Twice: the first pass can leave objects only a second one frees (weak references, finalizers).
@@ -47,6 +74,7 @@ function record(when) {
       arrayBuffers: m.arrayBuffers,
       mallocedMemory: getHeapStatistics().malloced_memory,
       ...status(),
+      anonymous: anonymous(),
       spaces,
     }) + '\n',
   );

@@ -91,6 +91,10 @@ interface MemoryAfterGc {
   newSpaceCommittedMB: number;
   externalMB: number;
   mallocedMB: number;
+  /** Anonymous RSS by mapping: glibc's brk heap, its per-thread arenas, the rest (V8, stacks). */
+  anonBrkMB: number;
+  anonArenasMB: number;
+  anonOtherMB: number;
   threads: number;
 }
 
@@ -108,6 +112,7 @@ async function memoryAfterGc(op: Operator, file: string): Promise<MemoryAfterGc>
     rssAnon?: number;
     rssFile?: number;
     threads?: number;
+    anonymous?: { brk: number; arenas: number; other: number };
     spaces?: Record<string, { committed: number }>;
   };
   const mb = (b: number | undefined) => (b === undefined ? NaN : Number((b / 2 ** 20).toFixed(1)));
@@ -123,6 +128,9 @@ async function memoryAfterGc(op: Operator, file: string): Promise<MemoryAfterGc>
     ),
     externalMB: mb(m.external),
     mallocedMB: mb(m.mallocedMemory),
+    anonBrkMB: mb(m.anonymous?.brk),
+    anonArenasMB: mb(m.anonymous?.arenas),
+    anonOtherMB: mb(m.anonymous?.other),
     threads: m.threads ?? NaN,
   };
 }
@@ -1059,6 +1067,11 @@ function medians(results: Result[]): { table: string; rows: Record<string, unkno
       idleHeapCommittedMB: m((r) => gc(r).heapCommittedMB, 1),
       idleNewSpaceCommittedMB: m((r) => gc(r).newSpaceCommittedMB, 1),
       idleMallocedMB: m((r) => gc(r).mallocedMB, 1),
+      idleAnonBrkArenasOtherMB: [
+        m((r) => gc(r).anonBrkMB, 1),
+        m((r) => gc(r).anonArenasMB, 1),
+        m((r) => gc(r).anonOtherMB, 1),
+      ],
       peakRssMB: m((r) => r.cold.peakRssMB),
       coldCpuSeconds: m((r) => r.cold.cpuSeconds, 2),
       cpuSecondsToEnd: m((r) => r.steady.cpuSecondsSinceStart, 2),
@@ -1070,10 +1083,10 @@ function medians(results: Result[]): { table: string; rows: Record<string, unkno
     };
   });
   const header =
-    '| operator | node flags | installs | runs | idle RSS after GC (min–max) | heap used | RSS anon / file | V8 committed (young) | malloced | peak RSS | CPU: cold start / to the end | steady CPU | leading (from start) | all applied (from start) | update p50 | load at starts |';
+    '| operator | node flags | installs | runs | idle RSS after GC (min–max) | heap used | RSS anon / file | V8 committed (young) | anon: brk / arenas / other | peak RSS | CPU: cold start / to the end | steady CPU | leading (from start) | all applied (from start) | update p50 | load at starts |';
   const lines = rows.map(
     (r) =>
-      `| ${r.operator} | ${r.nodeFlags} | ${r.installs} | ${r.runs} | ${r.idleRssMB} MB (${r.idleRssRangeMB.join('–')}) | ${r.idleHeapUsedMB} MB | ${r.idleRssAnonMB} / ${r.idleRssFileMB} MB | ${r.idleHeapCommittedMB} (${r.idleNewSpaceCommittedMB}) MB | ${r.idleMallocedMB} MB | ${r.peakRssMB} MB | ${r.coldCpuSeconds} / ${r.cpuSecondsToEnd} s | ${r.steadyCpuPercent}% | ${(r.startedLeadingMs / 1000).toFixed(1)} s | ${(r.allAppliedMs / 1000).toFixed(1)} s | ${r.updateP50Ms} ms | ${r.loadavgAtStart.join(', ')} |`,
+      `| ${r.operator} | ${r.nodeFlags} | ${r.installs} | ${r.runs} | ${r.idleRssMB} MB (${r.idleRssRangeMB.join('–')}) | ${r.idleHeapUsedMB} MB | ${r.idleRssAnonMB} / ${r.idleRssFileMB} MB | ${r.idleHeapCommittedMB} (${r.idleNewSpaceCommittedMB}) MB | ${r.idleAnonBrkArenasOtherMB.join(' / ')} MB | ${r.peakRssMB} MB | ${r.coldCpuSeconds} / ${r.cpuSecondsToEnd} s | ${r.steadyCpuPercent}% | ${(r.startedLeadingMs / 1000).toFixed(1)} s | ${(r.allAppliedMs / 1000).toFixed(1)} s | ${r.updateP50Ms} ms | ${r.loadavgAtStart.join(', ')} |`,
   );
   return {
     table: `Medians of ${Math.max(...rows.map((r) => r.runs))} interleaved runs:\n\n${header}\n|${'---|'.repeat(16)}\n${lines.join('\n')}`,
