@@ -3,7 +3,7 @@
 //
 //   1. build     scripts/image/build.sh: the offline base image (cached per machine), then
 //                `buildah bud --build-arg NODE_IMAGE=<base>` of the unchanged Dockerfile; timed.
-//   2. inspect   user 65532:65532, entry point `node dist/src/main.js`, OCI labels, size; inside the
+//   2. inspect   user 65532:65532, entry point as the Dockerfile says (`node <V8 flags> dist/src/main.js`), OCI labels, size; inside the
 //                image: no npm/npx/corepack/yarn, the app files belong to root and the runtime user
 //                cannot write them, `--version` prints package.json's version.
 //   3. run       the chart's Deployment container (flags derived from the rendered pod spec: read-only
