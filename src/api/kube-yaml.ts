@@ -48,7 +48,13 @@ const SPECIAL_FLOATS: Record<string, number> = {
   '.NAN': NaN,
 };
 
-function goInteger(plain: string): number | undefined {
+/**
+ * An integer as go-yaml v2 reads it: a number while it is exact as one (|n| ≤ 2^53 − 1), beyond that a
+ * bigint, so that a value is never rounded (9223372036854775807 stays itself; as a number it would be
+ * 9223372036854775808, which is not an int64). Validation then judges it exactly; render prints it
+ * exactly or refuses it.
+ */
+function goInteger(plain: string): number | bigint | undefined {
   const m = GO_INT.exec(plain);
   if (!m) return undefined;
   const [, sign = '', body = ''] = m;
@@ -61,7 +67,8 @@ function goInteger(plain: string): number | undefined {
   const value = sign === '-' ? -magnitude : magnitude;
   // ParseInt, then ParseUint: anything from int64's minimum to uint64's maximum is an integer.
   if (value < INT64_MIN || value > UINT64_MAX) return undefined;
-  return Number(value);
+  const n = Number(value);
+  return Number.isSafeInteger(n) ? n : value;
 }
 
 /**
@@ -69,7 +76,7 @@ function goInteger(plain: string): number | undefined {
  * resolve() in gopkg.in/yaml.v2 (used by sigs.k8s.io/yaml): table lookups, then, for a scalar
  * starting with a digit or sign, int, uint and float; for one starting with '.', a float.
  */
-export function goYamlNumber(text: string): number | undefined {
+export function goYamlNumber(text: string): number | bigint | undefined {
   const special = SPECIAL_FLOATS[text];
   if (special !== undefined) return special;
   const first = text[0];
@@ -93,7 +100,7 @@ const goNumber: ScalarTag = {
   default: true,
   test: matcher((text) => goYamlNumber(text) !== undefined),
   resolve: (text) => goYamlNumber(text) ?? text,
-  identify: (value) => typeof value === 'number',
+  identify: (value) => typeof value === 'number' || typeof value === 'bigint',
 };
 
 /** go-yaml v2's short name of what a plain scalar resolves to, for its "cannot decode" message. */
@@ -368,7 +375,7 @@ function isMergeKey(key: unknown): boolean {
 
 function keyString(key: unknown): string {
   if (typeof key === 'string') return key;
-  if (typeof key === 'boolean' || typeof key === 'number') return String(key);
+  if (typeof key === 'boolean' || typeof key === 'number' || typeof key === 'bigint') return String(key);
   throw new KubeYamlError(`unsupported map key ${JSON.stringify(key)}: keys must be strings`);
 }
 

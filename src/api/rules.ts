@@ -1,16 +1,17 @@
-// The validation rules of GlooHA, in one table. Each rule names the schema definition it sits on
-// (see schema.ts), its CEL expression (emitted into the CRD's x-kubernetes-validations, so the API
-// server enforces it at admission) and a TypeScript check with the same meaning (run by `glooha
-// render` and by the reconciler as defence in depth). Both report the same message. The conformance
-// tests feed every rule's good and bad cases to the TypeScript validator and to a real API server, so
-// an expression and its check cannot drift apart unnoticed.
+// The validation rules of GlooHA and KgatewayHA, in one table. Each rule names the schema definition it
+// sits on (see schema.ts) and its CEL expression, the one source of its meaning: the CRD carries it in
+// x-kubernetes-validations (the API server enforces it at admission), and `glooha render` and the
+// reconciler (defence in depth) evaluate the same text with @bufbuild/cel (cel.ts). Both report the
+// same message. The conformance tests feed every rule's good and bad cases to the TypeScript validator
+// and to a real API server, and the differential test generated ones.
 //
-// Writing a rule: guard every optional field with has() in CEL and `has()` here; keep the same guards
-// on both sides (CEL evaluates after schema defaulting, and so does `validateGlooHA`). Messages name
-// the field and say how to fix it; the API server prefixes them with the field path.
+// Writing a rule: guard every optional field with has() (CEL evaluates after schema defaulting, and so
+// does `validateGlooHA`; a read of an absent field is an evaluation error, reported without the
+// rule's fieldPath). Messages name the field and say how to fix it; the API server prefixes them with
+// the field path.
 
-import { DURATION_MAX_LENGTH, DURATION_PATTERN, parseDuration } from './duration.js';
-import { PERCENT_PATTERN, isPercent, percentValue } from './intstr.js';
+import { DURATION_MAX_LENGTH, DURATION_PATTERN } from './duration.js';
+import { PERCENT_PATTERN } from './intstr.js';
 import type { CelRule } from './openapi.js';
 
 export type DefName =
@@ -34,16 +35,7 @@ export interface Rule extends CelRule {
   id: string;
   /** The schema definition whose nodes the rule validates (`self` in CEL). */
   on: DefName;
-  /** The TypeScript twin of `rule`: true when the node is valid. */
-  check: (self: Node) => boolean;
 }
-
-/** A schema node's value as the checks see it: a plain JSON object. */
-type Node = Record<string, unknown>;
-
-const has = (o: Node, key: string): boolean => o[key] !== undefined && o[key] !== null;
-const obj = (v: unknown): Node => (typeof v === 'object' && v !== null ? (v as Node) : {});
-const int = (v: unknown): number => (typeof v === 'number' ? v : Number.NaN);
 
 /** CEL: is `expr` a string in glooha's duration syntax (the size guard keeps duration() from overflowing). */
 const celDurationSyntax = (expr: string) =>
@@ -79,10 +71,6 @@ export const LEASE_BOUNDS = {
   maxRetryPeriod: '10m',
 } as const;
 
-const ns = (d: string): bigint => parseDuration(d) ?? 0n;
-/** TS: a field in duration syntax, as nanoseconds, or undefined (absent or malformed: other rules say so). */
-const durationOf = (self: Node, field: string): bigint | undefined =>
-  has(self, field) ? parseDuration(String(self[field])) : undefined;
 /** CEL: the field is absent or malformed (the format rule reports it), or `test` holds. */
 const celDurationGuard = (field: string, test: string) =>
   `!has(self.${field}) || !${celDurationSyntax(`self.${field}`)} || ${test}`;
@@ -92,26 +80,18 @@ export const CHART_SELECTOR_KEYS = ['gloo', 'gateway-proxy-id'] as const;
 
 /** CEL: a qualified name's prefix (before '/') is at most 253 characters (a DNS subdomain). */
 const celPrefixFits = (expr: string) => `(!${expr}.contains('/') || ${expr}.indexOf('/') <= 253)`;
-const prefixFits = (name: string): boolean => !name.includes('/') || name.indexOf('/') <= 253;
 
 /**
  * Two gatewayProxies entries that may manage one Deployment. A proxy's Deployment is its
  * deploymentName, else the kebab-case of its key (Gloo's chart: publicGw → public-gw). CEL has no
  * regex replace to compute that kebab-case, but kebab-casing only inserts dashes and lowercases, so
  * two names that are equal after kebab-casing are equal lowercased with their dashes removed. That
- * comparison is what both sides use: it rejects every real collision (publicGw + public-gw) and, on
+ * comparison is what the rule uses: it rejects every real collision (publicGw + public-gw) and, on
  * the safe side, names that differ only in case and dashes (gatewayproxy + gatewayProxy), which are
  * one typo apart anyway. Two explicit deploymentNames are compared exactly.
  */
-const squash = (name: string): string => name.toLowerCase().replaceAll('-', '');
 const celSquash = (expr: string) => `${expr}.lowerAscii().replace('-', '')`;
 const celProxyName = (k: string) => `(has(self[${k}].deploymentName) ? self[${k}].deploymentName : ${k})`;
-function proxiesCollide(a: string, pa: Node, b: string, pb: Node): boolean {
-  const da = has(pa, 'deploymentName') ? String(pa.deploymentName) : undefined;
-  const db = has(pb, 'deploymentName') ? String(pb.deploymentName) : undefined;
-  if (da !== undefined && db !== undefined) return da === db;
-  return squash(da ?? a) === squash(db ?? b);
-}
 /** Deployments that are not gateway proxies: the gloo and discovery components manage them. */
 export const RESERVED_DEPLOYMENTS = ['gloo', 'discovery'] as const;
 
@@ -122,11 +102,6 @@ export const RESERVED_DEPLOYMENTS = ['gloo', 'discovery'] as const;
  */
 const celMinBelow = (m: string, n: string) =>
   `(type(${m}) == int ? ${m} < ${n} : (${m} == '100%' || !${m}.matches('${PERCENT_PATTERN}') || (int(${m}.replace('%', '')) * ${n} + 99) / 100 < ${n}))`;
-const minBelow = (m: unknown, n: number): boolean => {
-  if (typeof m === 'number') return m < n;
-  if (m === '100%' || !isPercent(m)) return true;
-  return Math.floor((percentValue(m) * n + 99) / 100) < n;
-};
 
 /**
  * An int-or-string's integer is stored by Kubernetes as an int32 (intstr.IntOrString), but the CRD's
@@ -136,7 +111,6 @@ const minBelow = (m: unknown, n: number): boolean => {
  */
 export const INT32_MAX = 2 ** 31 - 1;
 const celInt32Count = (expr: string) => `(${expr} >= 0 && ${expr} <= ${INT32_MAX})`;
-const isInt32Count = (v: number): boolean => Number.isInteger(v) && v >= 0 && v <= INT32_MAX;
 
 const durationMessage = (field: string, env: string, example: string) =>
   `${field} must be a positive Go duration with units h, m, s or ms, such as ${example} (it becomes ${env} on the gloo container, and Gloo silently ignores a value it cannot parse)`;
@@ -153,12 +127,6 @@ function pdbBelowReplicasRule(id: string, on: DefName): Rule {
     fieldPath: '.podDisruptionBudget.minAvailable',
     message:
       'podDisruptionBudget.minAvailable must be below replicas (a percentage is rounded up): a PDB that needs every replica available blocks every node drain; lower it or use maxUnavailable: 1',
-    check: (self) => {
-      const pdb = obj(self.podDisruptionBudget);
-      return (
-        !has(self, 'replicas') || !has(pdb, 'minAvailable') || minBelow(pdb.minAvailable, int(self.replicas))
-      );
-    },
   };
 }
 
@@ -175,7 +143,6 @@ function proxyRules(prefix: string, on: DefName): Rule[] {
       rule: 'has(self.replicas) || has(self.autoscaling)',
       reason: 'FieldValueRequired',
       message: 'set replicas or autoscaling for the proxy: glooha needs to know how many replicas to keep',
-      check: (self) => has(self, 'replicas') || has(self, 'autoscaling'),
     },
     {
       id: `${prefix}-replicas-xor-autoscaling`,
@@ -184,7 +151,6 @@ function proxyRules(prefix: string, on: DefName): Rule[] {
       reason: 'FieldValueForbidden',
       message:
         "set replicas or autoscaling for the proxy, not both: with autoscaling the HPA owns the Deployment's replicas",
-      check: (self) => !has(self, 'replicas') || !has(self, 'autoscaling'),
     },
     {
       id: `${prefix}-replicas-min`,
@@ -193,7 +159,6 @@ function proxyRules(prefix: string, on: DefName): Rule[] {
       fieldPath: '.replicas',
       message:
         'replicas must be at least 1: glooha never scales a gateway proxy to zero (use 2 or more for high availability)',
-      check: (self) => !has(self, 'replicas') || int(self.replicas) >= 1,
     },
     pdbBelowReplicasRule(`${prefix}-pdb-min-available-below-replicas`, on),
     {
@@ -203,17 +168,6 @@ function proxyRules(prefix: string, on: DefName): Rule[] {
       fieldPath: '.podDisruptionBudget.minAvailable',
       message:
         'podDisruptionBudget.minAvailable must be below autoscaling.minReplicas (a percentage is rounded up): when the HPA sits at minReplicas the PDB would block every node drain; lower it or use maxUnavailable: 1',
-      check: (self) => {
-        const pdb = obj(self.podDisruptionBudget);
-        const as = obj(self.autoscaling);
-        return (
-          !has(self, 'autoscaling') ||
-          has(self, 'replicas') ||
-          !has(as, 'minReplicas') ||
-          !has(pdb, 'minAvailable') ||
-          minBelow(pdb.minAvailable, int(as.minReplicas))
-        );
-      },
     },
   ];
 }
@@ -227,7 +181,6 @@ function nameLengthRule(id: string, on: DefName): Rule {
     fieldPath: '.metadata.name',
     message:
       'metadata.name must be at most 63 characters: glooha writes it as a label value (glooha.io/owner-name) on the objects it owns; choose a shorter name',
-    check: (self) => String(obj(self.metadata).name ?? '').length <= 63,
   };
 }
 
@@ -243,7 +196,6 @@ function controlPlaneRules(p: { prefix: string; on: DefName; what: string; leade
       rule: '!has(self.replicas) || self.replicas >= 1',
       fieldPath: '.replicas',
       message: `replicas must be at least 1: glooha never scales ${p.what} to zero (use 2 or more for high availability)`,
-      check: (self) => !has(self, 'replicas') || int(self.replicas) >= 1,
     },
     {
       id: `${p.prefix}-replicas-need-leader-election`,
@@ -251,12 +203,6 @@ function controlPlaneRules(p: { prefix: string; on: DefName; what: string; leade
       rule: '!has(self.replicas) || self.replicas <= 1 || !has(self.leaderElection) || !has(self.leaderElection.enabled) || self.leaderElection.enabled',
       fieldPath: '.leaderElection.enabled',
       message: `leaderElection.enabled must be true when replicas is more than 1: ${p.leaderless}; enable leader election or set replicas: 1`,
-      check: (self) => {
-        const le = obj(self.leaderElection);
-        return (
-          !has(self, 'replicas') || int(self.replicas) <= 1 || !has(le, 'enabled') || le.enabled === true
-        );
-      },
     },
     pdbBelowReplicasRule(`${p.prefix}-pdb-min-available-below-replicas`, p.on),
   ];
@@ -289,8 +235,6 @@ export const RULES: readonly Rule[] = [
     rule: "self.all(k, size(k) <= 63 && k.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?$'))",
     message:
       "gateways keys must be the names of Gateways in the install's namespace, as kgateway names their proxy Deployments: lowercase letters, digits and dashes, at most 63 characters",
-    check: (self) =>
-      Object.keys(self).every((k) => k.length <= 63 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(k)),
   },
   ...proxyRules('kgateway-gateway', 'KgatewayGateway'),
 
@@ -301,7 +245,6 @@ export const RULES: readonly Rule[] = [
     rule: celPositiveDuration('leaseDuration'),
     fieldPath: '.leaseDuration',
     message: durationMessage('leaseDuration', 'LEADER_ELECTION_LEASE_DURATION', '15s or 1m'),
-    check: (self) => !has(self, 'leaseDuration') || (parseDuration(String(self.leaseDuration)) ?? 0n) > 0n,
   },
   {
     id: 'renew-deadline-format',
@@ -309,7 +252,6 @@ export const RULES: readonly Rule[] = [
     rule: celPositiveDuration('renewDeadline'),
     fieldPath: '.renewDeadline',
     message: durationMessage('renewDeadline', 'LEADER_ELECTION_RENEW_PERIOD', '10s or 1m'),
-    check: (self) => !has(self, 'renewDeadline') || (parseDuration(String(self.renewDeadline)) ?? 0n) > 0n,
   },
   {
     id: 'retry-period-format',
@@ -317,7 +259,6 @@ export const RULES: readonly Rule[] = [
     rule: celPositiveDuration('retryPeriod'),
     fieldPath: '.retryPeriod',
     message: durationMessage('retryPeriod', 'LEADER_ELECTION_RETRY_PERIOD', '2s or 500ms'),
-    check: (self) => !has(self, 'retryPeriod') || (parseDuration(String(self.retryPeriod)) ?? 0n) > 0n,
   },
   {
     id: 'lease-duration-exceeds-renew-deadline',
@@ -328,11 +269,6 @@ export const RULES: readonly Rule[] = [
       'duration(self.leaseDuration) > duration(self.renewDeadline)',
     fieldPath: '.leaseDuration',
     message: `leaseDuration must be longer than renewDeadline (${timingRule}): raise leaseDuration or lower renewDeadline`,
-    check: (self) => {
-      const lease = has(self, 'leaseDuration') ? parseDuration(String(self.leaseDuration)) : undefined;
-      const renew = has(self, 'renewDeadline') ? parseDuration(String(self.renewDeadline)) : undefined;
-      return lease === undefined || renew === undefined || lease > renew;
-    },
   },
   {
     id: 'renew-deadline-exceeds-jittered-retry-period',
@@ -347,17 +283,6 @@ export const RULES: readonly Rule[] = [
       `${celTimes(5, 'renewDeadline')} > ${celTimes(6, 'retryPeriod')}`,
     fieldPath: '.renewDeadline',
     message: `renewDeadline must be longer than 1.2 × retryPeriod (${timingRule}): raise renewDeadline or lower retryPeriod`,
-    check: (self) => {
-      const renew = has(self, 'renewDeadline') ? parseDuration(String(self.renewDeadline)) : undefined;
-      const retry = has(self, 'retryPeriod') ? parseDuration(String(self.retryPeriod)) : undefined;
-      return (
-        renew === undefined ||
-        retry === undefined ||
-        renew > ns(LEASE_BOUNDS.maxLeaseDuration) ||
-        retry > ns(LEASE_BOUNDS.maxRetryPeriod) ||
-        5n * renew > 6n * retry
-      );
-    },
   },
   {
     id: 'lease-duration-max',
@@ -368,10 +293,6 @@ export const RULES: readonly Rule[] = [
     ),
     fieldPath: '.leaseDuration',
     message: `leaseDuration must be at most ${LEASE_BOUNDS.maxLeaseDuration}: after a leader crashes nobody leads Gloo for up to leaseDuration; Gloo's default is 15s`,
-    check: (self) => {
-      const lease = durationOf(self, 'leaseDuration');
-      return lease === undefined || lease <= ns(LEASE_BOUNDS.maxLeaseDuration);
-    },
   },
   {
     id: 'retry-period-max',
@@ -382,10 +303,6 @@ export const RULES: readonly Rule[] = [
     ),
     fieldPath: '.retryPeriod',
     message: `retryPeriod must be at most ${LEASE_BOUNDS.maxRetryPeriod} (and 1.2 × retryPeriod below renewDeadline): a standby retries acquiring the Lease once per retryPeriod; Gloo's default is 2s`,
-    check: (self) => {
-      const retry = durationOf(self, 'retryPeriod');
-      return retry === undefined || retry <= ns(LEASE_BOUNDS.maxRetryPeriod);
-    },
   },
   {
     id: 'renew-deadline-min',
@@ -396,10 +313,6 @@ export const RULES: readonly Rule[] = [
     ),
     fieldPath: '.renewDeadline',
     message: `renewDeadline must be at least ${LEASE_BOUNDS.minRenewDeadline}: a shorter deadline makes an ordinary slow API-server write (the latency SLO is 1s) cost Gloo its leader; Gloo's default is 10s`,
-    check: (self) => {
-      const renew = durationOf(self, 'renewDeadline');
-      return renew === undefined || renew === 0n || renew >= ns(LEASE_BOUNDS.minRenewDeadline);
-    },
   },
   {
     id: 'retry-period-min',
@@ -410,10 +323,6 @@ export const RULES: readonly Rule[] = [
     ),
     fieldPath: '.retryPeriod',
     message: `retryPeriod must be at least ${LEASE_BOUNDS.minRetryPeriod}: each gloo replica calls the API server once per retryPeriod, and client-go's default rate limit is 5 requests a second; Gloo's default is 2s`,
-    check: (self) => {
-      const retry = durationOf(self, 'retryPeriod');
-      return retry === undefined || retry === 0n || retry >= ns(LEASE_BOUNDS.minRetryPeriod);
-    },
   },
 
   // ---- PodDisruptionBudget (gloo and every proxy) -------------------------------------------------
@@ -423,7 +332,6 @@ export const RULES: readonly Rule[] = [
     rule: 'has(self.minAvailable) != has(self.maxUnavailable)',
     message:
       'podDisruptionBudget must set exactly one of minAvailable or maxUnavailable (Kubernetes rejects a PDB with both, and one with neither protects nothing)',
-    check: (self) => has(self, 'minAvailable') !== has(self, 'maxUnavailable'),
   },
   {
     id: 'pdb-min-available-format',
@@ -431,11 +339,6 @@ export const RULES: readonly Rule[] = [
     rule: `!has(self.minAvailable) || (type(self.minAvailable) == int ? ${celInt32Count('self.minAvailable')} : self.minAvailable.matches('${PERCENT_PATTERN}'))`,
     fieldPath: '.minAvailable',
     message: `minAvailable must be an integer from 0 to ${INT32_MAX} or a percentage from 0% to 100%, such as 1 or 50%`,
-    check: (self) =>
-      !has(self, 'minAvailable') ||
-      (typeof self.minAvailable === 'number'
-        ? isInt32Count(self.minAvailable)
-        : isPercent(self.minAvailable)),
   },
   {
     id: 'pdb-max-unavailable-format',
@@ -443,11 +346,6 @@ export const RULES: readonly Rule[] = [
     rule: `!has(self.maxUnavailable) || (type(self.maxUnavailable) == int ? ${celInt32Count('self.maxUnavailable')} : self.maxUnavailable.matches('${PERCENT_PATTERN}'))`,
     fieldPath: '.maxUnavailable',
     message: `maxUnavailable must be an integer from 0 to ${INT32_MAX} or a percentage from 0% to 100%, such as 1 or 25%`,
-    check: (self) =>
-      !has(self, 'maxUnavailable') ||
-      (typeof self.maxUnavailable === 'number'
-        ? isInt32Count(self.maxUnavailable)
-        : isPercent(self.maxUnavailable)),
   },
   {
     id: 'pdb-min-available-not-all',
@@ -456,8 +354,6 @@ export const RULES: readonly Rule[] = [
     fieldPath: '.minAvailable',
     message:
       'minAvailable must not be 100%: a PDB that needs every pod available blocks every node drain; use maxUnavailable: 1 instead',
-    check: (self) =>
-      !has(self, 'minAvailable') || typeof self.minAvailable === 'number' || self.minAvailable !== '100%',
   },
   {
     id: 'pdb-max-unavailable-not-zero',
@@ -466,9 +362,6 @@ export const RULES: readonly Rule[] = [
     fieldPath: '.maxUnavailable',
     message:
       'maxUnavailable must not be 0 or 0%: a PDB that allows no disruption blocks every node drain; use 1 (or more)',
-    check: (self) =>
-      !has(self, 'maxUnavailable') ||
-      (typeof self.maxUnavailable === 'number' ? self.maxUnavailable !== 0 : self.maxUnavailable !== '0%'),
   },
 
   // ---- discovery --------------------------------------------------------------------------------
@@ -479,7 +372,6 @@ export const RULES: readonly Rule[] = [
     fieldPath: '.replicas',
     message:
       'discovery.replicas must be 0 or 1: discovery has no leader election, so two replicas would both write Upstreams; use 1 (or 0 to stop discovery)',
-    check: (self) => !has(self, 'replicas') || (int(self.replicas) >= 0 && int(self.replicas) <= 1),
   },
 
   // ---- gateway proxies ----------------------------------------------------------------------------
@@ -489,8 +381,6 @@ export const RULES: readonly Rule[] = [
     rule: "self.all(k, size(k) <= 63 && k.matches('^[a-z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$'))",
     message:
       "gatewayProxies keys must be the proxy's name under gatewayProxies in Gloo's Helm values, such as gatewayProxy: a lowercase letter, then letters, digits or dashes, at most 63 characters",
-    check: (self) =>
-      Object.keys(self).every((k) => k.length <= 63 && /^[a-z]([-a-zA-Z0-9]*[a-zA-Z0-9])?$/.test(k)),
   },
   {
     id: 'gateway-proxy-deployments-distinct',
@@ -501,12 +391,6 @@ export const RULES: readonly Rule[] = [
       `${celSquash(celProxyName('a'))} != ${celSquash(celProxyName('b'))})))`,
     message:
       "two gatewayProxies entries must not manage the same Deployment: their deploymentName, or their key kebab-cased as Gloo's chart does (publicGw and public-gw both mean Deployment public-gw), must differ in more than case and dashes; remove one entry or set distinct deploymentNames",
-    check: (self) => {
-      const entries = Object.entries(self).map(([k, v]) => [k, obj(v)] as const);
-      return entries.every(([a, pa], i) =>
-        entries.every(([b, pb], j) => i === j || !proxiesCollide(a, pa, b, pb)),
-      );
-    },
   },
   {
     id: 'gateway-proxy-not-gloo-or-discovery',
@@ -514,12 +398,6 @@ export const RULES: readonly Rule[] = [
     rule: `self.all(k, !(${celProxyName('k')} in [${RESERVED_DEPLOYMENTS.map((d) => `'${d}'`).join(', ')}]))`,
     message:
       'gatewayProxies entries must not name the gloo or discovery Deployment (as deploymentName, or as the key): spec.gloo and spec.discovery manage those; rename the entry or set its deploymentName',
-    check: (self) =>
-      Object.entries(self).every(([k, v]) => {
-        const p = obj(v);
-        const name = has(p, 'deploymentName') ? String(p.deploymentName) : k;
-        return !(RESERVED_DEPLOYMENTS as readonly string[]).includes(name);
-      }),
   },
   ...proxyRules('proxy', 'GatewayProxy'),
   {
@@ -529,7 +407,6 @@ export const RULES: readonly Rule[] = [
     fieldPath: '.minReplicas',
     message:
       'autoscaling.minReplicas must be at least 1: glooha never lets a gateway proxy scale to zero (use 2 or more for high availability)',
-    check: (self) => !has(self, 'minReplicas') || int(self.minReplicas) >= 1,
   },
   {
     id: 'autoscaling-min-le-max',
@@ -538,10 +415,6 @@ export const RULES: readonly Rule[] = [
     fieldPath: '.maxReplicas',
     message:
       'autoscaling.maxReplicas must be at least autoscaling.minReplicas: raise maxReplicas or lower minReplicas',
-    check: (self) =>
-      !has(self, 'minReplicas') ||
-      !has(self, 'maxReplicas') ||
-      int(self.minReplicas) <= int(self.maxReplicas),
   },
 
   // ---- label selectors ------------------------------------------------------------------------------
@@ -554,10 +427,6 @@ export const RULES: readonly Rule[] = [
     fieldPath: '.values',
     message:
       'values must be non-empty for operator In or NotIn, and empty for Exists or DoesNotExist (as Kubernetes requires of a label selector)',
-    check: (self) => {
-      const values = Array.isArray(self.values) ? self.values : [];
-      return self.operator === 'In' || self.operator === 'NotIn' ? values.length > 0 : values.length === 0;
-    },
   },
 
   // ---- topology spread -----------------------------------------------------------------------------
@@ -568,7 +437,6 @@ export const RULES: readonly Rule[] = [
     fieldPath: '.minDomains',
     message:
       'minDomains can only be set with whenUnsatisfiable: DoNotSchedule (Kubernetes rejects it otherwise); remove it or change whenUnsatisfiable',
-    check: (self) => !has(self, 'minDomains') || self.whenUnsatisfiable === 'DoNotSchedule',
   },
   {
     id: 'topology-key-prefix',
@@ -577,7 +445,6 @@ export const RULES: readonly Rule[] = [
     fieldPath: '.topologyKey',
     message:
       'topologyKey must be a node label key: its prefix (before /) is a DNS subdomain of at most 253 characters, such as topology.kubernetes.io/zone',
-    check: (self) => !has(self, 'topologyKey') || prefixFits(String(self.topologyKey)),
   },
   {
     id: 'match-label-keys-prefix',
@@ -586,8 +453,6 @@ export const RULES: readonly Rule[] = [
     fieldPath: '.matchLabelKeys',
     message:
       'matchLabelKeys must be pod label keys: a prefix (before /) is a DNS subdomain of at most 253 characters, such as pod-template-hash or app.kubernetes.io/version',
-    check: (self) =>
-      !Array.isArray(self.matchLabelKeys) || self.matchLabelKeys.every((k) => prefixFits(String(k))),
   },
   {
     id: 'match-label-keys-not-selector',
@@ -596,9 +461,6 @@ export const RULES: readonly Rule[] = [
     fieldPath: '.matchLabelKeys',
     message:
       "matchLabelKeys must not name a key of the Deployment's selector (gloo or gateway-proxy-id in Gloo's chart): glooha already selects on those, and Kubernetes then cannot create the pods; use a key such as pod-template-hash",
-    check: (self) =>
-      !Array.isArray(self.matchLabelKeys) ||
-      self.matchLabelKeys.every((k) => !(CHART_SELECTOR_KEYS as readonly string[]).includes(String(k))),
   },
 ];
 

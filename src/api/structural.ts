@@ -87,8 +87,35 @@ function typeName(v: unknown): string {
   if (Array.isArray(v)) return 'a list';
   if (v === null) return 'null';
   if (typeof v === 'object') return 'an object';
-  if (typeof v === 'number') return Number.isInteger(v) ? 'an integer' : 'a number';
+  if (typeof v === 'bigint')
+    return isInt64(v) ? 'an integer' : 'an integer beyond int64 (a float to Kubernetes)';
+  if (typeof v === 'number')
+    return isInt64(v)
+      ? 'an integer'
+      : Number.isInteger(v)
+        ? 'a float (beyond 2^53, not an exact integer)'
+        : 'a number';
   return `a ${typeof v}`;
+}
+
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+
+/**
+ * An integer the API server decodes as one: JSON numbers are int64 when they fit, float64 otherwise
+ * (apimachinery's json), and a float64 fails an `integer` schema. Beyond 2^53 the YAML reader gives a
+ * bigint (kube-yaml.ts), so the test is exact; a number that large came from a float literal (or an
+ * integer beyond int64, which go-yaml reads as a float: -9223372036854775809 is -9.223372036854776e18).
+ */
+export function isInt64(v: unknown): v is number | bigint {
+  if (typeof v === 'bigint') return v >= INT64_MIN && v <= INT64_MAX;
+  return typeof v === 'number' && Number.isSafeInteger(v);
+}
+
+/** A value for an error message: JSON, with a bigint's exact digits. */
+export function showValue(v: unknown): string {
+  if (typeof v === 'bigint') return v.toString();
+  return JSON.stringify(v, (_key, x: unknown) => (typeof x === 'bigint' ? x.toString() : x)) ?? String(v);
 }
 
 /** Characters as the API server counts them for maxLength/minLength: Unicode code points, not UTF-16 units. */
@@ -99,9 +126,9 @@ export function codePoints(text: string): number {
 }
 
 /** The range of an integer `format` (the API server enforces int32 and int64 on integer fields). */
-const INTEGER_FORMATS: Record<string, [number, number]> = {
-  int32: [-(2 ** 31), 2 ** 31 - 1],
-  int64: [Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER],
+const INTEGER_FORMATS: Record<string, [bigint, bigint]> = {
+  int32: [-(2n ** 31n), 2n ** 31n - 1n],
+  int64: [INT64_MIN, INT64_MAX],
 };
 
 function check(value: unknown, schema: Schema, path: string, errors: FieldError[]): void {
@@ -116,7 +143,7 @@ function check(value: unknown, schema: Schema, path: string, errors: FieldError[
     if (typeof value === 'string') {
       if (schema.maxLength !== undefined && codePoints(value) > schema.maxLength)
         fail(`must be at most ${schema.maxLength} characters`);
-    } else if (!Number.isInteger(value)) {
+    } else if (!isInt64(value)) {
       fail(`must be an integer or a string such as "50%", not ${typeName(value)}`);
     }
     return;
@@ -133,7 +160,7 @@ function check(value: unknown, schema: Schema, path: string, errors: FieldError[
       if (typeof value !== 'string') return fail(`must be a string, not ${typeName(value)}`);
       if (schema.enum && !schema.enum.includes(value)) {
         return fail(
-          `must be one of ${schema.enum.map((e) => JSON.stringify(e)).join(', ')}, not ${JSON.stringify(value)}`,
+          `must be one of ${schema.enum.map((e) => JSON.stringify(e)).join(', ')}, not ${showValue(value)}`,
         );
       }
       if (schema.minLength !== undefined && codePoints(value) < schema.minLength)
@@ -141,18 +168,19 @@ function check(value: unknown, schema: Schema, path: string, errors: FieldError[
       if (schema.maxLength !== undefined && codePoints(value) > schema.maxLength)
         fail(`must be at most ${schema.maxLength} characters`);
       if (schema.pattern !== undefined && !new RegExp(schema.pattern).test(value)) {
-        fail(`${JSON.stringify(value)} is not a valid value: it must match ${schema.pattern}`, false);
+        fail(`${showValue(value)} is not a valid value: it must match ${schema.pattern}`, false);
       }
       return;
     case 'integer': {
-      if (!Number.isInteger(value)) return fail(`must be an integer, not ${typeName(value)}`);
+      if (!isInt64(value)) return fail(`must be an integer, not ${typeName(value)}`);
       const range = schema.format ? INTEGER_FORMATS[schema.format] : undefined;
-      if (range && ((value as number) < range[0] || (value as number) > range[1])) {
+      // bigint and number compare exactly in JavaScript.
+      if (range && (value < range[0] || value > range[1])) {
         return fail(`must be a ${schema.format} integer, from ${range[0]} to ${range[1]}`, false);
       }
-      if (schema.minimum !== undefined && (value as number) < schema.minimum)
+      if (schema.minimum !== undefined && value < schema.minimum)
         fail(`must be at least ${schema.minimum}`, false);
-      if (schema.maximum !== undefined && (value as number) > schema.maximum)
+      if (schema.maximum !== undefined && value > schema.maximum)
         fail(`must be at most ${schema.maximum}`, false);
       return;
     }
@@ -190,22 +218,53 @@ function checkObject(
     return;
   }
   if (!schema.properties) return;
-  const known = Object.keys(schema.properties);
   for (const [key, v] of Object.entries(value)) {
+    // Unknown fields are unknownFields()'s: the API server finds them while decoding, before this.
     const child = Object.hasOwn(schema.properties, key) ? schema.properties[key] : undefined;
-    if (!child) {
-      // metadata: the API server owns the rest of it.
-      if (schema[OPEN]) continue;
-      const near = closest(key, known);
-      errors.push({
-        path: joinPath(path, key),
-        message: `unknown field${near ? `; did you mean ${near}?` : ''} (known fields: ${known.join(', ')})`,
-        kind: 'unknown',
-      });
-      continue;
-    }
-    if (v !== undefined) check(v, child, joinPath(path, key), errors);
+    if (child && v !== undefined) check(v, child, joinPath(path, key), errors);
   }
+}
+
+/**
+ * The fields the API server prunes from `value`, each an error under strict field validation
+ * (kubectl's default, `unknown field "spec.x"` before anything is validated). Walks as
+ * apiextensions-apiserver's pruning does, whatever the value's type: a key of a mapping the schema
+ * has no property for; every key of a mapping where the schema has no object (a mapping in a list
+ * that should hold strings, `replicas: {a: 1}`); every key of the mappings in a list where the schema
+ * wants an object (`gloo: [{replicas: 1}]`). Status counts too: the API server drops status on
+ * create, but decodes it first. metadata (OPEN) is ObjectMeta's, checked on its own.
+ */
+export function unknownFields(value: unknown, schema: Schema | undefined, path = ''): FieldError[] {
+  const errors: FieldError[] = [];
+  const unknown = (key: string, known: string[]) => {
+    const near = closest(key, known);
+    errors.push({
+      path: joinPath(path, key),
+      message:
+        known.length > 0
+          ? `unknown field${near ? `; did you mean ${near}?` : ''} (known fields: ${known.join(', ')})`
+          : 'unknown field: this value is not a mapping, so it has no fields',
+      kind: 'unknown',
+    });
+  };
+  if (schema?.[OPEN] || schema?.['x-kubernetes-preserve-unknown-fields']) return errors;
+  if (Array.isArray(value)) {
+    value.forEach((item, i) => errors.push(...unknownFields(item, schema?.items, `${path}[${i}]`)));
+    return errors;
+  }
+  if (!isObject(value)) return errors;
+  const known = Object.keys(schema?.properties ?? {});
+  for (const [key, v] of Object.entries(value)) {
+    // undefined is absent (JSON has none; an in-process object may spread one in).
+    if (v === undefined) continue;
+    const property =
+      schema?.properties && Object.hasOwn(schema.properties, key) ? schema.properties[key] : undefined;
+    if (property) errors.push(...unknownFields(v, property, joinPath(path, key)));
+    else if (schema?.additionalProperties)
+      errors.push(...unknownFields(v, schema.additionalProperties, `${path}[${key}]`));
+    else unknown(key, known);
+  }
+  return errors;
 }
 
 function checkArray(value: unknown[], schema: Schema, path: string, errors: FieldError[]): void {
@@ -222,7 +281,9 @@ function checkArray(value: unknown[], schema: Schema, path: string, errors: Fiel
     const seen = new Set<string>();
     value.forEach((item, i) => {
       if (!isObject(item)) return;
-      const id = JSON.stringify(keys.map((k) => item[k]));
+      const id = showValue(
+        keys.map((k) => (typeof item[k] === 'bigint' ? { bigint: `${item[k]}` } : item[k])),
+      );
       if (seen.has(id)) {
         errors.push({
           path: `${path}[${i}]`,

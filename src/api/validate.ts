@@ -6,9 +6,19 @@
 import { API_VERSION, KGATEWAY_KIND, KIND } from './constants.js';
 import { kgatewayHASchema, kgatewaySpecSchema } from '../products/kgateway/schema.js';
 import { DEF, type Schema } from './openapi.js';
+import { evaluateRule, type CelCache } from './cel.js';
 import { RULES, type Rule } from './rules.js';
 import { QUALIFIED_NAME, glooHASchema, specSchema } from '../products/gloo/schema.js';
-import { applyDefaults, joinPath, setOwn, validateStructure, type FieldError } from './structural.js';
+import {
+  applyDefaults,
+  isInt64,
+  joinPath,
+  setOwn,
+  showValue,
+  unknownFields,
+  validateStructure,
+  type FieldError,
+} from './structural.js';
 import type {
   DefaultedGlooHA,
   DefaultedKgatewayHA,
@@ -32,7 +42,10 @@ export function defaultKgatewaySpec(spec: KgatewayHASpec | undefined): Defaulted
   return applyDefaults(spec ?? {}, kgatewaySpecSchema) as DefaultedKgatewaySpec;
 }
 
-/** Validates a whole GlooHA object (apiVersion, kind, metadata.name, spec); status is ignored. */
+/**
+ * Validates a whole GlooHA object (apiVersion, kind, metadata, spec) as the API server would on create:
+ * status is dropped, as the server drops it, once it passed decoding (no unknown fields).
+ */
 export function validateGlooHA(input: unknown): ValidationResult<DefaultedGlooHA> {
   return validateObject<DefaultedGlooHA>(input, KIND, glooHASchema);
 }
@@ -47,27 +60,32 @@ function validateObject<T>(input: unknown, kind: string, schema: Schema): Valida
     return { ok: false, errors: [{ path: '', message: `must be a ${kind} object (a YAML mapping)` }] };
   }
   const raw = input as Record<string, unknown>;
+  // In the API server's order. Decoding first: an ObjectMeta field of the wrong type (generation
+  // beyond int64, a label that is a number) fails the request on its own, and with strict field
+  // validation (kubectl's default) so does an unknown field anywhere, status included.
+  const decoding = objectMetaDecodeErrors(raw.metadata);
+  if (decoding.length > 0) return { ok: false, errors: decoding };
+  const unknown = [...unknownFields(raw, schema), ...objectMetaUnknownFields(raw.metadata)];
+  if (unknown.length > 0) return { ok: false, errors: unknown.map(withoutKind) };
   const errors: FieldError[] = [];
   if (raw.apiVersion !== API_VERSION) {
-    errors.push({
-      path: 'apiVersion',
-      message: `must be ${API_VERSION}, not ${JSON.stringify(raw.apiVersion)}`,
-    });
+    errors.push({ path: 'apiVersion', message: `must be ${API_VERSION}, not ${showValue(raw.apiVersion)}` });
   }
   if (raw.kind !== kind)
-    errors.push({ path: 'kind', message: `must be ${kind}, not ${JSON.stringify(raw.kind)}` });
-  errors.push(...metadataErrors(raw.metadata, kind));
+    errors.push({ path: 'kind', message: `must be ${kind}, not ${showValue(raw.kind)}` });
+  const meta = metadataErrors(raw.metadata, kind);
+  errors.push(...meta);
+  // Then status goes: the API server drops it on create (the status subresource writes it), whatever
+  // it holds once it decodes, so only its unknown fields (above) can fail a request.
   const withoutStatus: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) if (key !== 'status') setOwn(withoutStatus, key, value);
   const defaulted = applyDefaults(withoutStatus, schema) as Record<string, unknown>;
   const structural = validateStructure(defaulted, schema).map((e) => withHint(e, defaulted));
-  // In the API server's order: with strict field validation (kubectl's default) an unknown field
-  // fails the request while decoding, before anything is validated; a blocking schema error (wrong
-  // type, enum, required, too long, too many) means the CEL rules are not evaluated at all.
-  const unknown = structural.filter((e) => e.kind === 'unknown');
-  if (unknown.length > 0) return { ok: false, errors: unknown.map(withoutKind) };
+  // A blocking schema error (wrong type, enum, required, too long, too many) means the CEL rules are
+  // not evaluated at all; nor are they without a name (the API server refuses the object before).
   errors.push(...structural.map(withoutKind));
-  if (!structural.some((e) => e.kind === 'blocking')) errors.push(...runRules(defaulted, schema));
+  const named = !meta.some((e) => e.path === 'metadata.name');
+  if (named && !structural.some((e) => e.kind === 'blocking')) errors.push(...runRules(defaulted, schema));
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, value: defaulted as unknown as T };
 }
@@ -108,24 +126,73 @@ function metadataErrors(metadata: unknown, kind: string): FieldError[] {
   return errors;
 }
 
-/** ObjectMeta's fields: anything else under metadata fails strict decoding ("unknown field"). */
-const OBJECT_META_FIELDS = new Set([
-  'name',
-  'generateName',
-  'namespace',
-  'selfLink',
-  'uid',
-  'resourceVersion',
-  'generation',
-  'creationTimestamp',
-  'deletionTimestamp',
-  'deletionGracePeriodSeconds',
-  'labels',
-  'annotations',
-  'ownerReferences',
-  'finalizers',
-  'managedFields',
-]);
+/**
+ * ObjectMeta's fields, by the JSON type Go decodes them into; anything else under metadata fails
+ * strict decoding ("unknown field"), and a value of another type fails decoding ("cannot unmarshal
+ * number into Go struct field ObjectMeta.labels of type string"). null is always accepted.
+ */
+const OBJECT_META_FIELDS = {
+  name: 'string',
+  generateName: 'string',
+  namespace: 'string',
+  selfLink: 'string',
+  uid: 'string',
+  resourceVersion: 'string',
+  generation: 'int64',
+  creationTimestamp: 'time',
+  deletionTimestamp: 'time',
+  deletionGracePeriodSeconds: 'int64',
+  labels: 'string map',
+  annotations: 'string map',
+  ownerReferences: 'list',
+  finalizers: 'string list',
+  managedFields: 'list',
+} as const;
+type MetaType = (typeof OBJECT_META_FIELDS)[keyof typeof OBJECT_META_FIELDS];
+
+const isString = (v: unknown) => v === null || typeof v === 'string';
+/** metav1.Time: an RFC 3339 time (what Go's time.Parse reads with time.RFC3339). */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
+const DECODES: Record<MetaType, [(v: unknown) => boolean, string]> = {
+  string: [(v) => typeof v === 'string', 'a string'],
+  int64: [(v) => isInt64(v), 'an integer from -9223372036854775808 to 9223372036854775807 (int64)'],
+  // A Date is what a typed client hands the operator for a time it decoded.
+  time: [
+    (v) => (typeof v === 'string' && RFC3339.test(v)) || v instanceof Date,
+    'an RFC 3339 time such as 2026-01-02T15:04:05Z',
+  ],
+  'string map': [
+    (v) => typeof v === 'object' && !Array.isArray(v) && Object.values(v as object).every(isString),
+    'a map of strings (quote values such as "true" or "1")',
+  ],
+  list: [(v) => Array.isArray(v), 'a list'],
+  'string list': [(v) => Array.isArray(v) && v.every(isString), 'a list of strings'],
+};
+
+/**
+ * The first decoding error of ObjectMeta's fields, in the input's order: Go's encoding/json goes on
+ * after a field of the wrong type but reports only the first, and the API server fails the request
+ * with it.
+ */
+function objectMetaDecodeErrors(metadata: unknown): FieldError[] {
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) return [];
+  for (const [key, value] of Object.entries(metadata)) {
+    if (!Object.hasOwn(OBJECT_META_FIELDS, key) || value === null || value === undefined) continue;
+    const [decodes, what] = DECODES[OBJECT_META_FIELDS[key as keyof typeof OBJECT_META_FIELDS]];
+    if (!decodes(value))
+      return [{ path: `metadata.${key}`, message: `must be ${what}, not ${showValue(value)}` }];
+  }
+  return [];
+}
+
+/** ObjectMeta has no such field: strict decoding fails on it. */
+function objectMetaUnknownFields(metadata: unknown): FieldError[] {
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) return [];
+  return Object.entries(metadata)
+    .filter(([key, value]) => value !== undefined && !Object.hasOwn(OBJECT_META_FIELDS, key))
+    .map(([key]) => key)
+    .map((key) => ({ path: `metadata.${key}`, message: 'unknown field: ObjectMeta has no such field' }));
+}
 const QUALIFIED = new RegExp(QUALIFIED_NAME);
 /** apimachinery's IsValidLabelValue: at most 63 characters, alphanumeric at both ends. */
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
@@ -140,16 +207,14 @@ const isKey = (k: string) => QUALIFIED.test(k) && (!k.includes('/') || k.indexOf
  */
 function objectMetaErrors(meta: Record<string, unknown>): FieldError[] {
   const errors: FieldError[] = [];
-  for (const key of Object.keys(meta)) {
-    if (!OBJECT_META_FIELDS.has(key))
-      errors.push({ path: `metadata.${key}`, message: 'unknown field: ObjectMeta has no such field' });
-  }
   const { labels, annotations } = meta;
   if (labels !== undefined && labels !== null) {
     if (typeof labels !== 'object' || Array.isArray(labels))
       errors.push({ path: 'metadata.labels', message: 'must be a map of strings' });
     else
-      for (const [k, v] of Object.entries(labels)) {
+      // Decoding has checked the values are strings; Go decodes a null one as "".
+      for (const [k, value] of Object.entries(labels)) {
+        const v = value ?? '';
         if (!isKey(k))
           errors.push({
             path: `metadata.labels[${k}]`,
@@ -169,15 +234,14 @@ function objectMetaErrors(meta: Record<string, unknown>): FieldError[] {
       errors.push({ path: 'metadata.annotations', message: 'must be a map of strings' });
     else {
       let bytes = 0;
-      for (const [k, v] of Object.entries(annotations)) {
+      for (const [k, value] of Object.entries(annotations)) {
+        const v = (value ?? '') as string;
         if (!isKey(k.toLowerCase()))
           errors.push({
             path: `metadata.annotations[${k}]`,
             message: 'is not a valid annotation key (a qualified name)',
           });
-        if (typeof v !== 'string')
-          errors.push({ path: `metadata.annotations[${k}]`, message: 'must be a string' });
-        bytes += Buffer.byteLength(k) + Buffer.byteLength(String(v));
+        bytes += Buffer.byteLength(k) + Buffer.byteLength(v);
       }
       if (bytes > ANNOTATIONS_MAX_BYTES)
         errors.push({
@@ -202,15 +266,28 @@ function withHint(error: FieldError, value: Record<string, unknown>): FieldError
   };
 }
 
-/** Runs the rule table over `value` (which has passed the schema's blocking checks). */
+/**
+ * Runs the rule table over `value` (which has passed the schema's blocking checks): each rule's CEL,
+ * the text the CRD carries, evaluated on the nodes of its definition.
+ */
 export function runRules(value: unknown, schema: Schema, path = ''): FieldError[] {
   const errors: FieldError[] = [];
+  const cache: CelCache = new WeakMap();
   visit(value, schema, path, (node, nodeSchema, nodePath) => {
     const defName = nodeSchema[DEF];
     if (!defName) return;
     for (const rule of RULES.filter((r) => r.on === defName)) {
-      if (!rule.check(node as Record<string, unknown>)) {
+      const outcome = evaluateRule(rule.rule, node, nodeSchema, cache);
+      if (outcome.ok) continue;
+      if (outcome.evaluationError === undefined) {
         errors.push({ path: errorPath(nodePath, rule), message: rule.message, ruleId: rule.id });
+      } else {
+        // As the API server: a rule that cannot be evaluated fails at the node itself.
+        errors.push({
+          path: nodePath,
+          message: `${rule.message} (the rule could not be evaluated on this value: ${outcome.evaluationError})`,
+          ruleId: rule.id,
+        });
       }
     }
   });

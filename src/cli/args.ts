@@ -290,6 +290,13 @@ per document (merge keys included). Beyond a limit render exits 2 before buildin
 peaks below 40 MiB of memory (10 x the input cap) and a few seconds of CPU. YAML is read as kubectl
 reads it, so a %YAML or %TAG directive is refused, as kubectl refuses it.
 
+Each GlooHA is judged as the API server judges it on create (strict field validation, kubectl's
+default): metadata as ObjectMeta (field types, labels, annotations), an unknown field anywhere,
+status included, refused; status otherwise ignored (the API server drops it); then the schema and the
+CRD's own CEL rules. Integers are read exactly, never rounded: beyond 2^53 render keeps the exact value
+(and prints it so with --merge-into); an integer beyond int64 is a float to Kubernetes, refused where
+an integer belongs.
+
 Examples:
   glooha render -f examples/glooha.yaml
   glooha render -f examples/glooha.yaml -o helm-values > gloo-ha-values.yaml

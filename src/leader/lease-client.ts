@@ -198,11 +198,18 @@ export class KubeLeaseClient implements LeaseClient {
    * The operator's one watch loop: an Informer (src/runtime/informer.ts) on this one Lease, whose
    * "list" is a GET of it — RBAC `get` and `watch` on the name suffice, no `list` — and whose watch
    * is the transport's (`fieldSelector=metadata.name=<name>`).
+   *
+   * A GET's resourceVersion is the Lease's own, as old as its last write: on a Lease idle past the
+   * watch cache's window, a watch from it gets 410 Gone, the re-read returns the same version, and so
+   * on. So a watch that would start from the version a GET returned starts from the most recent one
+   * instead (no resourceVersion): the API server sends the Lease as it is then (the store drops it if
+   * unchanged) and every change after it — what a watch from the GET's version would have sent.
    */
   watch(handlers: LeaseWatchHandlers): LeaseWatch {
     const { client, namespace, name } = this.options;
     const ref = LEASES;
     const watchTransport = kubeTransport<V1Lease & KubernetesObject>(client, ref);
+    let readVersion: string | undefined;
     const transport: Transport<V1Lease & KubernetesObject> = {
       async list(req) {
         try {
@@ -211,6 +218,7 @@ export class KubeLeaseClient implements LeaseClient {
             resourcePath(ref, namespace, name),
             { signal: req.signal },
           );
+          readVersion = lease.metadata?.resourceVersion;
           return { items: [lease], resourceVersion: lease.metadata?.resourceVersion ?? '0' };
         } catch (err) {
           // No Lease yet: watch from "any" version; its creation arrives as ADDED.
@@ -218,7 +226,12 @@ export class KubeLeaseClient implements LeaseClient {
           throw err;
         }
       },
-      watch: (req, onEvent, onDone) => watchTransport.watch(req, onEvent, onDone),
+      watch: (req, onEvent, onDone) =>
+        watchTransport.watch(
+          req.resourceVersion === readVersion ? { ...req, resourceVersion: '' } : req,
+          onEvent,
+          onDone,
+        ),
     };
     let stopped = false;
     const informer = new Informer<V1Lease & KubernetesObject>(undefined, {

@@ -1,22 +1,29 @@
-// The differential test: seeded, generated GlooHA inputs (test/support/spec-generator.ts) go through
-// `glooha render`'s reader and validator, and through what `kubectl create` does (kubectl's own YAML
+// The differential test: seeded, generated GlooHA and KgatewayHA inputs (test/support/spec-generator.ts)
+// go through `glooha render`'s reader and validator (the operator's, for a KgatewayHA), and through what `kubectl create` does (kubectl's own YAML
 // to JSON conversion, then the real API server with the generated CRD, strict field validation). Every
 // disagreement fails the test: one accepts and the other rejects, or both reject but name different
 // fields. Accepted inputs are then created for real, and the object the API server stores must have
-// exactly the spec defaultSpec() computes.
+// exactly the spec defaultSpec() (defaultKgatewaySpec()) computes.
 //
 //   GLOOHA_DIFF_SPECS=3000 GLOOHA_DIFF_SEED=7 npx vitest run --project integration test/integration/differential.test.ts
 //
-// CI runs the default (300 JSON + 60 YAML cases, seed 1); the summary line gives the counts.
+// CI runs the default (seed 1: per kind 300 JSON + 60 YAML cases, and 60 cases about the object around
+// the spec: status, metadata, integers beyond 2^53); the summary lines give the counts per kind.
+import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GROUP, PLURAL, VERSION } from '../../src/api/constants.js';
+import { GROUP, KGATEWAY_PLURAL, PLURAL, VERSION } from '../../src/api/constants.js';
 import { parseAllKubeYaml, toKubeJS } from '../../src/api/kube-yaml.js';
 import type { GlooHA } from '../../src/api/types.js';
-import { defaultSpec, validateGlooHA } from '../../src/api/validate.js';
+import {
+  defaultKgatewaySpec,
+  defaultSpec,
+  validateGlooHA,
+  validateKgatewayHA,
+} from '../../src/api/validate.js';
 import { send } from '../support/api-request.js';
 import { createNamespace, installCrds } from '../support/cluster.js';
 import { kubectl } from '../support/kubectl.js';
-import { generateCases, type GeneratedCase } from '../support/spec-generator.js';
+import { generateCases, type CaseKind, type GeneratedCase } from '../support/spec-generator.js';
 
 const COUNT = Number(process.env.GLOOHA_DIFF_SPECS ?? 300);
 const SEED = Number(process.env.GLOOHA_DIFF_SEED ?? 1);
@@ -33,8 +40,10 @@ function normalisePath(path: string): string {
   return path.replace(/\[([^\]]*)\]/g, '.$1');
 }
 
-/** What glooha render concludes from the text. */
-function tsVerdict(text: string): Verdict {
+const PLURALS: Record<CaseKind, string> = { GlooHA: PLURAL, KgatewayHA: KGATEWAY_PLURAL };
+
+/** What glooha render concludes from the text (for a KgatewayHA: the operator's validator). */
+function tsVerdict(text: string, kind: CaseKind): Verdict {
   const docs = parseAllKubeYaml(text);
   const doc = docs[0];
   if (!doc || doc.errors.length > 0) return { ok: false, paths: ['<yaml>'], detail: String(doc?.errors[0]) };
@@ -44,8 +53,11 @@ function tsVerdict(text: string): Verdict {
   } catch (err) {
     return { ok: false, paths: ['<yaml>'], detail: String(err) };
   }
-  const result = validateGlooHA(value);
-  if (result.ok) return { ok: true, spec: defaultSpec((value as GlooHA).spec) };
+  const result = kind === 'GlooHA' ? validateGlooHA(value) : validateKgatewayHA(value);
+  if (result.ok) {
+    const spec = (value as GlooHA).spec;
+    return { ok: true, spec: kind === 'GlooHA' ? defaultSpec(spec) : defaultKgatewaySpec(spec as never) };
+  }
   return {
     ok: false,
     paths: [...new Set(result.errors.map((e) => normalisePath(e.path)))].sort(),
@@ -75,8 +87,19 @@ function serverPaths(code: number, text: string): string[] {
   for (const m of (status.message ?? '').matchAll(/(?:unknown|duplicate) field "([^"]+)"/g)) {
     paths.add(normalisePath(m[1] as string));
   }
+  const meta = objectMetaField(status.message ?? '');
+  if (meta) paths.add(meta);
   if (paths.size === 0) paths.add(`<${code}: ${status.message ?? text}>`);
   return [...paths].sort();
+}
+
+/**
+ * An ObjectMeta field that fails decoding: the API server says "into Go struct field
+ * ObjectMeta.generation of type int64", kubectl (decoding before it sends) "ObjectMeta.metadata.generation".
+ */
+function objectMetaField(message: string): string | undefined {
+  const m = /into Go struct field ObjectMeta\.(?:metadata\.)?([\w.]+) of type/.exec(message);
+  return m ? `metadata.${m[1] as string}` : undefined;
 }
 
 /**
@@ -91,12 +114,15 @@ async function serverVerdict(c: GeneratedCase, namespace: string): Promise<Verdi
       ['create', '--dry-run=client', '--validate=false', '-o', 'json', '-n', namespace, '-f', '-'],
       c.text,
     );
-    if (converted.code !== 0) return { ok: false, paths: ['<yaml>'], detail: converted.stderr };
+    if (converted.code !== 0) {
+      const meta = objectMetaField(converted.stderr);
+      return { ok: false, paths: [meta ?? '<yaml>'], detail: converted.stderr };
+    }
     json = converted.stdout;
   }
   const res = await send(
     'POST',
-    `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${PLURAL}?dryRun=All&fieldValidation=Strict`,
+    `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${PLURALS[c.object]}?dryRun=All&fieldValidation=Strict`,
     json,
     { 'Content-Type': 'application/json' },
   );
@@ -133,7 +159,7 @@ beforeAll(async () => {
   await Promise.all(
     Array.from({ length: 4 }, async () => {
       for (let c = queue.shift(); c; c = queue.shift()) {
-        results.push({ c, ts: tsVerdict(c.text), server: await serverVerdict(c, namespace) });
+        results.push({ c, ts: tsVerdict(c.text, c.object), server: await serverVerdict(c, namespace) });
       }
     }),
   );
@@ -141,13 +167,25 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(() => {
-  const accepted = results.filter((r) => r.server.ok).length;
-  const agreements = results.filter((r) => agree(r.ts, r.server)).length;
-  const files = results.filter((r) => r.c.kind === 'file').length;
-  console.log(
-    `differential: seed ${SEED}, ${results.length} specs (${results.length - files} JSON as API clients send it, ${files} files through kubectl), ` +
-      `${agreements} agreements, ${results.length - agreements} disagreements; the API server accepted ${accepted}, rejected ${results.length - accepted}`,
-  );
+  for (const kind of ['GlooHA', 'KgatewayHA'] as const) {
+    const ofKind = results.filter((r) => r.c.object === kind);
+    const accepted = ofKind.filter((r) => r.server.ok).length;
+    const agreements = ofKind.filter((r) => agree(r.ts, r.server)).length;
+    const files = ofKind.filter((r) => r.c.kind === 'file').length;
+    const objectCases = ofKind.filter((r) => r.c.id.startsWith('object-'));
+    const objectAgreements = objectCases.filter((r) => agree(r.ts, r.server)).length;
+    console.log(
+      `differential ${kind}: seed ${SEED}, ${ofKind.length} objects (${ofKind.length - files} JSON as API clients send it, ${files} files through kubectl), ` +
+        `${agreements} agreements, ${ofKind.length - agreements} disagreements (of them about status, metadata and integers: ${objectAgreements} of ${objectCases.length} agree); ` +
+        `the API server accepted ${accepted}, rejected ${ofKind.length - accepted}`,
+    );
+  }
+  if (process.env.GLOOHA_DIFF_DUMP) {
+    const lines = results
+      .filter((r) => !agree(r.ts, r.server))
+      .map((r) => JSON.stringify({ id: r.c.id, text: r.c.text, ts: r.ts, server: r.server }));
+    writeFileSync(process.env.GLOOHA_DIFF_DUMP, `${lines.join('\n')}\n`);
+  }
 });
 
 describe(`glooha render and the API server agree on generated specs (seed ${SEED}, ${COUNT} JSON specs)`, () => {
@@ -160,36 +198,40 @@ describe(`glooha render and the API server agree on generated specs (seed ${SEED
     expect(disagreements).toHaveLength(0);
   });
 
-  it('the generator reaches both verdicts often: at least a quarter accepted, a quarter rejected', () => {
-    const accepted = results.filter((r) => r.server.ok).length;
-    expect(accepted).toBeGreaterThan(results.length / 4);
-    expect(results.length - accepted).toBeGreaterThan(results.length / 4);
+  it('the generator reaches both verdicts often, for each kind: at least a quarter accepted, a quarter rejected', () => {
+    for (const kind of ['GlooHA', 'KgatewayHA'] as const) {
+      const ofKind = results.filter((r) => r.c.object === kind);
+      const accepted = ofKind.filter((r) => r.server.ok).length;
+      expect(accepted, kind).toBeGreaterThan(ofKind.length / 4);
+      expect(ofKind.length - accepted, kind).toBeGreaterThan(ofKind.length / 4);
+    }
   });
 
-  it('the object the API server stores has exactly the spec defaultSpec() gives, for every accepted spec', async () => {
+  it('the object the API server stores has exactly the spec defaultSpec() gives, for every accepted spec of either kind', async () => {
     const accepted = results.filter((r) => r.server.ok && r.ts.ok);
     expect(accepted.length).toBeGreaterThan(0);
     const mismatches: string[] = [];
     for (const [i, r] of accepted.entries()) {
-      // A fresh name: generated names repeat (the 63-character boundary case).
-      const body = JSON.parse((r.server as { json: string }).json) as GlooHA;
-      body.metadata = { ...body.metadata, name: `stored-${i}` };
-      const sent = JSON.stringify(body);
+      // A fresh name: generated names repeat (the 63-character boundary case). Replaced in the text,
+      // not through JSON.parse, which would round an integer beyond 2^53 (metadata.generation).
+      const json = (r.server as { json: string }).json;
+      const sent = json.replace(/"name"\s*:\s*"[^"]*"/, `"name":"stored-${i}"`);
+      const plural = PLURALS[r.c.object];
       const created = await send(
         'POST',
-        `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${PLURAL}?fieldValidation=Strict`,
+        `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${plural}?fieldValidation=Strict`,
         sent,
         { 'Content-Type': 'application/json' },
       );
       expect(created.code, created.text).toBe(201);
       const name = (JSON.parse(created.text) as GlooHA).metadata.name;
-      const got = await send('GET', `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${PLURAL}/${name}`);
+      const got = await send('GET', `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${plural}/${name}`);
       const stored = (JSON.parse(got.text) as GlooHA).spec;
       // Delete it at once: a stored GlooHA is a real one (a fifth target gloo-system), and a later test's
       // cluster-wide operator would reconcile it and take it for the older rival of that test's GlooHA.
       const deleted = await send(
         'DELETE',
-        `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${PLURAL}/${name}`,
+        `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${plural}/${name}`,
       );
       expect(deleted.code, deleted.text).toBe(200);
       const expected = (r.ts as { spec: unknown }).spec;

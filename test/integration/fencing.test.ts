@@ -225,10 +225,12 @@ const cleanups: (() => unknown)[] = [];
 async function replica(
   id: OperatorIdentity,
   prefix: string,
-  opts: { releaseOnCancel?: boolean; timings?: LeaderElectionTimings } = {},
+  opts: { releaseOnCancel?: boolean; timings?: LeaderElectionTimings; samePodAs?: Replica } = {},
 ): Promise<Replica> {
-  const pod = `${prefix}-${randomBytes(2).toString('hex')}`;
-  const bound = await boundToPod(id, pod);
+  // samePodAs: a new process of an existing replica's pod (a restarted container): same pod, same
+  // pod-bound token, a new elector identity.
+  const pod = opts.samePodAs?.pod ?? `${prefix}-${randomBytes(2).toString('hex')}`;
+  const bound = opts.samePodAs?.id ?? (await boundToPod(id, pod));
   const metrics = createMetrics({ defaultMetrics: false });
   const identity = makeIdentity(pod);
   const startedAt: number[] = [];
@@ -460,6 +462,97 @@ describe("server-side fencing: the chart's ValidatingAdmissionPolicy", () => {
     await waitLeader(c, 20_000);
     expect(await outcome(createConfigMap(b.staleClient(), ns, 'after-failover'))).toBe('fenced');
     expect(await outcome(createConfigMap(c.client(), ns, 'by-failover-leader'))).toBe('ok');
+  }, 120_000);
+
+  it("the fence's limits, measured: an earlier process of the same pod writes once a new process holds the Lease; while the Lease is deleted, a standby writes", async () => {
+    const ns = await createNamespace('fence-limits');
+    const id = await installOperatorRbac(ns, {
+      watchNamespaces: [ns],
+      release: `flim-${randomBytes(2).toString('hex')}`,
+      fencingPolicy: true,
+    });
+    const timings = { leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 500 };
+    // A restarted container: the old process stops renewing without releasing; a new process of the
+    // same pod takes the Lease over at expiry, under a new elector identity.
+    const earlier = await replica(id, 'op-same', { releaseOnCancel: false, timings });
+    earlier.elector.start();
+    await waitLeader(earlier);
+    await earlier.dieWithoutRelease();
+    const later = await replica(id, 'op-same', { samePodAs: earlier, timings });
+    later.elector.start();
+    await waitLeader(later, 20_000);
+    expect(later.identity).not.toBe(earlier.identity);
+    expect(later.pod).toBe(earlier.pod);
+    // The limit: admission knows the pod, not the process.
+    expect(await outcome(createConfigMap(earlier.staleClient(), ns, 'earlier-process'))).toBe('ok');
+    // Another pod's stale write is refused, as ever.
+    const standby = await replica(id, 'op-standby', { timings });
+    expect(await outcome(createConfigMap(standby.staleClient(), ns, 'standby-held'))).toBe('fenced');
+
+    // The Lease deleted (nobody left to re-create it): the policy's parameter is gone and it allows.
+    await later.elector.stop();
+    const leases = adminKubeConfig().makeApiClient(CoordinationV1Api);
+    await leases.deleteNamespacedLease({ name: DEFAULT_LEASE_NAME, namespace: ns });
+    let n = 0;
+    await eventually(
+      "a standby's write to be admitted once the API server has seen the Lease deleted (parameterNotFoundAction: Allow)",
+      () => outcome(createConfigMap(standby.staleClient(), ns, `while-deleted-${n++}`)),
+      (r) => r === 'ok',
+    );
+    // A leader re-creates it, and the fence holds again.
+    standby.elector.start();
+    await waitLeader(standby);
+    const other = await replica(id, 'op-other', { timings });
+    let m = 0;
+    await eventually(
+      "another pod's write to be refused once the Lease exists again",
+      () => outcome(createConfigMap(other.staleClient(), ns, `after-recreate-${m++}`)),
+      (r) => r === 'fenced',
+    );
+  }, 120_000);
+
+  it("the fence's limit on the operator's own Lease: the API server makes every update conditional on the resourceVersion, but a patch is not, and admission sees it as an update", async () => {
+    const ns = await createNamespace('lease-limit');
+    const id = await installOperatorRbac(ns, {
+      release: `llim-${randomBytes(2).toString('hex')}`,
+      fencingPolicy: true,
+    });
+    const client = new KubeClient(await kubeConfigFor(ns, id.serviceAccount), { fence: () => {} });
+    cleanups.push(() => client.close());
+    const path = `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/${DEFAULT_LEASE_NAME}`;
+    const write = (method: 'PATCH' | 'PUT', body: unknown) =>
+      client
+        .request(method, path, {
+          body,
+          fenced: false,
+          ...(method === 'PATCH' ? { contentType: 'application/merge-patch+json' } : {}),
+        })
+        .then(
+          () => 'accepted',
+          (err: unknown) => `${errorStatus(err)}: ${JSON.stringify((err as { body?: unknown }).body)}`,
+        );
+    const current = () => client.request<V1Lease>('GET', path, { fenced: false });
+
+    const read = await current();
+    // An update carrying the resourceVersion it read is accepted (acquire, renew and release are such).
+    expect(await write('PUT', { ...read, spec: { ...read.spec, holderIdentity: 'updated_00000000' } })).toBe(
+      'accepted',
+    );
+    // Without a resourceVersion the API server refuses a Lease update; with a stale one it conflicts.
+    expect(
+      await write('PUT', {
+        metadata: { name: DEFAULT_LEASE_NAME },
+        spec: { holderIdentity: 'blind_00000000' },
+      }),
+    ).toMatch(/^422: .*must be specified for an update/);
+    expect(await write('PUT', { ...read, spec: { ...read.spec, holderIdentity: 'stale_00000000' } })).toMatch(
+      /^409: /,
+    );
+    expect((await current()).spec?.holderIdentity).toBe('updated_00000000');
+    // The limit: a patch carries no precondition, and admission cannot refuse it as such (the API server
+    // hands a patch to admission as an UPDATE with UpdateOptions, the stored resourceVersion filled in).
+    expect(await write('PATCH', { spec: { holderIdentity: 'patched_00000000' } })).toBe('accepted');
+    expect((await current()).spec?.holderIdentity).toBe('patched_00000000');
   }, 120_000);
 
   it('fails closed: a leader that requires the policy reconciles nothing while the API server does not enforce it, and starts once it does', async () => {

@@ -10,9 +10,13 @@
 //  - file: YAML 1.1 text (booleans, octal, merge keys, duplicate keys, keys that are booleans) that
 //    only kubectl can say how to read, applied the way users apply files.
 
+export type CaseKind = 'GlooHA' | 'KgatewayHA';
+
 export interface GeneratedCase {
-  /** Stable within a seed: `json-17`, `yaml-3`. */
+  /** Stable within a seed: `json-17`, `yaml-3`, `kgateway-json-4`, `object-9`. */
   id: string;
+  /** The object's kind: which validator and which API resource judge it. */
+  object: CaseKind;
   /** json: sent as is, as an API client sends it; file: a file applied with kubectl (YAML or JSON). */
   kind: 'json' | 'file';
   /** The whole GlooHA document, as the user (or client) would write it. */
@@ -339,7 +343,7 @@ function jsonCase(r: Rand, index: number): GeneratedCase {
   const n = pick(r, [0, 1, 1, 2, 2, 3]);
   for (let i = 0; i < n; i++) pick(r, MUTATIONS)(r, spec, doc);
   put(doc, 'spec', spec);
-  return { id: `json-${index}`, kind: 'json', text: JSON.stringify(doc) };
+  return { id: `json-${index}`, object: 'GlooHA', kind: 'json', text: JSON.stringify(doc) };
 }
 
 // ---- YAML 1.1 -----------------------------------------------------------------------------------
@@ -396,7 +400,7 @@ function yamlCase(r: Rand, index: number): GeneratedCase {
   const parts = Array.from({ length: n }, () => pick(r, FRAGMENTS)(r));
   // Two fragments with the same top-level key are duplicate keys too: kubectl keeps the last.
   const text = `apiVersion: glooha.io/v1alpha1\nkind: GlooHA\nmetadata:\n  name: yaml-${index}\nspec:\n${parts.join('')}`;
-  return { id: `yaml-${index}`, kind: 'file', text };
+  return { id: `yaml-${index}`, object: 'GlooHA', kind: 'file', text };
 }
 
 const doc = (name: string, spec: string) =>
@@ -483,22 +487,271 @@ const REPORTED: [string, 'json' | 'file', string][] = [
 export function reportedCases(): GeneratedCase[] {
   return REPORTED.map(([name, kind, spec]) => ({
     id: `reported-${name}`,
+    object: 'GlooHA' as const,
     kind,
     text: spec.startsWith('{') ? doc(`reported-${name}`, spec) : yamlDoc(`reported-${name}`, spec),
   }));
 }
 
+// ---- KgatewayHA ---------------------------------------------------------------------------------
+
+const GATEWAY_KEYS = [
+  'http',
+  'gw',
+  'kgateway',
+  'Http',
+  'a_b',
+  '-x',
+  'x-',
+  '1',
+  'true',
+  'public.gw',
+  `g${'x'.repeat(62)}`,
+  `g${'x'.repeat(63)}`,
+] as const;
+
+function kgatewayBaseSpec(r: Rand): Json {
+  const spec: Json = {};
+  if (chance(r, 0.7)) {
+    const controller: Json = {};
+    if (chance(r, 0.7)) controller.replicas = pick(r, [1, 2, 3, 5]);
+    if (controller.replicas === 1 && chance(r, 0.5)) controller.leaderElection = { enabled: false };
+    else if (chance(r, 0.3)) controller.leaderElection = { enabled: true };
+    if (chance(r, 0.3)) controller.podDisruptionBudget = { maxUnavailable: 1 };
+    if (chance(r, 0.3)) controller.antiAffinity = pick(r, ['none', 'preferred', 'required']);
+    spec.controller = controller;
+  }
+  if (chance(r, 0.6)) {
+    const gateways: Json = { http: { replicas: pick(r, [1, 2, 3]) } };
+    if (chance(r, 0.5)) gateways.public = { autoscaling: { minReplicas: 2, maxReplicas: 6 } };
+    spec.gateways = gateways;
+  }
+  if (chance(r, 0.3)) spec.driftPolicy = pick(r, ['enforce', 'warn', 'ignore']);
+  if (chance(r, 0.2)) spec.target = { namespace: 'kgateway-system' };
+  if (chance(r, 0.1)) spec.suspend = pick(r, [true, false]);
+  return spec;
+}
+
+const CTL = ['controller'];
+const GW = ['gateways', 'http'];
+
+const KGATEWAY_MUTATIONS: Mutation[] = [
+  // the controller: replicas, leader election, PDB
+  (r, s) => setPath(s, [...CTL, 'replicas'], pick(r, INT32)),
+  (r, s) => setPath(s, [...CTL, 'leaderElection', 'enabled'], pick(r, [true, false, 'yes', null, 0])),
+  (r, s) =>
+    setPath(s, CTL, {
+      replicas: pick(r, [1, 2, 3]),
+      leaderElection: pick(r, [{ enabled: false }, { enabled: true }, {}, null]),
+    }),
+  (r, s) =>
+    setPath(s, chance(r, 0.5) ? [...CTL, 'podDisruptionBudget'] : [...GW, 'podDisruptionBudget'], {
+      [pick(r, ['minAvailable', 'maxUnavailable'])]: pick(r, INT_OR_PERCENT),
+    }),
+  (r, s) =>
+    setPath(s, [...CTL, 'podDisruptionBudget'], pick(r, [{}, { minAvailable: 1, maxUnavailable: 1 }, null])),
+  (r, s) => setPath(s, [...CTL, 'antiAffinity'], pick(r, ['none', 'preferred', 'required', 'sometimes'])),
+  // a controller-only leader election: no timings here (kgateway has no setting for them)
+  (r, s) => setPath(s, [...CTL, 'leaderElection', pick(r, ['leaseDuration', 'retryPeriod'])], '15s'),
+  // gateways: keys, replicas xor autoscaling, PDB against replicas and minReplicas
+  (r, s) => setPath(s, ['gateways', pick(r, GATEWAY_KEYS)], { replicas: 2 }),
+  (r, s) => setPath(s, [...GW, 'replicas'], pick(r, INT32)),
+  (r, s) =>
+    setPath(s, [...GW, 'autoscaling'], {
+      minReplicas: pick(r, INT32),
+      maxReplicas: pick(r, INT32),
+    }),
+  (r, s) =>
+    setPath(s, GW, pick(r, [{}, { replicas: 2, autoscaling: { minReplicas: 2, maxReplicas: 3 } }, null])),
+  (r, s) =>
+    setPath(s, ['gateways', 'public'], {
+      autoscaling: { minReplicas: pick(r, [1, 2, 3]), maxReplicas: 4 },
+      podDisruptionBudget: { minAvailable: pick(r, INT_OR_PERCENT) },
+    }),
+  (r, s) =>
+    setPath(s, ['gateways', 'edge'], {
+      replicas: pick(r, [1, 2, 3]),
+      podDisruptionBudget: { minAvailable: pick(r, INT_OR_PERCENT) },
+    }),
+  (r, s) => setPath(s, ['gateways'], pick(r, [null, {}, []])),
+  // GlooHA's fields do not exist here
+  (r, s) => setPath(s, [pick(r, ['gloo', 'gatewayProxies', 'discovery'])], { replicas: 2 }),
+  (_r, s) => setPath(s, [...GW, 'deploymentName'], 'edge'),
+  (_r, s) => setPath(s, ['target', 'selector'], { matchLabels: { app: 'kgateway' } }),
+  // topology spread
+  (r, s) =>
+    setPath(
+      s,
+      chance(r, 0.5) ? [...CTL, 'topologySpreadConstraints'] : [...GW, 'topologySpreadConstraints'],
+      [
+        spread(r, {
+          topologyKey: pick(r, TOPOLOGY_KEYS),
+          maxSkew: pick(r, [1, 2, 0, -1]),
+          minDomains: pick(r, [undefined, 1, 0, 3]),
+          matchLabelKeys: pick(r, [undefined, ...MATCH_LABEL_KEYS.map((k) => [...k])]),
+        }),
+      ],
+    ),
+  // enums, the target, suspend
+  (r, s) => setPath(s, ['driftPolicy'], pick(r, ['enforce', 'warn', 'ignore', 'off', false, 'Enforce'])),
+  (r, s) =>
+    setPath(s, ['target', 'namespace'], pick(r, ['kgateway-system', 'Kgw', `n${'x'.repeat(63)}`, '', 'a.b'])),
+  (r, s) =>
+    setPath(s, ['target', 'helmRelease'], pick(r, ['kgateway', `r${'x'.repeat(52)}`, `r${'x'.repeat(53)}`])),
+  (r, s) => setPath(s, ['suspend'], pick(r, [true, false, 'true', 1, null])),
+  // unknown, null and prototype-named fields
+  (r, s) => setPath(s, [pick(r, UNKNOWN_NAMES)], pick(r, UNKNOWN_VALUES)),
+  (r, s) => setPath(s, [...CTL, pick(r, UNKNOWN_NAMES)], pick(r, UNKNOWN_VALUES)),
+  (r, s) => setPath(s, [...GW, pick(r, UNKNOWN_NAMES)], pick(r, UNKNOWN_VALUES)),
+  // the object itself
+  (r, _s, doc) => put(doc.metadata as Json, 'name', pick(r, ['k'.repeat(63), 'k'.repeat(64)])),
+];
+
+function kgatewayJsonCase(r: Rand, index: number): GeneratedCase {
+  const spec = kgatewayBaseSpec(r);
+  const id = `kgateway-json-${index}`;
+  const doc: Json = { apiVersion: 'glooha.io/v1alpha1', kind: 'KgatewayHA', metadata: { name: id } };
+  const n = pick(r, [0, 1, 1, 2, 2, 3]);
+  for (let i = 0; i < n; i++) pick(r, KGATEWAY_MUTATIONS)(r, spec, doc);
+  put(doc, 'spec', spec);
+  return { id, object: 'KgatewayHA', kind: 'json', text: JSON.stringify(doc) };
+}
+
+const KGATEWAY_FRAGMENTS: Fragment[] = [
+  (r) => `  controller:\n    replicas: ${pick(r, YAML_INTS)}\n`,
+  (r) =>
+    `  controller:\n    replicas: ${pick(r, ['1', '2', '3'])}\n    leaderElection:\n      enabled: ${pick(r, YAML_BOOLS)}\n`,
+  (r) => `  driftPolicy: ${pick(r, YAML_POLICIES)}\n`,
+  (r) => `  suspend: ${pick(r, YAML_BOOLS)}\n`,
+  (r) => `  gateways:\n    ${pick(r, YAML_KEYS)}: {replicas: ${pick(r, YAML_INTS)}}\n`,
+  (r) =>
+    `  gateways:\n    http: &p {replicas: ${pick(r, ['2', '3', '010'])}}\n    public:\n      <<: *p\n${chance(r, 0.5) ? `      replicas: ${pick(r, ['4', '0'])}\n` : ''}`,
+  (r) => `  controller:\n    replicas: ${pick(r, YAML_INTS)}\n    replicas: ${pick(r, ['1', '3', '0'])}\n`,
+  (r) => `  target:\n    helmRelease: ${pick(r, YAML_STRINGS)}\n`,
+  (r) =>
+    `  controller:\n    podDisruptionBudget:\n      ${pick(r, ['minAvailable', 'maxUnavailable'])}: ${pick(r, ['50%', '1', '010', '"1"', '1.0', '0x1', '~'])}\n`,
+  (r) => `  controller:\n    antiAffinity: ${pick(r, ['none', 'preferred', 'No', '~'])}\n`,
+];
+
+function kgatewayYamlCase(r: Rand, index: number): GeneratedCase {
+  const n = pick(r, [1, 1, 2]);
+  const parts = Array.from({ length: n }, () => pick(r, KGATEWAY_FRAGMENTS)(r));
+  const id = `kgateway-yaml-${index}`;
+  const text = `apiVersion: glooha.io/v1alpha1\nkind: KgatewayHA\nmetadata:\n  name: ${id}\nspec:\n${parts.join('')}`;
+  return { id, object: 'KgatewayHA', kind: 'file', text };
+}
+
+// ---- the object around the spec: status, metadata, integers past 2^53 ----------------------------
+
+/**
+ * Integers as written (JSON text, so they reach the server exactly): 2^53 + 1 (the first integer a
+ * JavaScript number cannot hold), int64's maximum and one past it, uint64's maximum, one past that
+ * (a float for go-yaml), and a negative one past int64's minimum.
+ */
+const BIG_INTS = [
+  '9007199254740993',
+  '9223372036854775807',
+  '9223372036854775808',
+  '18446744073709551615',
+  '18446744073709551616',
+  '-9223372036854775809',
+  '2147483648',
+] as const;
+
+const STATUS_VALUES = [
+  '{"bogus":1}',
+  '{"bogus":null}',
+  '{"observedGeneration":5}',
+  '{"observedGeneration":"x"}',
+  '{"conditions":[{"type":"Ready"}]}',
+  '{"conditions":[{"type":"Ready","bogus":1}]}',
+  '{"conditions":{"bogus":1}}',
+  '[{"bogus":1}]',
+  '5',
+  'null',
+  '{"components":{"gloo":{"readyReplicas":2,"bogus":true}}}',
+  '{"components":{"controller":{"readyReplicas":2}}}',
+  '{"leader":{"holder":"x","fresh":true}}',
+] as const;
+
+/** A spec field, per kind, that holds an int32 and one that holds an int-or-string. */
+const INT_FIELDS: Record<CaseKind, { int: string; intOrString: string; base: string }> = {
+  GlooHA: {
+    int: '{"gloo":{"replicas":N}}',
+    intOrString: '{"gloo":{"replicas":3,"podDisruptionBudget":{"maxUnavailable":N}}}',
+    base: '{"gloo":{"replicas":2}}',
+  },
+  KgatewayHA: {
+    int: '{"controller":{"replicas":N}}',
+    intOrString: '{"controller":{"replicas":3,"podDisruptionBudget":{"maxUnavailable":N}}}',
+    base: '{"controller":{"replicas":2}}',
+  },
+};
+
+type ObjectMutation = (r: Rand, kind: CaseKind) => { spec?: string; status?: string; meta?: string };
+
+const OBJECT_MUTATIONS: ObjectMutation[] = [
+  (r) => ({ status: pick(r, STATUS_VALUES) }),
+  (r, k) => ({ spec: INT_FIELDS[k].int.replace('N', pick(r, BIG_INTS)) }),
+  (r, k) => ({ spec: INT_FIELDS[k].intOrString.replace('N', pick(r, BIG_INTS)) }),
+  (r) => ({ status: `{"observedGeneration":${pick(r, BIG_INTS)}}` }),
+  (r) => ({
+    meta: `,"${pick(r, ['generation', 'deletionGracePeriodSeconds'])}":${pick(r, [...BIG_INTS, '"x"', '1.5', '3'])}`,
+  }),
+  (r) => ({
+    meta: `,"${pick(r, ['labels', 'annotations'])}":{"n":${pick(r, ['1', 'true', '"x"', 'null', BIG_INTS[0]])}}`,
+  }),
+  // a value of the wrong shape: a map where a number belongs, a list where a map belongs
+  (r, k) => ({
+    spec: (k === 'GlooHA' ? '{"gloo":X}' : '{"controller":X}').replace(
+      'X',
+      pick(r, ['{"replicas":{"a":1}}', '[{"replicas":1}]', '{"replicas":[1]}', '[]']),
+    ),
+  }),
+];
+
+function objectCase(r: Rand, index: number): GeneratedCase {
+  const kind: CaseKind = chance(r, 0.5) ? 'GlooHA' : 'KgatewayHA';
+  const n = pick(r, [1, 1, 2]);
+  let spec = INT_FIELDS[kind].base;
+  let status: string | undefined;
+  let meta = '';
+  for (let i = 0; i < n; i++) {
+    const m = pick(r, OBJECT_MUTATIONS)(r, kind);
+    if (m.spec !== undefined) spec = m.spec;
+    if (m.status !== undefined) status = m.status;
+    if (m.meta !== undefined) meta += m.meta;
+  }
+  const id = `object-${index}`;
+  const json = `{"apiVersion":"glooha.io/v1alpha1","kind":"${kind}","metadata":{"name":"${id}"${meta}},"spec":${spec}${status === undefined ? '' : `,"status":${status}`}}`;
+  // Every fourth one as a file applied with kubectl (kubectl reads JSON through YAML as well).
+  return { id, object: kind, kind: index % 4 === 3 ? 'file' : 'json', text: json };
+}
+
 /**
  * The reported inputs, then `count` JSON cases and count/5 YAML cases (each YAML case costs a kubectl
- * run), from `seed`.
+ * run) of GlooHA, from `seed`; then as many KgatewayHA cases, and count/5 cases about the object around
+ * the spec (status, metadata, integers beyond 2^53) of either kind, each from its own sequence, so
+ * that GlooHA's cases for a seed stay the ones earlier runs measured.
  */
 export function generateCases(seed: number, count: number): GeneratedCase[] {
   const r = prng(seed);
   const cases: GeneratedCase[] = reportedCases();
   for (let i = 0; i < count; i++) cases.push(jsonCase(r, i));
   for (let i = 0; i < Math.max(1, Math.round(count / 5)); i++) cases.push(yamlCase(r, i));
+  const k = prng(seed ^ 0x6b677779);
+  for (let i = 0; i < count; i++) cases.push(kgatewayJsonCase(k, i));
+  for (let i = 0; i < Math.max(1, Math.round(count / 5)); i++) cases.push(kgatewayYamlCase(k, i));
+  const o = prng(seed ^ 0x0b1ec7);
+  for (let i = 0; i < Math.max(1, Math.round(count / 5)); i++) cases.push(objectCase(o, i));
   return cases;
 }
 
 /** How many rule-boundary mutations and YAML fragments exist, for the report. */
-export const GENERATOR_SIZE = { mutations: MUTATIONS.length, yamlFragments: FRAGMENTS.length };
+export const GENERATOR_SIZE = {
+  mutations: MUTATIONS.length,
+  yamlFragments: FRAGMENTS.length,
+  kgatewayMutations: KGATEWAY_MUTATIONS.length,
+  kgatewayYamlFragments: KGATEWAY_FRAGMENTS.length,
+  objectMutations: OBJECT_MUTATIONS.length,
+};

@@ -35,6 +35,7 @@ import { ownedMetadata, ownerOf, patchMetadata, type Owner } from '../../core/ow
 import { renderObject, type KubeObject } from '../../core/templates.js';
 import {
   CHART_ENV_AFTER_EXTRA_ENV,
+  CHART_VERSION_LABEL,
   CONTROLLER_CONTAINER,
   CONTROLLER_LEASE_NAME,
   DEFAULT_RELEASE,
@@ -136,7 +137,12 @@ export function desiredKgateway(k: KgatewayHA, observed: ObservedKgateway): Desi
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, gw]) => planGateway(ctx, observed, name, gw, keepReplicas));
   const release = spec.target?.helmRelease ?? dep?.labels?.['app.kubernetes.io/instance'] ?? DEFAULT_RELEASE;
-  const helmValues = kgatewayControllerValues(intent, spec.controller.leaderElection.enabled, release);
+  const helmValues = kgatewayControllerValues(
+    intent,
+    spec.controller.leaderElection.enabled,
+    release,
+    dep?.labels?.[CHART_VERSION_LABEL],
+  );
   ctx.owned.push(helmValuesConfigMap(owner, g, helmValues, release, ns));
   return {
     ok: true,

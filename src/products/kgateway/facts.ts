@@ -69,6 +69,24 @@ export const CONTROLLER_CONTAINER = 'controller';
 export const CHART_ENV_AFTER_EXTRA_ENV = 'KGW_ENABLE_AGENTGATEWAY';
 
 /**
+ * Whether kgateway's controller chart of this version (the `app.kubernetes.io/version` label the chart
+ * gives its Deployment, e.g. "v2.4.0") reads controller.affinity and controller.topologySpreadConstraints
+ * (added in 2.3, install/helm/kgateway/templates/deployment.yaml: $controllerAffinity,
+ * $controllerTopologySpreadConstraints; the top-level affinity they replace is deprecated). 2.2 has only
+ * the top-level affinity and no spread value. An unknown version is taken as 2.2: 2.3+ still reads the
+ * top-level affinity.
+ */
+export function chartHasControllerScheduling(version: string | undefined): boolean {
+  const m = /^v?(\d+)\.(\d+)\./.exec(version ?? '');
+  if (!m) return false;
+  const [major, minor] = [Number(m[1]), Number(m[2])];
+  return major > 2 || (major === 2 && minor >= 3);
+}
+
+/** The label kgateway's chart puts its app version in (kgateway.labels). */
+export const CHART_VERSION_LABEL = 'app.kubernetes.io/version';
+
+/**
  * Label selector of the controller's pods (the selector label kgateway.selectorLabels gives them; the
  * proxies' pods are labelled kgateway=kube-gateway): the pods that elect through CONTROLLER_LEASE_NAME.
  */

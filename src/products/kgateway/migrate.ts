@@ -9,9 +9,9 @@
 //   spec.gloo.leaderElection.enabled         controller.extraEnv.KGW_DISABLE_LEADER_ELECTION ("false"/"true")
 //   spec.gloo.leaderElection timings         not carried over: kgateway runs controller-runtime's 15s/10s/2s
 //   spec.gloo.podDisruptionBudget            controller.podDisruptionBudget (glooha's default when unset)
-//   spec.gloo.antiAffinity                   affinity.podAntiAffinity (the chart's top-level affinity is the controller's)
+//   spec.gloo.antiAffinity                   controller.affinity.podAntiAffinity (2.3+; on 2.2 the top-level affinity)
 //   (required anti-affinity)                 controller.strategy: maxSurge 0, maxUnavailable 1 (rollout-strategy.ts)
-//   spec.gloo.topologySpreadConstraints      not carried over: the chart has no such value
+//   spec.gloo.topologySpreadConstraints      controller.topologySpreadConstraints (2.3+; 2.2's chart has none)
 //   spec.discovery                           not carried over: kgateway has no discovery Deployment
 //   spec.gatewayProxies.<key>                GatewayParameters <gateway>: spec.kube.deployment.{replicas,strategy},
 //                                            spec.kube.podTemplate.{affinity,topologySpreadConstraints};
@@ -32,6 +32,8 @@ import { renderObject, type KubeObject } from '../../core/templates.js';
 import {
   CONTROLLER_LEASE_TIMINGS,
   DEFAULT_RELEASE,
+  KGATEWAY_VERSION,
+  chartHasControllerScheduling,
   ENV_DISABLE_LEADER_ELECTION,
   GATEWAY_PARAMETERS_KIND,
   controllerSelectorLabels,
@@ -120,16 +122,7 @@ function controllerValues(
       message: `kgateway's controller has no setting for its leader-election timings: it runs controller-runtime's ${CONTROLLER_LEASE_TIMINGS.leaseDuration}/${CONTROLLER_LEASE_TIMINGS.renewDeadline}/${CONTROLLER_LEASE_TIMINGS.retryPeriod}, not ${timings.leaseDuration}/${timings.renewDeadline}/${timings.retryPeriod}`,
     });
   }
-  if (c.topologySpreadConstraints?.length) {
-    notes.push({
-      code: 'KgatewayCannotExpress',
-      component: c.id,
-      path: 'spec.gloo.topologySpreadConstraints',
-      message:
-        "kgateway's chart has no topologySpreadConstraints for its controller: they are in the KgatewayHA, which the operator applies, and not in the values",
-    });
-  }
-  return kgatewayControllerValues(c, le.enabled, options.release);
+  return kgatewayControllerValues(c, le.enabled, options.release, KGATEWAY_VERSION);
 }
 
 /**
@@ -140,10 +133,14 @@ export function kgatewayControllerValues(
   c: ComponentIntent,
   leaderElection: boolean,
   release: string,
+  chartVersion: string | undefined,
 ): Record<string, unknown> {
   const budget = budgetOf(c);
   const strategy = rolloutStrategy(c, budget).strategy;
-  const affinity = podAntiAffinity(c.antiAffinity, { matchLabels: controllerSelectorLabels(release) });
+  const selector = { matchLabels: controllerSelectorLabels(release) };
+  const affinity = podAntiAffinity(c.antiAffinity, selector);
+  const scheduling = chartHasControllerScheduling(chartVersion);
+  const spread = scheduling ? topologySpreadConstraints(c.topologySpreadConstraints, selector) : undefined;
   return {
     controller: {
       replicaCount: c.replicas,
@@ -151,8 +148,10 @@ export function kgatewayControllerValues(
       extraEnv: { [ENV_DISABLE_LEADER_ELECTION]: String(!leaderElection) },
       ...(budget ? { podDisruptionBudget: budgetValue(budget) } : {}),
       ...(strategy ? { strategy } : {}),
+      ...(scheduling && affinity ? { affinity: { podAntiAffinity: affinity } } : {}),
+      ...(spread ? { topologySpreadConstraints: spread } : {}),
     },
-    ...(affinity ? { affinity: { podAntiAffinity: affinity } } : {}),
+    ...(!scheduling && affinity ? { affinity: { podAntiAffinity: affinity } } : {}),
   };
 }
 

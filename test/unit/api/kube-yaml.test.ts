@@ -64,8 +64,14 @@ describe('reading YAML as kubectl does', () => {
   });
 
   it('goYamlNumber follows strconv: int64 and uint64 ranges, then float', () => {
-    expect(goYamlNumber('9223372036854775807')).toBe(2 ** 63);
-    expect(goYamlNumber('18446744073709551615')).toBe(2 ** 64);
+    // Exact beyond 2^53 (a bigint): as a number, int64's maximum would read as 2^63, beyond int64.
+    expect(goYamlNumber('9007199254740991')).toBe(9007199254740991);
+    expect(goYamlNumber('9007199254740993')).toBe(9007199254740993n);
+    expect(goYamlNumber('9223372036854775807')).toBe(9223372036854775807n);
+    expect(goYamlNumber('-9223372036854775808')).toBe(-9223372036854775808n);
+    expect(goYamlNumber('18446744073709551615')).toBe(18446744073709551615n);
+    // Beyond uint64, strconv gives up on integers and go-yaml reads a float.
+    expect(goYamlNumber('18446744073709551616')).toBe(2 ** 64);
     expect(goYamlNumber('0x')).toBeUndefined();
     expect(goYamlNumber('+')).toBeUndefined();
     expect(goYamlNumber('1.2.3')).toBeUndefined();

@@ -37,3 +37,29 @@ describe('ObjectMeta', () => {
     ).toEqual([]);
   });
 });
+
+describe('ObjectMeta fields decoded by type, as the API server decodes them before validating', () => {
+  it('refuses a field of the wrong type, alone (decoding fails the request before anything else)', () => {
+    expect(paths({ generation: 9223372036854775808n })).toEqual(['metadata.generation']);
+    expect(paths({ generation: -9223372036854775809n })).toEqual(['metadata.generation']);
+    expect(paths({ generation: 1.5 })).toEqual(['metadata.generation']);
+    expect(paths({ deletionGracePeriodSeconds: 'x' })).toEqual(['metadata.deletionGracePeriodSeconds']);
+    expect(paths({ creationTimestamp: 'yesterday' })).toEqual(['metadata.creationTimestamp']);
+    expect(paths({ labels: { a: 1 } })).toEqual(['metadata.labels']);
+    expect(paths({ annotations: { a: true } })).toEqual(['metadata.annotations']);
+    expect(paths({ finalizers: [1] })).toEqual(['metadata.finalizers']);
+    // Beyond int64 go-yaml reads a float: -9223372036854775809 is the number -2^63, not an integer.
+    expect(paths({ generation: -(2 ** 63) })).toEqual(['metadata.generation']);
+    // Only the first field that fails, in the input's order, as Go's decoder reports it.
+    expect(paths({ deletionGracePeriodSeconds: 'x', labels: { a: 1 } })).toEqual([
+      'metadata.deletionGracePeriodSeconds',
+    ]);
+  });
+
+  it('accepts every int64 exactly, nulls, and a null label value (decoded as "")', () => {
+    expect(paths({ generation: 9223372036854775807n })).toEqual([]);
+    expect(paths({ deletionGracePeriodSeconds: 9007199254740993n })).toEqual([]);
+    expect(paths({ generation: null, creationTimestamp: '2026-12-05T16:03:48Z' })).toEqual([]);
+    expect(paths({ labels: { team: null } })).toEqual([]);
+  });
+});

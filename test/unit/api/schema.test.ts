@@ -230,9 +230,19 @@ describe('structural validation', () => {
     expect(validateGlooHA('not an object').ok).toBe(false);
   });
 
-  it('ignores status (the API server validates it; render never writes it)', () => {
-    const r = validateGlooHA({ ...glooHAObject({}), status: { whatever: true } });
-    expect(r.ok).toBe(true);
+  it('drops status as the API server does on create, once it decodes: an unknown field fails', () => {
+    const paths = (status: unknown) => {
+      const r = validateGlooHA({ ...glooHAObject({}), status });
+      return r.ok ? [] : r.errors.map((e) => e.path);
+    };
+    expect(paths({ whatever: true })).toEqual(['status.whatever']);
+    expect(paths({ bogus: null })).toEqual(['status.bogus']);
+    expect(paths({ conditions: [{ type: 'Ready', bogus: 1 }] })).toEqual(['status.conditions[0].bogus']);
+    expect(paths([{ bogus: 1 }])).toEqual(['status[0].bogus']);
+    // Known fields, whatever their values: dropped, so accepted (as the API server accepts them).
+    expect(paths({ observedGeneration: 'x', conditions: [{ type: 'Ready' }] })).toEqual([]);
+    expect(paths(5)).toEqual([]);
+    expect(paths(null)).toEqual([]);
   });
 });
 

@@ -90,32 +90,39 @@ describe('migrateToKgateway', () => {
       { release: 'kgw' },
     );
     expect(m.namespace).toBe('gloo-system');
+    const selector = {
+      matchLabels: {
+        kgateway: 'kgateway',
+        'app.kubernetes.io/name': 'kgateway',
+        'app.kubernetes.io/instance': 'kgw',
+      },
+    };
+    // For kgateway 2.4 (what migrate targets): the controller's own affinity and spread values.
     expect(m.helmValues).toEqual({
       controller: {
         replicaCount: 3,
         extraEnv: { KGW_DISABLE_LEADER_ELECTION: 'false' },
         podDisruptionBudget: { maxUnavailable: 1 },
         strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 0, maxUnavailable: 1 } },
-      },
-      affinity: {
-        podAntiAffinity: {
-          requiredDuringSchedulingIgnoredDuringExecution: [
-            {
-              labelSelector: {
-                matchLabels: {
-                  kgateway: 'kgateway',
-                  'app.kubernetes.io/name': 'kgateway',
-                  'app.kubernetes.io/instance': 'kgw',
-                },
-              },
-              topologyKey: 'kubernetes.io/hostname',
-            },
-          ],
+        affinity: {
+          podAntiAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: [
+              { labelSelector: selector, topologyKey: 'kubernetes.io/hostname' },
+            ],
+          },
         },
+        topologySpreadConstraints: [
+          {
+            maxSkew: 1,
+            topologyKey: 'topology.kubernetes.io/zone',
+            whenUnsatisfiable: 'ScheduleAnyway',
+            labelSelector: selector,
+          },
+        ],
       },
     });
     expect(m.objects).toEqual([]);
-    // The KgatewayHA keeps what the chart cannot (the topology spread), and is valid as printed.
+    // The KgatewayHA keeps the same settings, which the operator applies, and is valid as printed.
     expect(m.kgatewayHA.spec?.controller).toMatchObject({ replicas: 3, antiAffinity: 'required' });
     expect(m.kgatewayHA.spec?.controller?.topologySpreadConstraints).toHaveLength(1);
     expect(m.kgatewayHA.spec?.target).toEqual({ helmRelease: 'kgw' });
@@ -123,7 +130,6 @@ describe('migrateToKgateway', () => {
     expect(valid.ok ? [] : valid.errors).toEqual([]);
     expect(m.notes.map((n) => `${n.code} ${n.path}`)).toEqual([
       'KgatewayCannotExpress spec.gloo.leaderElection',
-      'KgatewayCannotExpress spec.gloo.topologySpreadConstraints',
       'KgatewayCannotExpress spec.discovery',
     ]);
     expect(m.notes[0]?.message).toContain('15s/10s/2s, not 20s/15s/3s');

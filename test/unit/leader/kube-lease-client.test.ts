@@ -94,7 +94,7 @@ describe('KubeLeaseClient (against a mock API server)', () => {
     await expect(client.get(signal())).rejects.toThrow();
   });
 
-  it('watches one Lease on the informer loop: GET (no list), then a watch by name from its resourceVersion; resumes after a close', async () => {
+  it('watches one Lease on the informer loop: GET (no list), then a watch by name from the most recent version; resumes after a close', async () => {
     const client = new KubeLeaseClient({
       client: new KubeClient(api.kubeConfig()),
       namespace: 'ns',
@@ -117,7 +117,8 @@ describe('KubeLeaseClient (against a mock API server)', () => {
     const watchReq = api.requests.find((r) => r.query.get('watch') === 'true');
     expect(watchReq?.path).toBe(api.collection);
     expect(watchReq?.query.get('fieldSelector')).toBe('metadata.name=lock');
-    expect(watchReq?.query.get('resourceVersion')).toBe('2');
+    // Not from the GET's resourceVersion, which is as old as the Lease's last write (next test).
+    expect(watchReq?.query.get('resourceVersion') ?? '').toBe('');
     api.emit('MODIFIED', {
       metadata: { name: 'lock', namespace: 'ns', resourceVersion: '9' },
       spec: { holderIdentity: '' },
@@ -140,6 +141,32 @@ describe('KubeLeaseClient (against a mock API server)', () => {
         .at(-1)
         ?.query.get('resourceVersion'),
     ).toBe('11');
+    expect(errors).toEqual([]);
+    w.stop();
+  });
+
+  it("a Lease idle past the watch cache's window: one GET and one watch, no 410 and no re-list", async () => {
+    const client = new KubeLeaseClient({
+      client: new KubeClient(api.kubeConfig()),
+      namespace: 'ns',
+      name: 'lock',
+    });
+    await client.create(rec('a'), signal());
+    // Nothing wrote the Lease since, and the server's watch window has moved past its version.
+    api.compactedBelow = 100;
+    const events: string[] = [];
+    const errors: unknown[] = [];
+    const w = client.watch({
+      onEvent: (type, lease) => events.push(`${type}:${lease.record.holderIdentity}`),
+      onError: (err) => errors.push(err),
+    });
+    await waitFor(() => events.length === 1 && api.requests.some((r) => r.query.get('watch') === 'true'));
+    await new Promise((r) => setTimeout(r, 1_500));
+    const reads = api.requests.filter((r) => r.method === 'GET');
+    // Before: a watch from the GET's version 2 got 410, the re-read got version 2 again, and so on
+    // (143 requests in 5 s against a real API server before the informer backed off on 410).
+    expect(reads.map((r) => (r.query.get('watch') === 'true' ? 'watch' : 'get'))).toEqual(['get', 'watch']);
+    expect(events).toEqual(['ADDED:a']);
     expect(errors).toEqual([]);
     w.stop();
   });

@@ -22,6 +22,11 @@ export class MockApiServer {
   hangPaths = new Set<string>();
   /** Writes are refused with 403 and this message (an admission policy's denial). */
   denyWrites: string | undefined;
+  /**
+   * A watch from a resourceVersion below this gets 410 Gone (an ERROR event, as the API server answers
+   * a version older than its watch cache's window); a watch from none starts at the most recent.
+   */
+  compactedBelow = 0;
   private readonly watchers = new Set<ServerResponse>();
   private server: Server | undefined;
   port = 0;
@@ -116,6 +121,17 @@ export class MockApiServer {
     ) {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.flushHeaders();
+      const from = Number(url.searchParams.get('resourceVersion') || NaN);
+      if (from < this.compactedBelow) {
+        const gone = { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Expired', code: 410 };
+        res.end(
+          JSON.stringify({
+            type: 'ERROR',
+            object: { ...gone, message: `too old resource version: ${from}` },
+          }) + '\n',
+        );
+        return;
+      }
       this.watchers.add(res);
       res.on('close', () => this.watchers.delete(res));
       if (this.lease) res.write(JSON.stringify({ type: 'ADDED', object: this.lease }) + '\n');

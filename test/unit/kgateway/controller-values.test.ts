@@ -1,0 +1,82 @@
+// The controller's chart values the operator exports (and `glooha migrate kgateway` prints), rendered
+// by kgateway's own chart of each pinned version with the real Helm: the controller Deployment must
+// carry the anti-affinity and spread the KgatewayHA asks for where the chart can express them (2.3+:
+// controller.affinity, controller.topologySpreadConstraints), and the affinity at least on 2.2, whose
+// chart has only the top-level affinity and no spread value.
+import type { V1Deployment } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import type { ComponentIntent } from '../../../src/core/component.js';
+import { chartHasControllerScheduling } from '../../../src/products/kgateway/facts.js';
+import { kgatewayControllerValues } from '../../../src/products/kgateway/migrate.js';
+import { KGATEWAY_VERSIONS, kgatewayFixtures } from '../../env/binaries.js';
+import { helmBuildTimeoutMs, runHelm } from '../chart/helm.js';
+
+const intent: ComponentIntent = {
+  id: 'controller',
+  role: 'controller',
+  specPath: 'spec.controller',
+  deploymentName: 'kgateway',
+  replicas: 3,
+  podDisruptionBudget: { maxUnavailable: 1 },
+  antiAffinity: 'required',
+  topologySpreadConstraints: [
+    { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway' },
+  ],
+};
+
+describe('kgateway controller chart values, rendered by kgateway’s chart', () => {
+  it('2.3 and later read the controller’s own scheduling values; 2.2 and unknown versions do not', () => {
+    expect(['v2.2.0', '2.2.9', undefined, 'main'].map(chartHasControllerScheduling)).toEqual([
+      false,
+      false,
+      false,
+      false,
+    ]);
+    expect(['v2.3.0', 'v2.3.6', 'v2.4.0', '3.0.0'].map(chartHasControllerScheduling)).toEqual([
+      true,
+      true,
+      true,
+      true,
+    ]);
+  });
+
+  it.each(KGATEWAY_VERSIONS)(
+    '%s: the controller Deployment gets the replicas, the required anti-affinity, the spread where the chart has it, and the PDB',
+    async (version) => {
+      const fx = kgatewayFixtures(version);
+      const values = kgatewayControllerValues(intent, true, 'kgw', version);
+      const res = await runHelm(['template', 'kgw', fx.chart, '-n', 'kgateway-system'], values);
+      expect(res.ok, res.stderr).toBe(true);
+      const objects = parseAllDocuments(res.stdout).map((d) => d.toJSON() as V1Deployment | null);
+      const deployments = objects.filter((o) => o?.kind === 'Deployment');
+      expect(deployments).toHaveLength(1);
+      const deployment = deployments[0];
+      const pod = deployment?.spec?.template.spec;
+      expect(deployment?.spec?.replicas).toBe(3);
+      const selector = deployment?.spec?.selector;
+      expect(pod?.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution).toEqual([
+        { labelSelector: selector, topologyKey: 'kubernetes.io/hostname' },
+      ]);
+      if (chartHasControllerScheduling(version)) {
+        expect(pod?.topologySpreadConstraints).toEqual([
+          {
+            maxSkew: 1,
+            topologyKey: 'topology.kubernetes.io/zone',
+            whenUnsatisfiable: 'ScheduleAnyway',
+            labelSelector: selector,
+          },
+        ]);
+        // Not through the deprecated top-level value.
+        expect(values).not.toHaveProperty('affinity');
+      } else {
+        expect(pod?.topologySpreadConstraints).toBeUndefined();
+      }
+      const pdbs = objects.filter((o) => o?.kind === 'PodDisruptionBudget');
+      expect(pdbs.map((p) => (p as { spec?: unknown }).spec)).toEqual([
+        { maxUnavailable: 1, selector: { matchLabels: selector?.matchLabels } },
+      ]);
+    },
+    helmBuildTimeoutMs,
+  );
+});
