@@ -1050,7 +1050,13 @@ function medians(results: Result[]): { table: string; rows: Record<string, unkno
     groups.set(key, [...(groups.get(key) ?? []), r]);
   }
   const rows = [...groups.values()].map((rs) => {
-    const m = (f: (r: Result) => number, digits = 0) => Number(median(rs.map(f)).toFixed(digits));
+    // The middle value, or the mean of the two middle ones for an even number of runs.
+    const mid = (xs: number[]) => {
+      const s = [...xs].sort((a, b) => a - b);
+      const h = Math.floor(s.length / 2);
+      return s.length % 2 ? s[h]! : (s[h - 1]! + s[h]!) / 2;
+    };
+    const m = (f: (r: Result) => number, digits = 0) => Number(mid(rs.map(f)).toFixed(digits));
     const gc = (r: Result) => r.memoryAtEnd.afterGc;
     return {
       operator: rs[0]!.rootName,
