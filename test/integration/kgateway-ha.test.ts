@@ -30,6 +30,7 @@ import { parse } from 'yaml';
 import { GROUP, KGATEWAY_PLURAL, LABEL_OWNER_KIND, VERSION } from '../../src/api/constants.js';
 import type { GlooHA, KgatewayHA } from '../../src/api/types.js';
 import { main } from '../../src/cli/main.js';
+import { chartHasControllerScheduling } from '../../src/products/kgateway/facts.js';
 import { KGATEWAY_VERSIONS, type KgatewayFixtures } from '../env/binaries.js';
 import { auditWrites, describeAudit } from '../support/audit.js';
 import { adminKubeConfig, createNamespace, installCrds } from '../support/cluster.js';
@@ -176,17 +177,24 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's real controller", (version) => {
       const dep = await controller();
       expect(dep.spec?.replicas).toBe(3);
       expect(envOf(dep)).toContainEqual({ name: 'KGW_DISABLE_LEADER_ELECTION', value: 'false' });
-      // What kgateway's chart cannot express, the operator applies: the topology spread.
+      // The topology spread: rendered from the values on 2.3+, applied by the operator on 2.2.
       expect(dep.spec?.template.spec?.topologySpreadConstraints?.[0]).toMatchObject({
         topologyKey: 'topology.kubernetes.io/zone',
         labelSelector: dep.spec?.selector,
       });
-      // The Helm values the operator exports for the KgatewayHA are the ones the migration printed.
+      // The Helm values the operator exports for the KgatewayHA are the ones the migration printed, for
+      // the chart version installed: migrate targets 2.4 (controller.affinity and
+      // controller.topologySpreadConstraints); on 2.2, whose chart has neither, the export keeps the
+      // top-level affinity and leaves the spread to the operator.
       const cm = await admin
         .makeApiClient(CoreV1Api)
         .readNamespacedConfigMap({ name: 'gloo-kgateway-helm-values', namespace: ns });
       expect(cm.metadata?.labels?.[LABEL_OWNER_KIND]).toBe('KgatewayHA');
-      expect(parse(cm.data?.['values.yaml'] ?? '')).toEqual(parse(values));
+      const printed = parse(values) as { controller: Record<string, unknown> };
+      const { affinity, topologySpreadConstraints: _spread, ...controllerRest } = printed.controller;
+      expect(parse(cm.data?.['values.yaml'] ?? '')).toEqual(
+        chartHasControllerScheduling(version) ? printed : { controller: controllerRest, affinity },
+      );
     }, 300_000);
 
     it("reports kgateway's leader from its Lease, and its 2 s renewals cost no reconcile and no write", async () => {
@@ -505,8 +513,14 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's real controller", (version) => {
       );
       expect(proxy.metadata?.managedFields?.map((m) => m.manager)).not.toContain('glooha-operator');
       expect(proxy.metadata?.managedFields?.map((m) => m.manager)).toContain('kgateway.dev/kgateway');
-      const pdb = await policy.readNamespacedPodDisruptionBudget({ name: pdbName, namespace: gwNs });
-      expect(pdb.spec?.selector).toEqual(proxy.spec?.selector);
+      // kgateway's deployer creates the PDB after the Deployment it renders in the same pass (2.3+).
+      const pdb = await eventually(
+        `PDB ${gwNs}/${pdbName} (${rendersCovers(version) ? "kgateway's deployer's" : "glooha's"})`,
+        () =>
+          policy.readNamespacedPodDisruptionBudget({ name: pdbName, namespace: gwNs }).catch(() => undefined),
+        (p) => p !== undefined,
+      );
+      expect(pdb?.spec?.selector).toEqual(proxy.spec?.selector);
       // One PDB on the proxy's pods, whichever the version.
       const pdbs = (await policy.listNamespacedPodDisruptionBudget({ namespace: gwNs })).items;
       expect(
