@@ -4,7 +4,11 @@
 // a steady-state window is — next to the floor the API server allows for the same writes.
 //
 //   npx tsx bench/scale.ts [--installs 10,100,500] [--mode cluster|namespaced|namespaced-wide-reads[,...]] [--concurrency C[,C...]]
-//                          [--steady-seconds 60] [--samples 20] [--no-floor] [--operator-root DIR] [--readme]
+//                          [--steady-seconds 60] [--samples 20] [--no-floor] [--operator-root [NAME=]DIR[,...]]
+//                          [--node-flags "F[;F...]" ("image": the Dockerfile ENTRYPOINT's)] [--repeat R] [--readme]
+//   npm run bench:scale -- --installs 0,10 --operator-root bundle=DIR --node-flags ";--max-semi-space-size=1"
+//                          --repeat 3 --no-floor --steady-seconds 20 --samples 5
+//                          (the idle operator under V8 flags: each configuration 3 times, interleaved, medians)
 //   npm run bench:scale -- --installs 500 --concurrency 4,8,16   (a sweep: one fresh control plane per row)
 //
 // Per value of --installs, on a fresh test control plane (test/env/controlplane.ts) whose controller
@@ -31,7 +35,9 @@
 //     the cold start — same resources, verbs and order per install, bodies from the pure plan — on a
 //     fresh set of N installs, the same number of installs at once as the operator's --concurrency, each
 //     install's writes one after another.
-// Prints one table row per run and writes bench/results/scale-<mode>.json (with machine load). With
+// Prints one table row per run (with --repeat, then the medians per configuration, with where the idle
+// RSS is: anonymous vs file-backed, what V8 keeps committed) and writes bench/results/scale-<mode>.json
+// (with machine load). With
 // --readme, the table also replaces the one between the bench/scale markers in docs/benchmarks.md, with the
 // command line, the date and the load, so the README's figures are always a run's output.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
@@ -49,6 +55,7 @@ import { FINALIZER, APPLIED_ANNOTATION } from '../src/controller/plan-types.js';
 import { KubeClient } from '../src/kube/client.js';
 import { resourcePath } from '../src/kube/paths.js';
 import { formatMicroTime } from '../src/leader/lease-client.js';
+import { checkDockerfile } from '../scripts/check-dockerfile.js';
 import { startControlPlane, type ControlPlane } from '../test/env/controlplane.js';
 import { auditWrites, type AuditEvent } from '../test/support/audit.js';
 import { adminKubeConfig, createNamespace, installCrds, setControlPlane } from '../test/support/cluster.js';
@@ -73,14 +80,59 @@ const SETUP_PARALLEL = 24;
 
 const GC_PROBE = join(repoRoot, 'bench/gc-probe.mjs');
 
-/** The operator's RSS and heap used after a full GC (bench/gc-probe.mjs, asked with SIGUSR2). */
-async function memoryAfterGc(op: Operator, file: string): Promise<{ rssMB: number; heapUsedMB: number }> {
+interface MemoryAfterGc {
+  rssMB: number;
+  heapUsedMB: number;
+  /** Where the RSS is: anonymous pages (heap, malloc, stacks) and file-backed ones (node's code). */
+  rssAnonMB: number;
+  rssFileMB: number;
+  /** What V8 keeps committed after the GC: all heap spaces, and the young generation alone. */
+  heapCommittedMB: number;
+  newSpaceCommittedMB: number;
+  externalMB: number;
+  mallocedMB: number;
+  /** Anonymous RSS by mapping: glibc's brk heap, its per-thread arenas, the rest (V8, stacks). */
+  anonBrkMB: number;
+  anonArenasMB: number;
+  anonOtherMB: number;
+  threads: number;
+}
+
+/** The operator's memory after a full GC (bench/gc-probe.mjs, asked with SIGUSR2). */
+async function memoryAfterGc(op: Operator, file: string): Promise<MemoryAfterGc> {
   const lines = () => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : []);
   const before = lines().length;
   op.child.kill('SIGUSR2');
   await waitFor('the operator to report its memory after GC', () => lines().length > before, 30_000);
-  const m = JSON.parse(lines().at(-1)!) as { rss: number; heapUsed: number };
-  return { rssMB: Math.round(m.rss / 2 ** 20), heapUsedMB: Math.round(m.heapUsed / 2 ** 20) };
+  const m = JSON.parse(lines().at(-1)!) as {
+    rss: number;
+    heapUsed: number;
+    external: number;
+    mallocedMemory?: number;
+    rssAnon?: number;
+    rssFile?: number;
+    threads?: number;
+    anonymous?: { brk: number; arenas: number; other: number };
+    spaces?: Record<string, { committed: number }>;
+  };
+  const mb = (b: number | undefined) => (b === undefined ? NaN : Number((b / 2 ** 20).toFixed(1)));
+  const spaces = Object.entries(m.spaces ?? {});
+  return {
+    rssMB: Math.round(m.rss / 2 ** 20),
+    heapUsedMB: Math.round(m.heapUsed / 2 ** 20),
+    rssAnonMB: mb(m.rssAnon),
+    rssFileMB: mb(m.rssFile),
+    heapCommittedMB: mb(spaces.reduce((n, [, s]) => n + s.committed, 0)),
+    newSpaceCommittedMB: mb(
+      spaces.filter(([k]) => k.startsWith('new_')).reduce((n, [, s]) => n + s.committed, 0),
+    ),
+    externalMB: mb(m.external),
+    mallocedMB: mb(m.mallocedMemory),
+    anonBrkMB: mb(m.anonymous?.brk),
+    anonArenasMB: mb(m.anonymous?.arenas),
+    anonOtherMB: mb(m.anonymous?.other),
+    threads: m.threads ?? NaN,
+  };
 }
 
 const t0Bench = performance.now();
@@ -262,9 +314,17 @@ interface RunOptions {
   operatorRoot: string;
   /** The root's name in the table (`before`, `after`, `bundle`: --operator-root NAME=DIR). */
   rootName: string;
-  /** Flags for node before the script (e.g. V8 heap sizing), as an image's ENTRYPOINT would pass them. */
+  /**
+   * Flags for node before the script (e.g. V8 heap sizing), as an image's ENTRYPOINT would pass them;
+   * a NAME=VALUE token is set in the operator's environment instead (e.g. MALLOC_ARENA_MAX=2).
+   */
   nodeFlags: string[];
+  /** Which pass over the whole matrix this row belongs to (--repeat). */
+  round: number;
 }
+
+/** A --node-flags token that names an environment variable (NAME=VALUE), not a flag for node. */
+const isEnvToken = (t: string) => /^[A-Z_][A-Z0-9_]*=/.test(t);
 
 interface Operator {
   child: ChildProcess;
@@ -290,10 +350,13 @@ function spawnOperator(
   const logFile = createWriteStream(logPath);
   // bench/gc-probe.mjs (preloaded, outside the root under test) answers SIGUSR2 with the memory after
   // a full GC; --expose-gc only makes gc() callable, it changes nothing about when V8 collects.
+  const env = Object.fromEntries(
+    nodeFlags.filter(isEnvToken).map((t) => [t.slice(0, t.indexOf('=')), t.slice(t.indexOf('=') + 1)]),
+  );
   const child = spawn(
     process.execPath,
     [
-      ...nodeFlags,
+      ...nodeFlags.filter((t) => !isEnvToken(t)),
       '--expose-gc',
       '--import',
       GC_PROBE,
@@ -305,7 +368,13 @@ function spawnOperator(
     ],
     {
       cwd: root,
-      env: { ...process.env, POD_NAME: 'scale-bench', LOG_LEVEL: 'info', GLOOHA_BENCH_GC_FILE: gcFile },
+      env: {
+        ...process.env,
+        ...env,
+        POD_NAME: 'scale-bench',
+        LOG_LEVEL: 'info',
+        GLOOHA_BENCH_GC_FILE: gcFile,
+      },
       stdio: ['ignore', 'ignore', 'pipe'],
     },
   );
@@ -504,7 +573,8 @@ async function runOne(o: RunOptions) {
     const since = new Date(Date.now() - 1000);
     const logPath = join(
       tmpdir(),
-      `glooha-scale-${o.rootName}-${o.installs}-${o.mode}-c${o.concurrency ?? 'default'}.log`,
+      `glooha-scale-${o.rootName}-${o.installs}-${o.mode}-c${o.concurrency ?? 'default'}` +
+        `${o.nodeFlags.length > 0 ? '-' + o.nodeFlags.join('_').replace(/[^\w=.-]+/g, '') : ''}-r${o.round}.log`,
     );
     log(`operator log: ${logPath}`);
     const gcFile = `${logPath}.gc.jsonl`;
@@ -598,6 +668,7 @@ async function runOne(o: RunOptions) {
       until: steadyUntil,
     }).filter((e) => !isOwnLease(e));
     const final = procStatus(pid);
+    const totalCpu = cpuSeconds(pid);
     const heapAtEnd = await metricValue(metricsUrl, 'nodejs_heap_size_used_bytes');
     const idleAfterGc = await memoryAfterGc(op, gcFile);
     const eventLoopLagP99Ms = Math.round(
@@ -624,6 +695,7 @@ async function runOne(o: RunOptions) {
       operatorRoot: o.operatorRoot,
       rootName: o.rootName,
       nodeFlags: o.nodeFlags,
+      round: o.round,
       cold: {
         cachesSyncedMs: Math.round(op.marks['caches synced'] ?? NaN),
         startedLeadingMs: Math.round(leadingMs),
@@ -659,6 +731,8 @@ async function runOne(o: RunOptions) {
         requestsPerMinute: Math.round((total(diff(s0.req, s1.req)) * 60) / o.steadySeconds),
         writes: steadyWrites.length,
         cpuPercent: Number((((s1.cpu - s0.cpu) / o.steadySeconds) * 100).toFixed(1)),
+        /** CPU seconds from the process start to the end of the steady window (cold start, latency samples, steady). */
+        cpuSecondsSinceStart: totalCpu,
         glooLeaseRenewals: s1.renewals - s0.renewals,
       },
       memoryAtEnd: {
@@ -813,7 +887,9 @@ async function floor(
 const USAGE = `usage: npx tsx bench/scale.ts [--installs N[,N...] (default 10,100,500)] [--mode M[,M...]: cluster (default), namespaced, namespaced-wide-reads]
   [--concurrency C[,C...] (default: the operator's default; a list is a sweep)] [--steady-seconds S (default 60)]
   [--samples K (default 20)] [--no-floor] [--operator-root [NAME=]DIR[,...] (default: this checkout; each built with npm run build first; a list is side by side)]
-  [--node-flags "FLAGS[;FLAGS...]" (passed to node before the operator's script; a list is a sweep)] [--no-build (dist/ is current)] [--out FILE]
+  [--node-flags "FLAGS[;FLAGS...]" (passed to node before the operator's script, NAME=VALUE to its environment;
+    "image": the flags of the Dockerfile's ENTRYPOINT; a list is a sweep)]
+  [--repeat R (default 1: the whole matrix R times, interleaved; then a table of medians)] [--no-build (dist/ is current)] [--out FILE]
   [--readme (write the table into docs/benchmarks.md between its bench/scale markers)]`;
 
 async function main(): Promise<number> {
@@ -828,6 +904,7 @@ async function main(): Promise<number> {
       'operator-root': { type: 'string', default: repoRoot },
       'node-flags': { type: 'string', default: '' },
       'no-build': { type: 'boolean', default: false },
+      repeat: { type: 'string', default: '1' },
       out: { type: 'string' },
       readme: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
@@ -882,32 +959,41 @@ async function main(): Promise<number> {
     }
   }
   // Node flag sets to compare side by side in one run ("" is none), e.g. "; --max-semi-space-size=2".
-  const flagSets = (values['node-flags'] ?? '').split(';').map((f) => f.split(' ').filter(Boolean));
+  // "image" stands for the flags the image's ENTRYPOINT passes to node (the Dockerfile's, as released).
+  const flagSets = (values['node-flags'] ?? '')
+    .split(';')
+    .map((f) => f.split(' ').filter(Boolean))
+    .map((f) => (f.length === 1 && f[0] === 'image' ? checkDockerfile().nodeFlags : f));
+  // --repeat: the whole matrix again, so each configuration's runs are spread over the same stretch of
+  // time as the others' (a load spike hits all of them), and medians compare like with like.
+  const repeat = int('repeat', values.repeat, 50);
   const results = [];
-  for (const installs of sizes) {
-    for (const mode of modes as Mode[]) {
-      for (const concurrency of concurrencies) {
-        for (const nodeFlags of flagSets) {
-          for (const root of roots) {
-            results.push(
-              await runOne({
-                installs,
-                mode,
-                concurrency,
-                steadySeconds: int('steady-seconds', values['steady-seconds'], 3600),
-                samples: int('samples', values.samples, 1000),
-                // One floor per size and concurrency is enough: it does not depend on the operator.
-                floor: !values['no-floor'] && root === roots[0],
-                operatorRoot: root.dir,
-                rootName: root.name,
-                nodeFlags,
-              }),
-            );
+  for (let round = 1; round <= repeat; round++)
+    for (const installs of sizes) {
+      for (const mode of modes as Mode[]) {
+        for (const concurrency of concurrencies) {
+          for (const nodeFlags of flagSets) {
+            for (const root of roots) {
+              results.push(
+                await runOne({
+                  installs,
+                  mode,
+                  concurrency,
+                  steadySeconds: int('steady-seconds', values['steady-seconds'], 3600),
+                  samples: int('samples', values.samples, 1000),
+                  // One floor per size and concurrency is enough: it does not depend on the operator.
+                  floor: !values['no-floor'] && root === roots[0] && nodeFlags === flagSets[0] && round === 1,
+                  operatorRoot: root.dir,
+                  rootName: root.name,
+                  nodeFlags,
+                  round,
+                }),
+              );
+            }
           }
         }
       }
     }
-  }
   // The node flags column only when a run set some: the README's table stays as it was otherwise.
   const withFlags = flagSets.some((f) => f.length > 0);
   const withRoots = roots.length > 1;
@@ -923,12 +1009,18 @@ async function main(): Promise<number> {
   );
   const table = `${header}\n|${'---|'.repeat(22 + (withFlags ? 1 : 0) + (withRoots ? 1 : 0))}\n${rows.join('\n')}`;
   process.stdout.write(`\n${table}\n`);
+  const summary = repeat > 1 ? medians(results) : undefined;
+  if (summary) process.stdout.write(`\n${summary.table}\n`);
   const dir = join(repoRoot, 'bench', 'results');
   mkdirSync(dir, { recursive: true });
   const out = values.out ?? join(dir, `scale-${modes.join('+')}.json`);
   writeFileSync(
     out,
-    JSON.stringify({ date: new Date().toISOString(), node: process.version, results }, null, 2) + '\n',
+    JSON.stringify(
+      { date: new Date().toISOString(), node: process.version, results, medians: summary?.rows },
+      null,
+      2,
+    ) + '\n',
   );
   process.stdout.write(`\nwrote ${out}\n`);
   if (values.readme) {
@@ -943,6 +1035,69 @@ async function main(): Promise<number> {
     process.stdout.write(`updated the bench/scale table in docs/benchmarks.md\n`);
   }
   return 0;
+}
+
+type Result = Awaited<ReturnType<typeof runOne>>;
+
+/**
+ * One row per configuration (installs, mode, concurrency, node flags, operator root) with the medians
+ * of its --repeat runs: the idle memory after GC and where it is, and what it costs in CPU and time.
+ */
+function medians(results: Result[]): { table: string; rows: Record<string, unknown>[] } {
+  const groups = new Map<string, Result[]>();
+  for (const r of results) {
+    const key = JSON.stringify([r.installs, r.mode, r.concurrency, r.nodeFlags, r.rootName]);
+    groups.set(key, [...(groups.get(key) ?? []), r]);
+  }
+  const rows = [...groups.values()].map((rs) => {
+    // The middle value, or the mean of the two middle ones for an even number of runs.
+    const mid = (xs: number[]) => {
+      const s = [...xs].sort((a, b) => a - b);
+      const h = Math.floor(s.length / 2);
+      return s.length % 2 ? s[h]! : (s[h - 1]! + s[h]!) / 2;
+    };
+    const m = (f: (r: Result) => number, digits = 0) => Number(mid(rs.map(f)).toFixed(digits));
+    const gc = (r: Result) => r.memoryAtEnd.afterGc;
+    return {
+      operator: rs[0]!.rootName,
+      nodeFlags: rs[0]!.nodeFlags.join(' ') || '(none)',
+      installs: rs[0]!.installs,
+      mode: rs[0]!.mode,
+      concurrency: rs[0]!.concurrency,
+      runs: rs.length,
+      idleRssMB: m((r) => gc(r).rssMB),
+      idleRssRangeMB: [Math.min(...rs.map((r) => gc(r).rssMB)), Math.max(...rs.map((r) => gc(r).rssMB))],
+      idleHeapUsedMB: m((r) => gc(r).heapUsedMB),
+      idleRssAnonMB: m((r) => gc(r).rssAnonMB, 1),
+      idleRssFileMB: m((r) => gc(r).rssFileMB, 1),
+      idleHeapCommittedMB: m((r) => gc(r).heapCommittedMB, 1),
+      idleNewSpaceCommittedMB: m((r) => gc(r).newSpaceCommittedMB, 1),
+      idleMallocedMB: m((r) => gc(r).mallocedMB, 1),
+      idleAnonBrkArenasOtherMB: [
+        m((r) => gc(r).anonBrkMB, 1),
+        m((r) => gc(r).anonArenasMB, 1),
+        m((r) => gc(r).anonOtherMB, 1),
+      ],
+      peakRssMB: m((r) => r.cold.peakRssMB),
+      coldCpuSeconds: m((r) => r.cold.cpuSeconds, 2),
+      cpuSecondsToEnd: m((r) => r.steady.cpuSecondsSinceStart, 2),
+      steadyCpuPercent: m((r) => r.steady.cpuPercent, 1),
+      startedLeadingMs: m((r) => r.cold.startedLeadingMs),
+      allAppliedMs: m((r) => r.cold.allAppliedMs),
+      updateP50Ms: m((r) => r.latency.updateP50Ms),
+      loadavgAtStart: rs.map((r) => Number(r.machine.loadavgAtStart[0]!.toFixed(1))),
+    };
+  });
+  const header =
+    '| operator | node flags | installs | runs | idle RSS after GC (min–max) | heap used | RSS anon / file | V8 committed (young) | anon: brk / arenas / other | peak RSS | CPU: cold start / to the end | steady CPU | leading (from start) | all applied (from start) | update p50 | load at starts |';
+  const lines = rows.map(
+    (r) =>
+      `| ${r.operator} | ${r.nodeFlags} | ${r.installs} | ${r.runs} | ${r.idleRssMB} MB (${r.idleRssRangeMB.join('–')}) | ${r.idleHeapUsedMB} MB | ${r.idleRssAnonMB} / ${r.idleRssFileMB} MB | ${r.idleHeapCommittedMB} (${r.idleNewSpaceCommittedMB}) MB | ${r.idleAnonBrkArenasOtherMB.join(' / ')} MB | ${r.peakRssMB} MB | ${r.coldCpuSeconds} / ${r.cpuSecondsToEnd} s | ${r.steadyCpuPercent}% | ${(r.startedLeadingMs / 1000).toFixed(1)} s | ${(r.allAppliedMs / 1000).toFixed(1)} s | ${r.updateP50Ms} ms | ${r.loadavgAtStart.join(', ')} |`,
+  );
+  return {
+    table: `Medians of ${Math.max(...rows.map((r) => r.runs))} interleaved runs:\n\n${header}\n|${'---|'.repeat(16)}\n${lines.join('\n')}`,
+    rows,
+  };
 }
 
 const README_BEGIN = '<!-- bench/scale: begin (written by npm run bench:scale -- --readme) -->';

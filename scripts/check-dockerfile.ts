@@ -173,6 +173,8 @@ export interface StaticReport {
   problems: string[];
   finalStage: Stage;
   entrypoint: string[];
+  /** The flags the ENTRYPOINT passes to node before the operator's file (V8 heap sizing: docs/scale.md). */
+  nodeFlags: string[];
   user: string;
   runtimeImage: string;
 }
@@ -250,22 +252,36 @@ export function checkDockerfile(root = repoRoot): StaticReport {
   } catch {
     problems.push('final stage ENTRYPOINT must be in exec form (a JSON array)');
   }
-  if (!Array.isArray(entrypoint) || entrypoint[0] !== 'node' || !entrypoint[1]) {
-    problems.push(`final stage ENTRYPOINT must be ["node", "<file>"] (got ${JSON.stringify(entrypoint)})`);
+  // ["node", ...flags, file]: node's own flags first (each --name[=value]), then the operator's file.
+  const entry = Array.isArray(entrypoint) ? entrypoint.at(-1) : undefined;
+  const nodeFlags = Array.isArray(entrypoint) ? entrypoint.slice(1, -1) : [];
+  if (
+    !Array.isArray(entrypoint) ||
+    entrypoint[0] !== 'node' ||
+    entrypoint.length < 2 ||
+    entry === undefined ||
+    entry.startsWith('-')
+  ) {
+    problems.push(
+      `final stage ENTRYPOINT must be ["node", "--flag", ..., "<file>"] (got ${JSON.stringify(entrypoint)})`,
+    );
+  } else if (nodeFlags.some((f) => !/^--[a-z][a-z0-9-]*(=\S+)?$/.test(f))) {
+    problems.push(
+      `final stage ENTRYPOINT: node flags must each be one --name[=value] before the file (got ${JSON.stringify(nodeFlags)})`,
+    );
   } else {
-    const file = posix.resolve(workdirs.get(finalStage.name)!, entrypoint[1]);
+    const file = posix.resolve(workdirs.get(finalStage.name)!, entry);
     const have = holds.get(finalStage.name)!;
     if (![...have].some((p) => file === p || file.startsWith(p + '/')))
-      problems.push(`ENTRYPOINT ${entrypoint[1]}: the final stage does not contain it`);
+      problems.push(`ENTRYPOINT ${entry}: the final stage does not contain it`);
     const built = buildOutputOf('src/main.ts', root);
-    if (entrypoint[1] !== built)
-      problems.push(`ENTRYPOINT ${entrypoint[1]}: npm run build emits src/main.ts as ${built}`);
+    if (entry !== built) problems.push(`ENTRYPOINT ${entry}: npm run build emits src/main.ts as ${built}`);
     if (!existsSync(join(root, 'src', 'main.ts')))
       problems.push('ENTRYPOINT: src/main.ts (the operator entry point) does not exist yet');
     const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
       bin?: Record<string, string>;
     };
-    if (pkg.bin?.['glooha-operator'] !== entrypoint[1])
+    if (pkg.bin?.['glooha-operator'] !== entry)
       problems.push(
         `package.json bin.glooha-operator (${pkg.bin?.['glooha-operator']}) differs from the ENTRYPOINT file`,
       );
@@ -301,7 +317,7 @@ export function checkDockerfile(root = repoRoot): StaticReport {
         `Dockerfile:${c.line}: node_modules in the final stage must come from an \`npm ci --omit=dev\` stage`,
       );
   }
-  return { problems, finalStage, entrypoint, user, runtimeImage: finalStage.base };
+  return { problems, finalStage, entrypoint, nodeFlags, user, runtimeImage: finalStage.base };
 }
 
 function main(): void {

@@ -3,7 +3,7 @@
 //
 //   1. build     scripts/image/build.sh: the offline base image (cached per machine), then
 //                `buildah bud --build-arg NODE_IMAGE=<base>` of the unchanged Dockerfile; timed.
-//   2. inspect   user 65532:65532, entry point `node dist/src/main.js`, OCI labels, size; inside the
+//   2. inspect   user 65532:65532, entry point as the Dockerfile says (`node <V8 flags> dist/src/main.js`), OCI labels, size; inside the
 //                image: no npm/npx/corepack/yarn, the app files belong to root and the runtime user
 //                cannot write them, `--version` prints package.json's version.
 //   3. run       the chart's Deployment container (flags derived from the rendered pod spec: read-only
@@ -39,6 +39,7 @@ import { createGlooHA, getGlooHA } from '../test/support/glooha.js';
 import { boundToPod, installOperatorRbac, metricValue } from '../test/support/operator.js';
 import { eventually } from '../test/support/wait.js';
 import { find, render } from '../test/unit/chart/helm.js';
+import { checkDockerfile } from './check-dockerfile.js';
 import { currentLimits, podmanRunArgs, runStreaming, tool } from './image/containers.js';
 
 const repoRoot = join(import.meta.dirname, '..');
@@ -69,8 +70,12 @@ export async function inspect(image: string): Promise<{ sizeBytes: number; compr
   };
   const config = info.OCIv1.config;
   check(config.User === '65532:65532', `runs as 65532:65532 (USER ${config.User})`);
+  // The Dockerfile's ENTRYPOINT as built: node, its V8 flags (docs/scale.md), the bundle's main file.
+  const entrypoint = checkDockerfile().entrypoint;
   check(
-    JSON.stringify(config.Entrypoint) === '["node","dist/src/main.js"]' && !config.Cmd?.length,
+    JSON.stringify(config.Entrypoint) === JSON.stringify(entrypoint) &&
+      config.Entrypoint?.at(-1) === 'dist/src/main.js' &&
+      !config.Cmd?.length,
     `entry point ${JSON.stringify(config.Entrypoint)}, no CMD (${JSON.stringify(config.Cmd ?? [])})`,
   );
   check(config.WorkingDir === '/app', `working directory ${config.WorkingDir}`);

@@ -522,8 +522,14 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's real controller", (version) => {
       );
       expect(proxy.metadata?.managedFields?.map((m) => m.manager)).not.toContain('glooha-operator');
       expect(proxy.metadata?.managedFields?.map((m) => m.manager)).toContain('kgateway.dev/kgateway');
-      const pdb = await policy.readNamespacedPodDisruptionBudget({ name: pdbName, namespace: gwNs });
-      expect(pdb.spec?.selector).toEqual(proxy.spec?.selector);
+      // kgateway's deployer creates the PDB after the Deployment it renders in the same pass (2.3+).
+      const pdb = await eventually(
+        `PDB ${gwNs}/${pdbName} (${rendersCovers(version) ? "kgateway's deployer's" : "glooha's"})`,
+        () =>
+          policy.readNamespacedPodDisruptionBudget({ name: pdbName, namespace: gwNs }).catch(() => undefined),
+        (p) => p !== undefined,
+      );
+      expect(pdb?.spec?.selector).toEqual(proxy.spec?.selector);
       // One PDB on the proxy's pods, whichever the version.
       const pdbs = (await policy.listNamespacedPodDisruptionBudget({ namespace: gwNs })).items;
       expect(
