@@ -1,7 +1,9 @@
 // Faults of kgateway's leader that no handover may shorten, on kgateway's real controller (one process
 // per controller pod, test/support/product-controller.ts) with the operator's handover on: the leader's
-// process paused (SIGSTOP, as a long GC pause or a frozen VM), and its pod cut off from the API server
-// (a network partition of its node). In both the pod is not being deleted, so nothing confirms an end:
+// process paused (SIGSTOP, as a long GC pause or a frozen VM), its pod cut off from the API server
+// (a network partition of its node), and its node lost (NotReady: the kubelet reports nothing, so a
+// deletion of the pod — a drain, the node controller's eviction — is never confirmed). In the first two
+// the pod is not being deleted, in the third its end is never reported, so nothing confirms an end:
 // the operator clears nothing, the standbys take the Lease only once it expired, the Lease never shows
 // the old holder again after the takeover (no two holders), and the API server accepts no write of the
 // old process after the takeover. The takeover times are logged (docs/leader-election.md).
@@ -176,6 +178,44 @@ describe(`kgateway ${KGATEWAY_VERSION}'s leader under faults no handover may sho
       ).toBe(true);
     } finally {
       if (!resumedAt) controllers!.kill(leader, 'SIGCONT');
+    }
+  }, 240_000);
+
+  it('a leader on a lost node (its kubelet silent), its pod deleted: never cleared while its process may run; it keeps the Lease, and once killed is taken over at expiry', async () => {
+    const holder = await settled();
+    const leader = podOf(holder);
+    const since = new Date();
+    // The node is lost: the process runs on, and nobody will report its containers terminated.
+    const proc = controllers!.abandon(leader);
+    const deletedAt = Date.now();
+    await core.deleteNamespacedPod({ name: leader, namespace: ns });
+    let ended = false;
+    try {
+      // Two lease durations with the pod deleting and its process alive: the operator must not clear
+      // the Lease (the process would still act as leader), and the live process keeps renewing it.
+      const until = Date.now() + 2 * LEASE_S * 1000;
+      while (Date.now() < until) await new Promise((r) => setTimeout(r, 500));
+      const meanwhile = recorder!.since(deletedAt);
+      expect(
+        meanwhile.some((r) => r.holder === ''),
+        'the Lease was cleared',
+      ).toBe(false);
+      expect(
+        meanwhile.every((r) => r.holder === holder),
+        `holders while the deleted leader still ran: ${JSON.stringify(meanwhile)}`,
+      ).toBe(true);
+      expect(meanwhile.length).toBeGreaterThan(LEASE_S / 2 / 2); // it renewed (every 2 s) all along
+      expect(operatorLeaseWrites(since)).toEqual([]);
+      // The lost node comes back and the process is stopped (SIGKILL, unconfirmed): the standbys
+      // take the Lease once it expired; nothing of the old process is accepted after that.
+      const killedAt = Date.now();
+      await controllers!.end(leader);
+      ended = true;
+      const next = await takeover(holder, killedAt, since, 'the lost node of the leader');
+      expect(acceptedWritesOf(leader, new Date(next.at))).toEqual([]);
+      expect(proc.exited).toBeDefined();
+    } finally {
+      if (!ended) await controllers!.end(leader);
     }
   }, 240_000);
 
