@@ -28,18 +28,17 @@
 // controllers have even started, which measures process start-up, not the handover.
 //
 // Prints a table (median, p95, min, max) and writes bench/results/product-handover.json.
-import { AppsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { GROUP, KGATEWAY_PLURAL, VERSION } from '../src/api/constants.js';
 import { KGATEWAY_VERSION, glooChartVersion, glooController } from '../test/env/binaries.js';
 import { startControlPlane } from '../test/env/controlplane.js';
 import { adminKubeConfig, createNamespace, setControlPlane } from '../test/support/cluster.js';
 import { GLOO_CONTROLLER_POD, helm, installGloo } from '../test/support/gloo-chart.js';
-import { createGlooHA } from '../test/support/glooha.js';
+import { createGlooHA, createKgatewayHA } from '../test/support/glooha.js';
 import { KGATEWAY_CONTROLLER_POD, installKgatewayCrds } from '../test/support/kgateway.js';
 import { ProductControllers } from '../test/support/product-controller.js';
 import { LeaseRecorder, podOf } from '../test/support/lease-recorder.js';
@@ -140,7 +139,6 @@ async function waitFor<T>(
 }
 
 async function installKgateway(): Promise<Subject> {
-  const admin = adminKubeConfig();
   const fx = (await installKgatewayCrds(KGATEWAY_VERSION, { controller: true })).fx;
   const ns = await createNamespace('bench-kgw-handover');
   log(`installing kgateway ${KGATEWAY_VERSION} into ${ns}`);
@@ -163,18 +161,7 @@ async function installKgateway(): Promise<Subject> {
     kubeletTermination: true,
     pollMs: 100,
   });
-  await admin.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
-    group: GROUP,
-    version: VERSION,
-    namespace: ns,
-    plural: KGATEWAY_PLURAL,
-    body: {
-      apiVersion: `${GROUP}/${VERSION}`,
-      kind: 'KgatewayHA',
-      metadata: { name: 'kgateway', namespace: ns },
-      spec: { controller: { replicas: 3 } },
-    },
-  });
+  await createKgatewayHA(ns, 'kgateway', { controller: { replicas: 3 } });
   return {
     product: 'kgateway',
     label: `kgateway ${KGATEWAY_VERSION}`,

@@ -9,7 +9,6 @@ import {
   AppsV1Api,
   CoordinationV1Api,
   CoreV1Api,
-  CustomObjectsApi,
   PatchStrategy,
   setHeaderOptions,
   type V1Lease,
@@ -19,6 +18,7 @@ import { KGATEWAY_VERSION, type KgatewayFixtures } from '../env/binaries.js';
 import { auditWrites } from '../support/audit.js';
 import { adminKubeConfig, createNamespace } from '../support/cluster.js';
 import { helm } from '../support/gloo-chart.js';
+import { createKgatewayHA } from '../support/glooha.js';
 import { KGATEWAY_CONTROLLER_POD, installKgatewayCrds } from '../support/kgateway.js';
 import { ProductControllers, expand, fieldValue, quantityToNumber } from '../support/product-controller.js';
 import { eventually } from '../support/wait.js';
@@ -30,7 +30,6 @@ import {
   type InProcessOperator,
   type OperatorIdentity,
 } from '../support/operator.js';
-import { GROUP, KGATEWAY_PLURAL, VERSION } from '../../src/api/constants.js';
 
 const admin = adminKubeConfig();
 const apps = admin.makeApiClient(AppsV1Api);
@@ -231,18 +230,7 @@ describe("the operator hands kgateway-envoy over once the kubelet confirmed the 
     });
     id = await installOperatorRbac(await createNamespace('kgw-handover-op'));
     operator = await startOperatorInProcess(id);
-    await admin.makeApiClient(CustomObjectsApi).createNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      namespace: ns,
-      plural: KGATEWAY_PLURAL,
-      body: {
-        apiVersion: `${GROUP}/${VERSION}`,
-        kind: 'KgatewayHA',
-        metadata: { name: 'kgateway', namespace: ns },
-        spec: { controller: { replicas: 3 } },
-      },
-    });
+    await createKgatewayHA(ns, 'kgateway', { controller: { replicas: 3 } });
     recorder = await LeaseRecorder.start(ns, 'kgateway-envoy');
   }, 300_000);
 

@@ -1,7 +1,7 @@
-// Creating and reading GlooHA resources as the admin, for integration tests.
+// Creating and reading GlooHA (and KgatewayHA) resources as the admin, for integration tests.
 import { CustomObjectsApi } from '@kubernetes/client-node';
-import { GROUP, PLURAL, VERSION } from '../../src/api/constants.js';
-import type { GlooHA, GlooHASpec } from '../../src/api/types.js';
+import { GROUP, KGATEWAY_PLURAL, PLURAL, VERSION } from '../../src/api/constants.js';
+import type { GlooHA, GlooHASpec, KgatewayHASpec } from '../../src/api/types.js';
 import { adminKubeConfig, installCrds } from './cluster.js';
 import { eventually, httpStatusOf } from './wait.js';
 
@@ -16,6 +16,18 @@ export async function createGlooHA(namespace: string, name: string, spec: GlooHA
     namespace,
     plural: PLURAL,
     body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'GlooHA', metadata: { name, namespace }, spec },
+  });
+}
+
+/** Creates a KgatewayHA (the CRDs first, as createGlooHA does). */
+export async function createKgatewayHA(namespace: string, name: string, spec: KgatewayHASpec): Promise<void> {
+  await installCrds();
+  await custom().createNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace,
+    plural: KGATEWAY_PLURAL,
+    body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'KgatewayHA', metadata: { name, namespace }, spec },
   });
 }
 

@@ -23,7 +23,10 @@ describe('LeaderElector under a reconcile storm', () => {
   it(`${KEYS} queued keys of CPU-only reconciles: every renewal within retryPeriod of its due time, the term kept`, async () => {
     const server = new FakeLeaseServer(realClock);
     const stopped: string[] = [];
-    let storm: Promise<{ startedAt: number; endedAt: number }> | undefined;
+    // Wrapped: a promise resolved with a promise would wait for the storm to end, not for it to start.
+    type Storm = { done: Promise<{ startedAt: number; endedAt: number }> };
+    let stormRan: (storm: Storm) => void = () => {};
+    const storm = new Promise<Storm>((r) => (stormRan = r));
     const elector = new LeaderElector({
       lease: server.client('a'),
       identity: 'a',
@@ -36,20 +39,18 @@ describe('LeaderElector under a reconcile storm', () => {
       metrics: new RecordingMetrics(),
       logger: memoryLogger(),
       callbacks: {
-        onStartedLeading: () => {
-          storm = runStorm();
-        },
+        onStartedLeading: () => stormRan({ done: runStorm() }),
         onStoppedLeading: (info) => void stopped.push(info.reason),
         onNewLeader: () => {},
       },
     });
     elector.start();
-    const deadline = Date.now() + 10_000;
-    while (!storm) {
-      if (Date.now() > deadline) throw new Error('timed out after 10 s waiting for the elector to lead');
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    const { startedAt, endedAt } = await storm;
+    const leading = await Promise.race([
+      storm,
+      new Promise<undefined>((r) => setTimeout(() => r(undefined), 10_000)),
+    ]);
+    if (!leading) throw new Error('timed out after 10 s waiting for the elector to lead');
+    const { startedAt, endedAt } = await leading.done;
     await elector.stop();
 
     const renewals = server.writes
