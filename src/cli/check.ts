@@ -3,8 +3,11 @@
 // Everything is read with the caller's credentials through the one transport; nothing is written
 // except access reviews (which the API server answers without storing).
 import type { V1Deployment, V1Lease } from '@kubernetes/client-node';
-import { GROUP, KGATEWAY_PLURAL, PLURAL, VERSION } from '../api/constants.js';
-import type { GlooHA, KgatewayHA } from '../api/types.js';
+import { GROUP, VERSION } from '../api/constants.js';
+import { KGATEWAY_PLURAL } from '../products/kgateway/api.js';
+import { PLURAL } from '../products/gloo/api.js';
+import type { GlooHA } from '../products/gloo/types.js';
+import type { KgatewayHA } from '../products/kgateway/types.js';
 import { installNamespaceOf } from '../controller/product.js';
 import { accessAllowed, type Access } from '../kube/access.js';
 import { errorStatus } from '../kube/client.js';

@@ -1,6 +1,8 @@
 // The two kinds the cluster commands handle, and finding one object by name when the user did not say
 // which kind it is (kubectl needs the type; glooha looks at both, as a name rarely exists twice).
-import { GROUP, KGATEWAY_KIND, KGATEWAY_PLURAL, KIND, PLURAL, VERSION } from '../api/constants.js';
+import { GROUP, VERSION } from '../api/constants.js';
+import { KGATEWAY_KIND, KGATEWAY_PLURAL } from '../products/kgateway/api.js';
+import { KIND, PLURAL } from '../products/gloo/api.js';
 import type { HAObject } from '../api/types.js';
 import { errorStatus } from '../kube/client.js';
 import { resourcePath } from '../kube/paths.js';

@@ -4,7 +4,7 @@
 // does not carry over, what is left to do) go to stderr and into the values' header.
 
 import { stringifyKubeYaml } from '../api/kube-yaml.js';
-import { validateGlooHA } from '../api/validate.js';
+import { validateGlooHA } from '../products/gloo/validate.js';
 import { formatFinding, type Finding } from '../core/findings.js';
 import { KGATEWAY_VERSION } from '../products/kgateway/facts.js';
 import { migrateToKgateway, type KgatewayMigration } from '../products/kgateway/migrate.js';

@@ -3,8 +3,9 @@
 // the outside world comes through `CliIO`, so tests run it in-process.
 
 import { KubeYamlError, parseAllKubeYaml, stringifyKubeYaml, toKubeJS } from '../api/kube-yaml.js';
-import { validateGlooHA, type FieldError } from '../api/validate.js';
-import type { GlooHA } from '../api/types.js';
+import { validateGlooHA } from '../products/gloo/validate.js';
+import { type FieldError } from '../api/validate.js';
+import type { GlooHA } from '../products/gloo/types.js';
 import { installNamespaceOf } from '../controller/product.js';
 import { desired } from '../products/gloo/desired.js';
 import { formatFinding } from '../core/findings.js';

@@ -1,7 +1,7 @@
 // `glooha status`: each GlooHA's and KgatewayHA's health as the operator reported it in status,
 // summarized (pure: summarize, formatTable) and printed as a table, JSON or YAML.
 import { stringify } from 'yaml';
-import { KGATEWAY_KIND } from '../api/constants.js';
+import { KGATEWAY_KIND } from '../products/kgateway/api.js';
 import type { ComponentStatus, HAObject } from '../api/types.js';
 import { errorStatus } from '../kube/client.js';
 import { EXIT, type HAKind, type StatusArgs } from './args.js';

@@ -26,6 +26,7 @@ export const ENGINE = [
   'src/http',
   'src/metrics',
   'src/process',
+  'src/api',
   'src/log.ts',
   'src/cli/main.ts',
   'src/cli/glooha.ts',
