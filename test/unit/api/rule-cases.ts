@@ -1,4 +1,4 @@
-// Conformance cases for the rule table (src/api/rules.ts): for every rule, specs it must reject (with
+// Conformance cases for the rule tables (src/products/*/rules.ts): for every rule, specs it must reject (with
 // the path the API server reports) and specs it must accept. The unit tests run them through the
 // TypeScript validator and the integration test through a real API server with the generated CRD, so
 // a CEL expression and its TypeScript twin cannot disagree without a test failing.
