@@ -74,7 +74,7 @@ export function startMemoryRelease(opts: MemoryReleaseOptions): MemoryRelease {
     opts.gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
     // The collection's own CPU is not work: the next check judges only what follows it.
     lastCpu = opts.cpuMicros();
-    opts.log.debug('returned unused heap pages to the kernel', {
+    opts.log.info('returned unused heap pages to the kernel', {
       tookMs: Math.round(performance.now() - started),
       rssBeforeMiB: mib(rssBefore),
       rssAfterMiB: mib(opts.rss()),

@@ -25,7 +25,7 @@ function setup(heap: HeapFigures) {
     heap: () => state.heap,
     cpuMicros: () => state.cpuMicros,
     rss: () => 100 * MiB,
-    log: createLogger('debug', {}, (l) => lines.push(JSON.parse(l) as Record<string, unknown>)),
+    log: createLogger('info', {}, (l) => lines.push(JSON.parse(l) as Record<string, unknown>)),
     intervalMs: INTERVAL_MS,
     setInterval: (fn) => {
       tick = fn;
