@@ -47,4 +47,4 @@ LABEL org.opencontainers.image.title="glooha-operator" \
 # keeps those pages resident once the operator is idle. Idle RSS after GC, image's bundle: 10 installs
 # 137 -> 120 MB, 100 installs 153-208 -> 131-139 MB, for no more CPU (docs/scale.md, "Node's flags in
 # the image"). On the command line, not in NODE_OPTIONS, so a user's NODE_OPTIONS adds to it.
-ENTRYPOINT ["node", "--max-semi-space-size=4", "dist/src/main.js"]
+ENTRYPOINT ["node", "--max-semi-space-size=4", "--expose-gc", "dist/src/main.js"]

@@ -5,6 +5,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { readFileSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { getHeapStatistics } from 'node:v8';
 import { parseArgs } from 'node:util';
 import { GROUP, VERSION } from './api/constants.js';
 import { setupControllers, type ProductSetup } from './controller/setup.js';
@@ -21,6 +22,7 @@ import { Manager } from './manager/manager.js';
 import { createMetrics } from './metrics/index.js';
 import { PRODUCTS } from './products/index.js';
 import { installFailurePolicy } from './process/failure-policy.js';
+import { startMemoryRelease, type ExposedGc } from './process/memory-release.js';
 import { version } from './version.js';
 
 export { version };
@@ -352,6 +354,8 @@ async function main(): Promise<void> {
     return;
   }
   const log = createLogger(config.logLevel, { logger: 'glooha-operator' });
+  // `node --expose-gc` (the image's entry point) lets the idle operator return unused heap pages.
+  const gc = (globalThis as { gc?: ExposedGc }).gc;
   log.info('starting', {
     version: version(),
     watchNamespaces: config.watchNamespaces.length ? config.watchNamespaces : 'all',
@@ -361,7 +365,22 @@ async function main(): Promise<void> {
           lease: `${config.leaderElection.namespace}/${config.leaderElection.leaseName}`,
         }
       : false,
+    idleMemoryRelease: gc !== undefined,
   });
+  if (gc)
+    startMemoryRelease({
+      gc,
+      heap: () => {
+        const h = getHeapStatistics();
+        return { committed: h.total_heap_size, used: h.used_heap_size };
+      },
+      cpuMicros: () => {
+        const u = process.cpuUsage();
+        return u.user + u.system;
+      },
+      rss: () => process.memoryUsage.rss(),
+      log,
+    });
   let shutdown: ((reason: string) => Promise<void>) | undefined;
   const policy = installFailurePolicy({
     log,

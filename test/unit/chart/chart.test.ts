@@ -107,7 +107,7 @@ describe('chart defaults (cluster mode)', () => {
       LEADER_ELECT_RETRY_PERIOD: '2s',
       LEADER_ELECT_REQUIRE_FENCING_POLICY: 'true',
     });
-    // No args or command: the image's ENTRYPOINT (node --max-semi-space-size=4 dist/src/main.js) runs, configured by env only.
+    // No args or command: the image's ENTRYPOINT (node --max-semi-space-size=4 --expose-gc dist/src/main.js) runs, configured by env only.
     expect(container.command).toBeUndefined();
     expect(container.args).toBeUndefined();
   });
