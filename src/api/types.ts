@@ -220,7 +220,11 @@ export interface KgatewayTargetSpec {
 }
 
 export interface KgatewayControllerSpec {
+  /** Fixed replicas; unset with autoscaling (and unset without it: KGATEWAY_DEFAULTS.controllerReplicas). */
   replicas?: number;
+  autoscaling?: AutoscalingSpec;
+  /** A PriorityClass for the controller's pods (must exist: the operator checks it first). */
+  priorityClassName?: string;
   leaderElection?: { enabled?: boolean };
   podDisruptionBudget?: PodDisruptionBudgetSpec;
   antiAffinity?: AntiAffinity;
@@ -246,7 +250,6 @@ export interface KgatewayHASpec {
 
 export interface DefaultedKgatewaySpec extends KgatewayHASpec {
   controller: KgatewayControllerSpec & {
-    replicas: number;
     leaderElection: { enabled: boolean };
     antiAffinity: AntiAffinity;
   };

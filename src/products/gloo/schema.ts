@@ -37,7 +37,7 @@ export const DRIFT_POLICIES = ['enforce', 'warn', 'ignore'] as const;
 export const MAX_TOPOLOGY_SPREAD_CONSTRAINTS = 8;
 
 export const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
-const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
+export const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
 /**
  * A Kubernetes qualified name (label key, topologyKey): an optional DNS-subdomain prefix and '/', then
  * a name of at most 63 characters (k8s.io/apimachinery validation.IsQualifiedName). The prefix's own
