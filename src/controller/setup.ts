@@ -225,7 +225,10 @@ export function setupControllers(
   for (const { product, clusterReadable } of setups)
     for (const k of product.clusterKinds ?? []) {
       if (cluster.has(k.kind) || !clusterReadable?.includes(k.kind)) continue;
-      cluster.set(k.kind, mgr.informer<KubernetesObject>({ ...k, namespaces: [], transform: stripManagedFields }));
+      cluster.set(
+        k.kind,
+        mgr.informer<KubernetesObject>({ ...k, namespaces: [], transform: stripManagedFields }),
+      );
     }
   const controllers = setups.map((s) =>
     setupController(mgr, s, opts, clock, { deployments, hpas, pdbs, owned, leases, related, cluster, pods }),
