@@ -183,9 +183,10 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's controller: autoscaling and prio
           condition(k, 'Stalled')?.observedGeneration === k.metadata.generation,
         { timeoutMs: 60_000 },
       );
-      expect(condition(stalled, 'Stalled')?.message).toContain(
-        `spec.controller.priorityClassName: PriorityClass ${priorityClass} does not exist`,
-      );
+      const message = condition(stalled, 'Stalled')?.message ?? '';
+      expect(message).toContain(`PriorityClass ${priorityClass} does not exist`);
+      expect(message).toContain('spec.controller.priorityClassName');
+      expect(message).toContain(`kubectl create priorityclass ${priorityClass}`);
       expect(condition(stalled, 'Ready')?.status).toBe('False');
       const untouched = await controller();
       expect(untouched.spec?.template.spec?.priorityClassName).toBeUndefined();
