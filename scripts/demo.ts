@@ -34,8 +34,10 @@ import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFile
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GROUP, PLURAL, VERSION } from '../src/api/constants.js';
-import type { Condition, ComponentStatus, GlooHA } from '../src/api/types.js';
+import { GROUP, VERSION } from '../src/api/constants.js';
+import { PLURAL } from '../src/products/gloo/api.js';
+import type { Condition, ComponentStatus } from '../src/api/types.js';
+import type { GlooHA } from '../src/products/gloo/types.js';
 import { main as glooha } from '../src/cli/main.js';
 import { upgradeCommand } from '../src/core/helm-values-yaml.js';
 import { formatMicroTime } from '../src/leader/lease-client.js';

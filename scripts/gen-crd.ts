@@ -1,18 +1,19 @@
-// Writes crds/glooha.io_gloohas.yaml and crds/glooha.io_kgatewayhas.yaml from src/api (schemas + rule table). With --check it writes
-// nothing and exits 1 when the file on disk differs, so CI catches a rule changed without regenerating.
+// Writes each product's CRD (crds/glooha.io_<plural>.yaml) from its kind's description in the registry
+// (schema + rule table). With --check it writes nothing and exits 1 when a file on disk differs, so CI
+// catches a rule changed without regenerating.
 //
 //   npm run gen:crd            regenerate
 //   npm run gen:crd -- --check verify (CI)
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CRD_FILES, renderCrdYaml } from '../src/api/crd-yaml.js';
-import type { HAKind } from '../src/api/crd.js';
+import { crdFileOf, renderCrdYaml } from '../src/api/crd-yaml.js';
+import { PRODUCTS } from '../src/products/index.js';
 
 let stale = false;
-for (const [kind, name] of Object.entries(CRD_FILES) as [HAKind, string][]) {
-  const file = join(import.meta.dirname, '..', 'crds', name);
-  const wanted = renderCrdYaml(kind);
+for (const { api } of PRODUCTS) {
+  const file = join(import.meta.dirname, '..', 'crds', crdFileOf(api));
+  const wanted = renderCrdYaml(api);
   if (process.argv.includes('--check')) {
     let current = '';
     try {

@@ -1,23 +1,10 @@
-// Names that identify the GlooHA API and the objects glooha owns. Everything that writes or selects
-// by them imports them from here, so a rename cannot leave a stale copy behind.
+// Names that identify the glooha.io API (its group and version; each product names its own kind in
+// its folder) and the objects glooha owns. Everything that writes or selects by them imports them
+// from here, so a rename cannot leave a stale copy behind.
 
 export const GROUP = 'glooha.io';
 export const VERSION = 'v1alpha1';
 export const API_VERSION = `${GROUP}/${VERSION}`;
-export const KIND = 'GlooHA';
-export const LIST_KIND = 'GlooHAList';
-export const PLURAL = 'gloohas';
-export const SINGULAR = 'glooha';
-export const SHORT_NAMES = ['gha'] as const;
-export const CRD_NAME = `${PLURAL}.${GROUP}`;
-
-/** The second kind: the HA settings of one kgateway install (Gloo OSS's successor). */
-export const KGATEWAY_KIND = 'KgatewayHA';
-export const KGATEWAY_LIST_KIND = 'KgatewayHAList';
-export const KGATEWAY_PLURAL = 'kgatewayhas';
-export const KGATEWAY_SINGULAR = 'kgatewayha';
-export const KGATEWAY_SHORT_NAMES = ['kha'] as const;
-export const KGATEWAY_CRD_NAME = `${KGATEWAY_PLURAL}.${GROUP}`;
 
 /** The field manager glooha uses for server-side apply; also the `managed-by` label value. */
 export const MANAGER = 'glooha-operator';
@@ -53,18 +40,6 @@ export const ANNOTATION_OWNER_KIND = 'glooha.io/owner-kind';
  * once; status.lastHandledReconcileAt echoes the value once handled (Flux's reconcile.fluxcd.io/requestedAt).
  */
 export const RECONCILE_REQUEST_ANNOTATION = 'glooha.io/reconcile-requested-at';
-
-/** Gloo's Lease: `gloo` in the gloo pod's namespace (projects/gloo/pkg/bootstrap/leaderelector/kube). */
-export const GLOO_LEASE_NAME = 'gloo';
-/** The container in the gloo Deployment that reads the leader-election env vars. */
-export const GLOO_CONTAINER = 'gloo';
-
-/** Env vars Gloo's kube election factory reads; a value that fails time.ParseDuration falls back silently. */
-export const ENV_LEASE_DURATION = 'LEADER_ELECTION_LEASE_DURATION';
-export const ENV_RENEW_PERIOD = 'LEADER_ELECTION_RENEW_PERIOD';
-export const ENV_RETRY_PERIOD = 'LEADER_ELECTION_RETRY_PERIOD';
-/** Set by the chart's `gloo.disableLeaderElection` on the gloo container. */
-export const ENV_DISABLE_LEADER_ELECTION = 'DISABLE_LEADER_ELECTION';
 
 /** Condition types on GlooHA status (metav1.Condition); Reconciling and Stalled follow kstatus. */
 export const CONDITION_TYPES = ['Ready', 'Reconciling', 'Stalled', 'Drifted', 'Degraded'] as const;

@@ -1,9 +1,10 @@
-// The GlooHA API: types, constants, schema, rule table, validation and the CRD built from them.
+// The glooha.io API machinery every product's kind is built with: names, shared types, the rule-table
+// mechanism, validation against a kind's schema and rules, and the CRD built from a kind's description.
 export * from './constants.js';
 export type * from './types.js';
-export { DEFAULTS, specSchema, statusSchema, glooHASchema } from '../products/gloo/schema.js';
-export { RULES, celRulesFor, type Rule } from './rules.js';
-export { validateGlooHA, defaultSpec, type FieldError, type ValidationResult } from './validate.js';
+export { celRulesFor, type Rule } from './rules.js';
+export { validateObject, runRules, type FieldError, type ValidationResult } from './validate.js';
 export { parseDuration, durationSeconds, isValidDuration } from './duration.js';
 export { scaledValue, isIntOrPercent } from './intstr.js';
-export { buildCrd, PRINTER_COLUMNS } from './crd.js';
+export { crdNameOf, type ApiKind, type PrinterColumn } from './kind.js';
+export { buildCrd } from './crd.js';

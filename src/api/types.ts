@@ -1,7 +1,7 @@
-// TypeScript shapes of the GlooHA resource. The OpenAPI schema in schema.ts is the authority for
-// what the API server accepts; these types describe the same object for the code that reads it.
-// Fields that the schema defaults are still optional here: an object read from a file (glooha
-// render) has not been defaulted yet. Call `applyDefaults` (validate.ts) to get a `DefaultedSpec`.
+// TypeScript shapes every kind of the glooha.io API shares: the settings each product's spec is built
+// from (a PDB, spread constraints, autoscaling bounds) and the status the engine writes. Each product's
+// own kind is typed in its folder (src/products/<product>/types.ts); its OpenAPI schema is the
+// authority for what the API server accepts.
 
 import type { ConditionType } from './constants.js';
 
@@ -22,22 +22,6 @@ export interface LabelSelector {
   matchExpressions?: LabelSelectorRequirement[];
 }
 
-export interface TargetSpec {
-  /** Namespace of the Gloo install; defaults to the GlooHA's own namespace. */
-  namespace?: string;
-  /** Narrows the install's Deployments when one namespace holds several installs. */
-  selector?: LabelSelector;
-  /** Narrows to objects whose `meta.helm.sh/release-name` annotation has this value. */
-  helmRelease?: string;
-}
-
-export interface LeaderElectionSpec {
-  enabled?: boolean;
-  leaseDuration?: string;
-  renewDeadline?: string;
-  retryPeriod?: string;
-}
-
 export interface PodDisruptionBudgetSpec {
   minAvailable?: IntOrPercent;
   maxUnavailable?: IntOrPercent;
@@ -53,54 +37,9 @@ export interface TopologySpreadConstraintSpec {
   matchLabelKeys?: string[];
 }
 
-export interface GlooSpec {
-  replicas?: number;
-  leaderElection?: LeaderElectionSpec;
-  podDisruptionBudget?: PodDisruptionBudgetSpec;
-  antiAffinity?: AntiAffinity;
-  topologySpreadConstraints?: TopologySpreadConstraintSpec[];
-}
-
-export interface DiscoverySpec {
-  replicas?: number;
-}
-
 export interface AutoscalingSpec {
   minReplicas: number;
   maxReplicas: number;
-}
-
-export interface GatewayProxySpec {
-  /** The proxy's Deployment; defaults to the kebab-case of its key, as Gloo's chart names it. */
-  deploymentName?: string;
-  replicas?: number;
-  autoscaling?: AutoscalingSpec;
-  podDisruptionBudget?: PodDisruptionBudgetSpec;
-  antiAffinity?: AntiAffinity;
-  topologySpreadConstraints?: TopologySpreadConstraintSpec[];
-}
-
-export interface GlooHASpec {
-  target?: TargetSpec;
-  gloo?: GlooSpec;
-  discovery?: DiscoverySpec;
-  /** Keyed by the proxy's name under `gatewayProxies` in Gloo's Helm values (e.g. `gatewayProxy`). */
-  gatewayProxies?: Record<string, GatewayProxySpec>;
-  driftPolicy?: DriftPolicy;
-  /** Flux-style: while true the operator writes nothing to the install and only reports (status). */
-  suspend?: boolean;
-}
-
-/** The spec after schema defaulting: the fields the schema defaults are present. */
-export interface DefaultedSpec extends GlooHASpec {
-  gloo: GlooSpec & {
-    replicas: number;
-    leaderElection: Required<LeaderElectionSpec>;
-    antiAffinity: AntiAffinity;
-  };
-  discovery?: DiscoverySpec & { replicas: number };
-  gatewayProxies?: Record<string, GatewayProxySpec & { antiAffinity: AntiAffinity }>;
-  driftPolicy: DriftPolicy;
 }
 
 export interface ObjectMeta {
@@ -179,97 +118,6 @@ export interface HAStatus {
   helmValuesConfigMap?: string;
   /** The value of the glooha.io/reconcile-requested-at annotation the operator last handled. */
   lastHandledReconcileAt?: string;
-}
-
-export interface GlooHAStatus extends HAStatus {
-  components?: {
-    gloo?: ComponentStatus;
-    discovery?: ComponentStatus;
-    gatewayProxies?: Record<string, ComponentStatus>;
-    /** kgateway's controller, and its Gateways' proxies (a KgatewayHA's components). */
-    controller?: ComponentStatus;
-    gateways?: Record<string, ComponentStatus>;
-  };
-  leader?: LeaderStatus;
-  warnings?: WarningStatus[];
-  helmValuesConfigMap?: string;
-  /** The value of the glooha.io/reconcile-requested-at annotation the operator last handled. */
-  lastHandledReconcileAt?: string;
-}
-
-export interface GlooHA {
-  apiVersion: string;
-  kind: string;
-  metadata: ObjectMeta;
-  spec?: GlooHASpec;
-  status?: GlooHAStatus;
-}
-
-/** A GlooHA whose spec has been defaulted (and validated). */
-export interface DefaultedGlooHA extends GlooHA {
-  spec: DefaultedSpec;
-}
-
-// ---- KgatewayHA: one kgateway install (src/products/kgateway/schema.ts is the authority) ------------------------
-
-export interface KgatewayTargetSpec {
-  /** Namespace of the kgateway install; defaults to the KgatewayHA's own namespace. */
-  namespace?: string;
-  /** The Helm release of kgateway's chart, when one namespace holds several. */
-  helmRelease?: string;
-}
-
-export interface KgatewayControllerSpec {
-  /** Fixed replicas; unset with autoscaling (and unset without it: KGATEWAY_DEFAULTS.controllerReplicas). */
-  replicas?: number;
-  autoscaling?: AutoscalingSpec;
-  /** A PriorityClass for the controller's pods (must exist: the operator checks it first). */
-  priorityClassName?: string;
-  leaderElection?: { enabled?: boolean };
-  podDisruptionBudget?: PodDisruptionBudgetSpec;
-  antiAffinity?: AntiAffinity;
-  topologySpreadConstraints?: TopologySpreadConstraintSpec[];
-}
-
-export interface KgatewayGatewaySpec {
-  replicas?: number;
-  autoscaling?: AutoscalingSpec;
-  podDisruptionBudget?: PodDisruptionBudgetSpec;
-  antiAffinity?: AntiAffinity;
-  topologySpreadConstraints?: TopologySpreadConstraintSpec[];
-}
-
-export interface KgatewayHASpec {
-  target?: KgatewayTargetSpec;
-  controller?: KgatewayControllerSpec;
-  /** Keyed by Gateway name, in the install's namespace. */
-  gateways?: Record<string, KgatewayGatewaySpec>;
-  driftPolicy?: DriftPolicy;
-  suspend?: boolean;
-}
-
-export interface DefaultedKgatewaySpec extends KgatewayHASpec {
-  controller: KgatewayControllerSpec & {
-    leaderElection: { enabled: boolean };
-    antiAffinity: AntiAffinity;
-  };
-  gateways?: Record<string, KgatewayGatewaySpec & { antiAffinity: AntiAffinity }>;
-  driftPolicy: DriftPolicy;
-}
-
-/** The same shape as a GlooHA's: the components a KgatewayHA reports are `controller`. */
-export type KgatewayHAStatus = GlooHAStatus;
-
-export interface KgatewayHA {
-  apiVersion: string;
-  kind: string;
-  metadata: ObjectMeta;
-  spec?: KgatewayHASpec;
-  status?: KgatewayHAStatus;
-}
-
-export interface DefaultedKgatewayHA extends KgatewayHA {
-  spec: DefaultedKgatewaySpec;
 }
 
 /**

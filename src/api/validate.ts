@@ -1,14 +1,14 @@
-// Validating a GlooHA the way the API server would: default it, check it against the schema, then run
-// every rule of the rule table on the nodes of its definition. Used by `glooha render` (offline) and by
-// the core as defence in depth, so an object that slipped past admission (an older CRD, a dry run)
-// still never reaches the cluster as objects.
+// Validating an object of a kind (kind.ts) the way the API server would: default it, check it against
+// the kind's schema, then run every rule of its rule table on the nodes of its definition. Used by
+// `glooha render` (offline) and by the core as defence in depth, so an object that slipped past
+// admission (an older CRD, a dry run) still never reaches the cluster as objects.
 
-import { API_VERSION, KGATEWAY_KIND, KIND } from './constants.js';
-import { kgatewayHASchema, kgatewaySpecSchema } from '../products/kgateway/schema.js';
+import { API_VERSION } from './constants.js';
+import type { ApiKind } from './kind.js';
+import { QUALIFIED_NAME } from './names.js';
 import { DEF, type Schema } from './openapi.js';
 import { evaluateRule, type CelCache } from './cel.js';
-import { RULES, type Rule } from './rules.js';
-import { QUALIFIED_NAME, glooHASchema, specSchema } from '../products/gloo/schema.js';
+import type { Rule } from './rules.js';
 import {
   applyDefaults,
   isInt64,
@@ -19,43 +19,17 @@ import {
   validateStructure,
   type FieldError,
 } from './structural.js';
-import type {
-  DefaultedGlooHA,
-  DefaultedKgatewayHA,
-  DefaultedKgatewaySpec,
-  DefaultedSpec,
-  GlooHASpec,
-  KgatewayHASpec,
-} from './types.js';
 
 export type { FieldError } from './structural.js';
 
 export type ValidationResult<T> = { ok: true; value: T } | { ok: false; errors: FieldError[] };
 
-/** The spec with schema defaults filled in (no validation). */
-export function defaultSpec(spec: GlooHASpec | undefined): DefaultedSpec {
-  return applyDefaults(spec ?? {}, specSchema) as DefaultedSpec;
-}
-
-/** A KgatewayHA spec with schema defaults filled in (no validation). */
-export function defaultKgatewaySpec(spec: KgatewayHASpec | undefined): DefaultedKgatewaySpec {
-  return applyDefaults(spec ?? {}, kgatewaySpecSchema) as DefaultedKgatewaySpec;
-}
-
 /**
- * Validates a whole GlooHA object (apiVersion, kind, metadata, spec) as the API server would on create:
- * status is dropped, as the server drops it, once it passed decoding (no unknown fields).
+ * Validates a whole object of the kind (apiVersion, kind, metadata, spec) as the API server would on
+ * create: status is dropped, as the server drops it, once it passed decoding (no unknown fields).
  */
-export function validateGlooHA(input: unknown): ValidationResult<DefaultedGlooHA> {
-  return validateObject<DefaultedGlooHA>(input, KIND, glooHASchema);
-}
-
-/** Validates a whole KgatewayHA object, the same way. */
-export function validateKgatewayHA(input: unknown): ValidationResult<DefaultedKgatewayHA> {
-  return validateObject<DefaultedKgatewayHA>(input, KGATEWAY_KIND, kgatewayHASchema);
-}
-
-function validateObject<T>(input: unknown, kind: string, schema: Schema): ValidationResult<T> {
+export function validateObject<T>(input: unknown, api: ApiKind): ValidationResult<T> {
+  const { kind, schema } = api;
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     return { ok: false, errors: [{ path: '', message: `must be a ${kind} object (a YAML mapping)` }] };
   }
@@ -85,7 +59,8 @@ function validateObject<T>(input: unknown, kind: string, schema: Schema): Valida
   // not evaluated at all; nor are they without a name (the API server refuses the object before).
   errors.push(...structural.map(withoutKind));
   const named = !meta.some((e) => e.path === 'metadata.name');
-  if (named && !structural.some((e) => e.kind === 'blocking')) errors.push(...runRules(defaulted, schema));
+  if (named && !structural.some((e) => e.kind === 'blocking'))
+    errors.push(...runRules(defaulted, schema, api.rules));
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, value: defaulted as unknown as T };
 }
@@ -267,16 +242,16 @@ function withHint(error: FieldError, value: Record<string, unknown>): FieldError
 }
 
 /**
- * Runs the rule table over `value` (which has passed the schema's blocking checks): each rule's CEL,
+ * Runs a rule table over `value` (which has passed the schema's blocking checks): each rule's CEL,
  * the text the CRD carries, evaluated on the nodes of its definition.
  */
-export function runRules(value: unknown, schema: Schema, path = ''): FieldError[] {
+export function runRules(value: unknown, schema: Schema, rules: readonly Rule[], path = ''): FieldError[] {
   const errors: FieldError[] = [];
   const cache: CelCache = new WeakMap();
   visit(value, schema, path, (node, nodeSchema, nodePath) => {
     const defName = nodeSchema[DEF];
     if (!defName) return;
-    for (const rule of RULES.filter((r) => r.on === defName)) {
+    for (const rule of rules.filter((r) => r.on === defName)) {
       const outcome = evaluateRule(rule.rule, node, nodeSchema, cache);
       if (outcome.ok) continue;
       if (outcome.evaluationError === undefined) {

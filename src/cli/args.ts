@@ -4,17 +4,20 @@
 import { parseArgs as parseArgv } from 'node:util';
 import { closest } from '../api/structural.js';
 import { parseDuration } from '../api/duration.js';
+import { GROUP } from '../api/constants.js';
+import { UsageError, namespaceFlag, oneOf, type FlagSpec, type FlagValues } from './flags.js';
+import type { ProductArgs } from './product.js';
+import { CLI_PRODUCTS, PRODUCT_COMMANDS } from './registry.js';
 
-export const OUTPUTS = ['manifests', 'helm-values', 'all'] as const;
-export type Output = (typeof OUTPUTS)[number];
+export { EXIT, OUTPUTS, UsageError, type FlagSpec, type Output } from './flags.js';
+
 export const STATUS_OUTPUTS = ['table', 'json', 'yaml'] as const;
 export type StatusOutput = (typeof STATUS_OUTPUTS)[number];
 export const SHELLS = ['bash', 'zsh'] as const;
 export type Shell = (typeof SHELLS)[number];
 
-export const COMMANDS = [
-  'render',
-  'migrate',
+/** The commands of every product's objects, after the products' own (ProductCommand). */
+const SHARED_COMMANDS = [
   'status',
   'check',
   'helm-values',
@@ -23,46 +26,22 @@ export const COMMANDS = [
   'reconcile',
   'completion',
 ] as const;
-export type Command = (typeof COMMANDS)[number];
-/** Products `glooha migrate` carries a GlooHA's settings to. */
-export const MIGRATE_TARGETS = ['kgateway'] as const;
-export type MigrateTarget = (typeof MIGRATE_TARGETS)[number];
+type SharedCommand = (typeof SHARED_COMMANDS)[number];
+export const COMMANDS: readonly string[] = [...PRODUCT_COMMANDS.map((c) => c.name), ...SHARED_COMMANDS];
+/** A command's name: a product's own or a shared one. */
+export type Command = string;
 
 /** The kinds the cluster commands read; `--kind` takes any of kubectl's names for them. */
-export const KINDS = ['GlooHA', 'KgatewayHA'] as const;
-export type HAKind = (typeof KINDS)[number];
-const KIND_NAMES: Record<string, HAKind> = {
-  glooha: 'GlooHA',
-  gloohas: 'GlooHA',
-  gha: 'GlooHA',
-  'gloohas.glooha.io': 'GlooHA',
-  kgatewayha: 'KgatewayHA',
-  kgatewayhas: 'KgatewayHA',
-  kha: 'KgatewayHA',
-  'kgatewayhas.glooha.io': 'KgatewayHA',
-};
-/** What completion offers for --kind. */
-export const KIND_VALUES = ['glooha', 'kgatewayha'] as const;
-
-export interface RenderArgs {
-  command: 'render';
-  filename: string;
-  output: Output;
-  install?: string;
-  /** The install's own manifests, to merge glooha's partial bodies into (--merge-into). */
-  mergeInto?: string;
-  namespace?: string;
-}
-
-export interface MigrateArgs {
-  command: 'migrate';
-  target: MigrateTarget;
-  filename: string;
-  output: Output;
-  /** The Helm release name of kgateway's chart (its controller pods' labels carry it). */
-  release: string;
-  namespace?: string;
-}
+export const KINDS: readonly string[] = CLI_PRODUCTS.map((p) => p.api.kind);
+/** A registered product's kind (GlooHA, ...). */
+export type HAKind = string;
+const KIND_NAMES: Record<string, HAKind> = Object.fromEntries(
+  CLI_PRODUCTS.flatMap(({ api }) =>
+    [api.singular, api.plural, ...api.shortNames, `${api.plural}.${GROUP}`].map((n) => [n, api.kind]),
+  ),
+);
+/** What completion offers for --kind, and how help names the kinds. */
+export const KIND_VALUES: readonly string[] = CLI_PRODUCTS.map((p) => p.api.singular);
 
 /** How to reach the cluster: kubectl's flags. */
 export interface ClusterFlags {
@@ -77,7 +56,7 @@ export interface StatusArgs extends ClusterFlags {
   namespace?: string;
   allNamespaces: boolean;
   output: StatusOutput;
-  /** One kind; both when absent. */
+  /** One kind; every kind when absent. */
   kind?: HAKind;
 }
 
@@ -85,7 +64,7 @@ export interface CheckArgs extends ClusterFlags {
   command: 'check';
   /** Where the operator runs; searched in every namespace when absent. */
   operatorNamespace?: string;
-  /** The one namespace whose Gloo and kgateway installs are checked; every namespace when absent. */
+  /** The one namespace whose installs are checked; every namespace when absent. */
   namespace?: string;
 }
 
@@ -93,11 +72,11 @@ export interface HelmValuesArgs extends ClusterFlags {
   command: 'helm-values';
   name: string;
   namespace?: string;
-  /** Which kind NAME is; found by looking at both when absent. */
+  /** Which kind NAME is; found by looking at every kind when absent. */
   kind?: HAKind;
 }
 
-/** suspend, resume and reconcile: Flux's verbs, on one GlooHA or KgatewayHA. */
+/** suspend, resume and reconcile: Flux's verbs, on one object of any kind. */
 export interface LifecycleArgs extends ClusterFlags {
   command: 'suspend' | 'resume' | 'reconcile';
   name: string;
@@ -113,9 +92,8 @@ export interface CompletionArgs {
   shell: Shell;
 }
 
-export type Args =
-  | RenderArgs
-  | MigrateArgs
+/** The arguments of the commands args.ts parses itself. */
+export type SharedArgs =
   | StatusArgs
   | CheckArgs
   | HelmValuesArgs
@@ -124,51 +102,14 @@ export type Args =
   | { command: 'help'; topic?: Command }
   | { command: 'version' };
 
-export class UsageError extends Error {
-  override name = 'UsageError';
-  constructor(
-    message: string,
-    readonly topic?: Command,
-  ) {
-    super(message);
-  }
-}
-
-/** Exit statuses, for scripts (README "Exit status"). */
-export const EXIT = {
-  /** Done; for status and check: everything is healthy. */
-  OK: 0,
-  /** A bug in glooha (one line; GLOOHA_DEBUG=1 adds the stack). */
-  INTERNAL: 1,
-  /** Bad flags or invalid input: the problems are listed. */
-  INVALID: 2,
-  /** The cluster cannot be used: no kubeconfig, API server unreachable, not authenticated or authorized, CRD not installed. */
-  CLUSTER: 3,
-  /** The object (or its values ConfigMap) named on the command line does not exist. */
-  NOT_FOUND: 4,
-  /** status: an object is not Ready; check: a check failed; reconcile/resume: not handled in time. */
-  UNHEALTHY: 5,
-} as const;
+export type Args = SharedArgs | ProductArgs;
 
 // ---- the flag table ----------------------------------------------------------------------------
 
-export interface FlagSpec {
-  type: 'string' | 'boolean';
-  short?: string;
-  /** The value's placeholder in help, e.g. NS. */
-  arg?: string;
-  /** A fixed list of values, for completion. */
-  values?: readonly string[];
-  /** Its value is a file path (completion completes files). */
-  file?: boolean;
-}
-
-export const FLAGS = {
+/** The flags the shared commands take, and the ones every product's commands share. */
+const SHARED_FLAGS = {
   filename: { type: 'string', short: 'f', arg: 'FILE', file: true },
   output: { type: 'string', short: 'o', arg: 'FORMAT' },
-  install: { type: 'string', arg: 'FILE', file: true },
-  'merge-into': { type: 'string', arg: 'FILE', file: true },
-  release: { type: 'string', arg: 'NAME' },
   namespace: { type: 'string', short: 'n', arg: 'NS' },
   'all-namespaces': { type: 'boolean', short: 'A' },
   kind: { type: 'string', arg: 'KIND', values: KIND_VALUES },
@@ -180,15 +121,21 @@ export const FLAGS = {
   help: { type: 'boolean', short: 'h' },
   version: { type: 'boolean' },
 } as const satisfies Record<string, FlagSpec>;
-export type Flag = keyof typeof FLAGS;
+
+/** Every flag: the shared ones and the products' commands' own. */
+export const FLAGS: Readonly<Record<string, FlagSpec>> = Object.assign(
+  {},
+  SHARED_FLAGS,
+  ...PRODUCT_COMMANDS.map((c) => c.flags ?? {}),
+);
+export type Flag = string;
 
 const CLUSTER: Flag[] = ['kubeconfig', 'context'];
 const LIFECYCLE: Flag[] = ['namespace', 'kind', ...CLUSTER];
 
 /** The flags each command takes (besides --help), in the order help and completion list them. */
-export const COMMAND_FLAGS: Record<Command, Flag[]> = {
-  render: ['filename', 'output', 'install', 'merge-into', 'namespace'],
-  migrate: ['filename', 'output', 'release', 'namespace'],
+export const COMMAND_FLAGS: Readonly<Record<Command, readonly Flag[]>> = {
+  ...Object.fromEntries(PRODUCT_COMMANDS.map((c) => [c.name, c.commandFlags])),
   status: ['namespace', 'all-namespaces', 'output', 'kind', ...CLUSTER],
   check: ['namespace', 'operator-namespace', ...CLUSTER],
   'helm-values': ['namespace', 'kind', ...CLUSTER],
@@ -200,14 +147,12 @@ export const COMMAND_FLAGS: Record<Command, Flag[]> = {
 
 /** The values of -o per command, for the parser and completion. */
 export const OUTPUT_VALUES: Partial<Record<Command, readonly string[]>> = {
-  render: OUTPUTS,
-  migrate: OUTPUTS,
+  ...Object.fromEntries(PRODUCT_COMMANDS.flatMap((c) => (c.outputs ? [[c.name, c.outputs]] : []))),
   status: STATUS_OUTPUTS,
 };
 
 const POSITIONALS: Record<Command, { min: number; max: number; name?: string }> = {
-  render: { min: 0, max: 0 },
-  migrate: { min: 1, max: 1, name: 'TARGET' },
+  ...Object.fromEntries(PRODUCT_COMMANDS.map((c) => [c.name, c.positionals])),
   status: { min: 0, max: 1, name: 'NAME' },
   check: { min: 0, max: 0 },
   'helm-values': { min: 1, max: 1, name: 'NAME' },
@@ -219,7 +164,7 @@ const POSITIONALS: Record<Command, { min: number; max: number; name?: string }> 
 
 /** How a flag is written in help and errors: `-n, --namespace` or `--kind`. */
 export function flagNames(flag: Flag): string[] {
-  const spec: FlagSpec = FLAGS[flag];
+  const spec = FLAGS[flag] as FlagSpec;
   return spec.short ? [`-${spec.short}`, `--${flag}`] : [`--${flag}`];
 }
 
@@ -229,16 +174,33 @@ const CLUSTER_FLAGS = `      --kubeconfig FILE  kubeconfig file (default: $KUBEC
       --context NAME    kubeconfig context (default: its current-context)
   -h, --help            this help`;
 
-const KIND_FLAG = `      --kind KIND       glooha or kgatewayha (kubectl's names work too: gha, kha, gloohas, ...)`;
+// The registry's words, for help and errors: "GlooHA or KgatewayHA", "Gloo and kgateway", ...
+const kinds = (sep: string) => KINDS.join(sep);
+const kindPlurals = (sep: string) => KINDS.map((k) => `${k}s`).join(sep);
+const productNames = (sep: string) => CLI_PRODUCTS.map((p) => p.name).join(sep);
+const kindFlagValues = KIND_VALUES.join(' or ');
+const shortNames = CLI_PRODUCTS.flatMap((p) => p.api.shortNames);
+const everyKind = KINDS.length === 2 ? 'both kinds' : 'every kind';
 
-export const USAGE = `glooha - tools for glooha-operator (HA for Gloo and kgateway installs)
+/** A paragraph with words from the registry, filled to 100 columns as the rest of the help is. */
+function fill(text: string, width = 100): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  return [...lines, line].join('\n');
+}
+
+const KIND_FLAG = `      --kind KIND       ${kindFlagValues} (kubectl's names work too: ${[...shortNames, CLI_PRODUCTS[0]?.api.plural].join(', ')}, ...)`;
+
+export const USAGE = `glooha - tools for glooha-operator (HA for ${productNames(' and ')} installs)
 
 Usage:
-  glooha render -f FILE|- [-o manifests|helm-values|all] [--install FILE | --merge-into FILE] [-n NS]
-                                                                                    offline
-  glooha migrate kgateway -f FILE|- [-o manifests|helm-values|all] [--release NAME] [-n NS]
-                                                                                    offline
-  glooha status [NAME] [-n NS | -A] [-o table|json|yaml] [--kind KIND]              cluster
+${PRODUCT_COMMANDS.map((c) => c.synopsis).join('')}  glooha status [NAME] [-n NS | -A] [-o table|json|yaml] [--kind KIND]              cluster
   glooha check [-n NS] [--operator-namespace NS]                                    cluster
   glooha helm-values NAME [-n NS] [--kind KIND]                                     cluster
   glooha suspend NAME [-n NS] [--kind KIND]                                         cluster
@@ -249,7 +211,7 @@ Usage:
   glooha --version
 
 Flags are written as kubectl takes them: -n NS, -nNS, --namespace=NS, -o json, -ojson, -o=json;
-"--" ends the flags. KIND is glooha or kgatewayha; without --kind, both kinds are looked at.
+"--" ends the flags. KIND is ${kindFlagValues}; without --kind, ${everyKind} are looked at.
 
 Exit status: 0 done (status/check: healthy), 1 internal error, 2 bad flags or input,
 3 cluster unusable (kubeconfig, connection, authentication, permission, CRD missing),
@@ -257,96 +219,13 @@ Exit status: 0 done (status/check: healthy), 1 internal error, 2 bad flags or in
 failed / reconcile, resume: not handled within --timeout.
 `;
 
-export const RENDER_USAGE = `glooha render - print what glooha-operator would apply for a GlooHA, without a cluster
-
-Usage:
-  glooha render -f FILE|- [flags]
-
-Flags:
-  -f, --filename FILE   GlooHA YAML to render ("-" reads stdin); several documents are rendered in turn
-  -o, --output WHAT     manifests (default): objects glooha owns and the partial server-side-apply
-                        bodies for Gloo's Deployments and HPAs
-                        helm-values: the equivalent values overlay for Gloo's Helm chart
-                        all: both
-      --install FILE    YAML describing the observed install (the ObservedInstall shape: namespace,
-                        gloo, discovery, gatewayProxies, hpas, pdbs); default: an install laid out the
-                        way Gloo's chart names things (Deployments gloo, discovery and the kebab-case of
-                        each gatewayProxies key, ServiceAccount gloo, no HPAs or PDBs)
-      --merge-into FILE the install's own manifests (e.g. helm template of Gloo's chart): glooha
-                        reads the install from them and prints them with its partial bodies merged
-                        in (as server-side apply merges them), followed by the objects it owns, so
-                        that linters (kube-score, Polaris) judge each Deployment as the cluster will
-                        hold it; not with --install
-  -n, --namespace NS    namespace for a GlooHA without metadata.namespace (default "default")
-  -h, --help            this help
-
-Invalid input exits with status 2 and lists every problem as "path: message". Warnings (single
-replica, no PodDisruptionBudget, ...) and problems the install shows go to stderr; the exit status
-stays 0.
-
-Input is bounded, so hostile YAML costs little: at most 4 MiB, 16,000 YAML nodes (inside flow
-collections [ ] { } each counts twice), 1,000 documents, nesting 100 deep and 100 alias expansions
-per document (merge keys included). Beyond a limit render exits 2 before building anything: parsing
-peaks below 40 MiB of memory (10 x the input cap) and a few seconds of CPU. YAML is read as kubectl
-reads it, so a %YAML or %TAG directive is refused, as kubectl refuses it.
-
-Each GlooHA is judged as the API server judges it on create (strict field validation, kubectl's
-default): metadata as ObjectMeta (field types, labels, annotations), an unknown field anywhere,
-status included, refused; status otherwise ignored (the API server drops it); then the schema and the
-CRD's own CEL rules. Integers are read exactly, never rounded: beyond 2^53 render keeps the exact value
-(and prints it so with --merge-into); an integer beyond int64 is a float to Kubernetes, refused where
-an integer belongs.
-
-Examples:
-  glooha render -f examples/glooha.yaml
-  glooha render -f examples/glooha.yaml -o helm-values > gloo-ha-values.yaml
-  kubectl get gha prod -o yaml | glooha render -f - -o all
-  helm template gloo gloo/gloo -n gloo-system > gloo.yaml
-  glooha render -f examples/glooha.yaml --merge-into gloo.yaml | kube-score score -
-`;
-
-export const MIGRATE_USAGE = `glooha migrate - carry a GlooHA's HA settings over to kgateway, Gloo OSS's successor
-
-Usage:
-  glooha migrate kgateway -f FILE|- [flags]
-
-Gloo OSS reaches end of life on 2026-12-31; kgateway (CNCF) is its successor. For each GlooHA this
-prints what makes the kgateway install that replaces it just as available:
-  - the values overlay for kgateway's chart: the controller's replicas, leader election, PDB,
-    anti-affinity and rollout strategy;
-  - the KgatewayHA that keeps the kgateway install so, and per gateway proxy the GatewayParameters
-    kgateway's deployer builds the Gateway's proxy from, with the PodDisruptionBudget and HPA.
-What kgateway cannot take (leader-election timings, discovery, ...) and the steps left to you are
-printed on stderr as notes, and listed in the values' header. docs/migrate-to-kgateway.md walks
-through a migration.
-
-Flags:
-  -f, --filename FILE   GlooHA YAML ("-" reads stdin); several documents are carried over in turn
-  -o, --output WHAT     manifests (default): the KgatewayHA, GatewayParameters, PodDisruptionBudgets
-                        and HPAs, for kubectl apply --server-side
-                        helm-values: the values overlay for kgateway's chart, for helm -f
-                        all: both
-      --release NAME    the Helm release name of kgateway's chart (default "kgateway"): the
-                        controller's pods carry it in app.kubernetes.io/instance, which its
-                        anti-affinity selects
-  -n, --namespace NS    namespace for a GlooHA without metadata.namespace (default "default")
-  -h, --help            this help
-
-Invalid input exits with status 2 and lists every problem as "path: message".
-
-Examples:
-  glooha migrate kgateway -f examples/glooha.yaml -o helm-values > kgateway-values.yaml
-  glooha migrate kgateway -f examples/glooha.yaml > kgateway-ha.yaml
-  kubectl get gha gloo -n gloo-system -o yaml | glooha migrate kgateway -f - -o all
-`;
-
-export const STATUS_USAGE = `glooha status - the health of GlooHAs and KgatewayHAs, as the operator reports it
+export const STATUS_USAGE = `glooha status - the health of ${kindPlurals(' and ')}, as the operator reports it
 
 Usage:
   glooha status [NAME] [flags]
 
-For each GlooHA and KgatewayHA: Ready and Stalled with their reason, each component's ready/desired
-replicas, who leads the product (Gloo's Lease gloo, kgateway's kgateway-envoy) and whether that Lease
+For each ${kinds(' and ')}: Ready and Stalled with their reason, each component's ready/desired
+replicas, who leads the product (${CLI_PRODUCTS.map((p) => p.leaseInProse).join(', ')}) and whether that Lease
 is fresh, and drift. One the operator has not reported on yet (operator down, namespace not watched)
 shows Ready Unknown, reason NoStatus. A kind whose CRD is not installed is left out; with neither
 installed, exit 3.
@@ -367,32 +246,27 @@ export const CHECK_USAGE = `glooha check - pre-flight checks of a cluster for gl
 Usage:
   glooha check [flags]
 
-Checks: the GlooHA and KgatewayHA CRDs are installed and serve v1alpha1; the operator's Deployment has
+Checks: the ${kinds(' and ')} CRDs are installed and serve v1alpha1; the operator's Deployment has
 ready replicas; its leader Lease has a holder that renews it; the fencing admission policy; you may
-read GlooHAs, KgatewayHAs and their values ConfigMaps (SelfSubjectAccessReview); the operator's
+read ${kindPlurals(', ')} and their values ConfigMaps (SelfSubjectAccessReview); the operator's
 ServiceAccount holds every permission it needs (SubjectAccessReview; skipped with a warning if you may
-not create those); the Gloo and kgateway installs found, whether a GlooHA or KgatewayHA targets each,
-and whether kgateway's controller holds and renews its Lease kgateway-envoy.
+not create those); the ${productNames(' and ')} installs found, whether a ${kinds(' or ')} targets each${CLI_PRODUCTS.flatMap((p) => (p.installCheck ? [`,\nand ${p.installCheck.inProse}`] : [])).join('')}.
 
 Flags:
-  -n, --namespace NS           check the Gloo and kgateway installs in NS only (default: every namespace)
+  -n, --namespace NS           check the ${productNames(' and ')} installs in NS only (default: every namespace)
       --operator-namespace NS  where the operator runs (default: found by its labels in any namespace)
 ${CLUSTER_FLAGS}
 
 Exit status: 0 every check passed (warnings allowed), 5 a check failed, 3 the cluster cannot be used.
 `;
 
-export const HELM_VALUES_USAGE = `glooha helm-values - print a GlooHA's or KgatewayHA's settings as values for the product's Helm chart
+export const HELM_VALUES_USAGE = `glooha helm-values - print a ${KINDS.map((k) => `${k}'s`).join(' or ')} settings as values for the product's Helm chart
 
 Usage:
   glooha helm-values NAME [flags]
 
-Prints the values overlay the operator keeps in the object's ConfigMap (<NAME>-helm-values for a
-GlooHA, <NAME>-kgateway-helm-values for a KgatewayHA), so that a Helm upgrade of the product keeps
-what the operator applies. Pass it last, with Helm 4 and Helm 3 alike:
-  glooha helm-values gloo -n gloo-system > values-glooha.yaml
-  helm upgrade gloo gloo/gloo -n gloo-system --reset-then-reuse-values -f values-glooha.yaml
-
+${fill(`Prints the values overlay the operator keeps in the object's ConfigMap (${CLI_PRODUCTS.map((p) => `<NAME>${p.helmValuesSuffix} for a ${p.api.kind}`).join(', ')}), so that a Helm upgrade of the product keeps what the operator applies. Pass it last, with Helm 4 and Helm 3 alike:`)}
+${CLI_PRODUCTS.find((p) => p.helmValuesExample)?.helmValuesExample ?? ''}
 Flags:
   -n, --namespace NS    the object's namespace (default: the context's, else "default")
 ${KIND_FLAG}
@@ -413,7 +287,7 @@ export const SUSPEND_USAGE = `glooha suspend - stop the operator writing to an i
 Usage:
   glooha suspend NAME [flags]
 
-Sets spec.suspend to true on the GlooHA or KgatewayHA NAME. While suspended the operator writes
+Sets spec.suspend to true on the ${kinds(' or ')} NAME. While suspended the operator writes
 nothing to the install (status still reports, listing what it would apply). glooha resume undoes it.
 
 Flags:
@@ -428,7 +302,7 @@ export const RESUME_USAGE = `glooha resume - let the operator write to an instal
 Usage:
   glooha resume NAME [flags]
 
-Sets spec.suspend to false on the GlooHA or KgatewayHA NAME and requests a reconcile, then waits
+Sets spec.suspend to false on the ${kinds(' or ')} NAME and requests a reconcile, then waits
 until the operator has handled it and prints its Ready condition.
 
 Flags:
@@ -445,7 +319,7 @@ export const RECONCILE_USAGE = `glooha reconcile - have the operator reconcile a
 Usage:
   glooha reconcile NAME [flags]
 
-Sets the annotation glooha.io/reconcile-requested-at on the GlooHA or KgatewayHA NAME to the current
+Sets the annotation glooha.io/reconcile-requested-at on the ${kinds(' or ')} NAME to the current
 time (Flux's reconcile.fluxcd.io/requestedAt), waits until the operator echoes it in
 status.lastHandledReconcileAt, and prints its Ready condition.
 
@@ -465,13 +339,11 @@ Usage:
   bash:  source <(glooha completion bash)        (or write it to /etc/bash_completion.d/glooha)
   zsh:   source <(glooha completion zsh)          (or write it as _glooha into a directory of $fpath)
 
-Completes commands, flags, flag values and, through kubectl when it is installed, GlooHA and
-KgatewayHA names.
+${fill(`Completes commands, flags, flag values and, through kubectl when it is installed, ${kinds(' and ')} names.`)}
 `;
 
-export const TOPIC_USAGE: Record<Command, string> = {
-  render: RENDER_USAGE,
-  migrate: MIGRATE_USAGE,
+export const TOPIC_USAGE: Readonly<Record<Command, string>> = {
+  ...Object.fromEntries(PRODUCT_COMMANDS.map((c) => [c.name, c.usage])),
   status: STATUS_USAGE,
   check: CHECK_USAGE,
   'helm-values': HELM_VALUES_USAGE,
@@ -482,8 +354,6 @@ export const TOPIC_USAGE: Record<Command, string> = {
 };
 
 // ---- parsing -----------------------------------------------------------------------------------
-
-type Values = Partial<Record<Flag, string | boolean>>;
 
 /**
  * kubectl (pflag) reads `-o=json` as `-o json`; node's parseArgs would keep the `=`. A boolean's
@@ -503,14 +373,14 @@ function splitShortEquals(argv: readonly string[]): string[] {
     const m = rest ? null : /^-([a-zA-Z])=(.*)$/s.exec(arg);
     const flag = m && byShort.get(m[1] as string);
     if (!m || !flag) out.push(arg);
-    else if (FLAGS[flag].type === 'boolean') out.push(`--${flag}=${m[2]}`);
+    else if ((FLAGS[flag] as FlagSpec).type === 'boolean') out.push(`--${flag}=${m[2]}`);
     else out.push(`-${m[1]}`, m[2] as string);
   }
   return out;
 }
 
 function unknownFlag(raw: string, command: Command | undefined): UsageError {
-  const allowed = command ? [...COMMAND_FLAGS[command], 'help' as const] : (['help', 'version'] as const);
+  const allowed = command ? [...(COMMAND_FLAGS[command] ?? []), 'help'] : ['help', 'version'];
   const names = allowed.flatMap(flagNames);
   const where = command ? `glooha ${command}` : 'glooha';
   const given = raw.startsWith('--') ? raw.slice(2) : raw.slice(1);
@@ -531,7 +401,7 @@ function unknownFlag(raw: string, command: Command | undefined): UsageError {
 
 function parseCommandLine(argv: readonly string[]): {
   command?: Command;
-  values: Values;
+  values: FlagValues;
   positionals: string[];
 } {
   const { tokens } = parseArgv({
@@ -565,8 +435,10 @@ function parseCommandLine(argv: readonly string[]): {
     }
     positionals.push(t.value);
   }
-  const values: Values = {};
-  const allowed = new Set<string>(command ? [...COMMAND_FLAGS[command], 'help'] : ['help', 'version']);
+  const values: FlagValues = {};
+  const allowed = new Set<string>(
+    command ? [...(COMMAND_FLAGS[command] ?? []), 'help'] : ['help', 'version'],
+  );
   for (const t of tokens) {
     if (t.kind !== 'option') continue;
     const raw = t.rawName;
@@ -577,7 +449,7 @@ function parseCommandLine(argv: readonly string[]): {
       throw unknownFlag(raw, command);
     }
     const name = t.name as Flag;
-    const spec: FlagSpec = FLAGS[name];
+    const spec = FLAGS[name] as FlagSpec;
     if (spec.type === 'boolean') {
       if (t.value === undefined) values[name] = true;
       // pflag's --flag=true / --flag=false.
@@ -600,58 +472,32 @@ function parseCommandLine(argv: readonly string[]): {
 }
 
 const NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-
-function namespaceFlag(values: Values, name: Flag = 'namespace'): string | undefined {
-  const ns = values[name] as string | undefined;
-  if (ns !== undefined && (ns.length > 63 || !DNS_LABEL.test(ns))) {
-    throw new UsageError(
-      `--${name} must be a namespace name (at most 63 lowercase letters, digits and dashes), not ${JSON.stringify(ns)}`,
-    );
-  }
-  return ns;
-}
-
 function objectName(value: string): string {
   if (value.length > 253 || !NAME.test(value)) {
     throw new UsageError(
-      `NAME must be a GlooHA or KgatewayHA name (lowercase letters, digits, '-' and '.'), not ${JSON.stringify(value)}`,
+      `NAME must be a ${kinds(' or ')} name (lowercase letters, digits, '-' and '.'), not ${JSON.stringify(value)}`,
     );
   }
   return value;
 }
 
-function oneOf<T extends string>(
-  value: string | undefined,
-  flag: string,
-  allowed: readonly T[],
-  fallback: T,
-): T {
-  const v = value ?? fallback;
-  if (!(allowed as readonly string[]).includes(v)) {
-    const near = closest(v, allowed);
-    throw new UsageError(
-      `${flag} must be one of ${allowed.join(', ')}, not ${JSON.stringify(v)}${near ? `; did you mean ${near}?` : ''}`,
-    );
-  }
-  return v as T;
-}
-
-function kindFlag(values: Values): HAKind | undefined {
+function kindFlag(values: FlagValues): HAKind | undefined {
   const v = values.kind as string | undefined;
   if (v === undefined) return undefined;
   const kind = KIND_NAMES[v.toLowerCase()];
   if (!kind)
-    throw new UsageError(`--kind must be glooha or kgatewayha (or gha, kha, ...), not ${JSON.stringify(v)}`);
+    throw new UsageError(
+      `--kind must be ${kindFlagValues} (or ${shortNames.join(', ')}, ...), not ${JSON.stringify(v)}`,
+    );
   return kind;
 }
 
-const clusterFlags = (values: Values): ClusterFlags => ({
+const clusterFlags = (values: FlagValues): ClusterFlags => ({
   ...(values.kubeconfig === undefined ? {} : { kubeconfig: values.kubeconfig as string }),
   ...(values.context === undefined ? {} : { context: values.context as string }),
 });
 
-function timeoutFlag(values: Values): number {
+function timeoutFlag(values: FlagValues): number {
   const text = (values.timeout as string | undefined) ?? '1m';
   const nanos = parseDuration(text);
   if (nanos === undefined || nanos === 0n)
@@ -682,47 +528,15 @@ export function parseArgs(argv: readonly string[]): Args {
   }
   if (values.help) return { command: 'help', topic: command };
   try {
-    const { min, max, name } = POSITIONALS[command];
+    const { min, max, name } = POSITIONALS[command] as { min: number; max: number; name?: string };
     if (positionals.length > max)
       throw new UsageError(`unexpected argument ${JSON.stringify(positionals[max])}`);
     if (positionals.length < min) throw new UsageError(`missing ${name}`);
+    const own = PRODUCT_COMMANDS.find((c) => c.name === command);
+    if (own) return own.parse(values, positionals);
     const str = (f: Flag) => values[f] as string | undefined;
-    switch (command) {
-      case 'render': {
-        const filename = str('filename');
-        if (!filename) throw new UsageError('missing -f FILE (use -f - to read stdin)');
-        if (values.install !== undefined && values['merge-into'] !== undefined)
-          throw new UsageError(
-            'give --install or --merge-into, not both (--merge-into reads the install from its manifests)',
-          );
-        return {
-          command,
-          filename,
-          output: oneOf(str('output'), '--output', OUTPUTS, 'manifests'),
-          install: str('install'),
-          mergeInto: str('merge-into'),
-          namespace: namespaceFlag(values),
-        };
-      }
-      case 'migrate': {
-        const target = oneOf(positionals[0], 'TARGET', MIGRATE_TARGETS, 'kgateway');
-        const filename = str('filename');
-        if (!filename) throw new UsageError('missing -f FILE (use -f - to read stdin)');
-        const release = str('release') ?? 'kgateway';
-        // A Helm release name: lowercase letters, digits and dashes, at most 53 characters.
-        if (release.length > 53 || !DNS_LABEL.test(release))
-          throw new UsageError(
-            `--release must be a Helm release name (at most 53 lowercase letters, digits and dashes), not ${JSON.stringify(release)}`,
-          );
-        return {
-          command,
-          target,
-          filename,
-          output: oneOf(str('output'), '--output', OUTPUTS, 'manifests'),
-          release,
-          namespace: namespaceFlag(values),
-        };
-      }
+    const shared = command as SharedCommand;
+    switch (shared) {
       case 'status': {
         const allNamespaces = values['all-namespaces'] === true;
         const namespace = namespaceFlag(values);
@@ -731,7 +545,7 @@ export function parseArgs(argv: readonly string[]): Args {
         if (allNamespaces && positionals[0] !== undefined)
           throw new UsageError('NAME needs one namespace: give -n NS instead of -A');
         return {
-          command,
+          command: shared,
           ...(positionals[0] === undefined ? {} : { name: objectName(positionals[0]) }),
           ...(namespace === undefined ? {} : { namespace }),
           allNamespaces,
@@ -744,7 +558,7 @@ export function parseArgs(argv: readonly string[]): Args {
         const operatorNamespace = namespaceFlag(values, 'operator-namespace');
         const namespace = namespaceFlag(values);
         return {
-          command,
+          command: shared,
           ...(operatorNamespace ? { operatorNamespace } : {}),
           ...(namespace ? { namespace } : {}),
           ...clusterFlags(values),
@@ -754,7 +568,7 @@ export function parseArgs(argv: readonly string[]): Args {
         const namespace = namespaceFlag(values);
         const kind = kindFlag(values);
         return {
-          command,
+          command: shared,
           name: objectName(positionals[0] as string),
           ...(namespace === undefined ? {} : { namespace }),
           ...(kind === undefined ? {} : { kind }),
@@ -767,17 +581,17 @@ export function parseArgs(argv: readonly string[]): Args {
         const namespace = namespaceFlag(values);
         const kind = kindFlag(values);
         return {
-          command,
+          command: shared,
           name: objectName(positionals[0] as string),
           ...(namespace === undefined ? {} : { namespace }),
           ...(kind === undefined ? {} : { kind }),
-          wait: command !== 'suspend' && values.wait !== false,
+          wait: shared !== 'suspend' && values.wait !== false,
           timeoutMs: timeoutFlag(values),
           ...clusterFlags(values),
         };
       }
       case 'completion':
-        return { command, shell: oneOf(positionals[0], 'SHELL', SHELLS, 'bash') };
+        return { command: shared, shell: oneOf(positionals[0], 'SHELL', SHELLS, 'bash') };
     }
   } catch (err) {
     if (err instanceof UsageError && err.topic === undefined) throw new UsageError(err.message, command);

@@ -1,38 +1,26 @@
 // `glooha check`: pre-flight checks of a cluster, each one line with [ok], [warn] or [FAIL]: the CRDs,
-// the operator and its Lease, RBAC, and the Gloo and kgateway installs (kgateway's controller Lease).
+// the operator and its Lease, RBAC, and each registered product's installs (with the product's own
+// check of each, CliProduct.installCheck).
 // Everything is read with the caller's credentials through the one transport; nothing is written
 // except access reviews (which the API server answers without storing).
 import type { V1Deployment, V1Lease } from '@kubernetes/client-node';
-import { GROUP, KGATEWAY_PLURAL, PLURAL, VERSION } from '../api/constants.js';
-import type { GlooHA, KgatewayHA } from '../api/types.js';
+import { GROUP, VERSION } from '../api/constants.js';
+import type { HAObject } from '../api/types.js';
 import { installNamespaceOf } from '../controller/product.js';
 import { accessAllowed, type Access } from '../kube/access.js';
 import { errorStatus } from '../kube/client.js';
 import { resourcePath } from '../kube/paths.js';
-import { RECONCILER_PERMISSIONS } from '../products/index.js';
-import {
-  CONTROLLER_CONTAINER,
-  CONTROLLER_LEASE_NAME,
-  ENV_DISABLE_LEADER_ELECTION,
-} from '../products/kgateway/facts.js';
 import { EXIT, type CheckArgs } from './args.js';
 import { explain, type Cluster } from './cluster.js';
 import { escapeControl } from './escape.js';
-import type { CliIO } from './render.js';
+import type { CliIO } from './io.js';
+import type { CheckResult } from './product.js';
+import { CLI_PRODUCTS, RECONCILER_PERMISSIONS } from './registry.js';
+
+export type { CheckResult, Verdict } from './product.js';
 
 /** The label the chart and deploy/install.yaml put on the operator's Deployment. */
 export const OPERATOR_SELECTOR = 'app.kubernetes.io/name=glooha-operator';
-/** Gloo's chart labels its control-plane Deployment so. */
-export const GLOO_SELECTOR = 'gloo=gloo';
-/** kgateway's chart labels its controller Deployment so (kgateway.selectorLabels). */
-export const KGATEWAY_SELECTOR = 'kgateway=kgateway';
-
-export type Verdict = 'ok' | 'warn' | 'FAIL';
-export interface CheckResult {
-  verdict: Verdict;
-  check: string;
-  detail: string;
-}
 
 export async function check(args: CheckArgs, io: CliIO, cluster: Cluster, now = new Date()): Promise<number> {
   const results: CheckResult[] = [];
@@ -72,7 +60,7 @@ export async function check(args: CheckArgs, io: CliIO, cluster: Cluster, now = 
       )?.resources?.map((r) => r.name) ?? [])
     : [];
   const served = new Set(resources);
-  for (const plural of [PLURAL, KGATEWAY_PLURAL]) {
+  for (const { plural } of CLI_PRODUCTS.map((p) => p.api)) {
     const crd = `${plural}.${GROUP}`;
     await report(
       served.has(plural)
@@ -182,8 +170,7 @@ export async function check(args: CheckArgs, io: CliIO, cluster: Cluster, now = 
   // 4. What you may do (SelfSubjectAccessReview): what glooha status and helm-values read.
   const self = async (a: Access) => accessAllowed(cluster.client, a);
   for (const a of [
-    { group: GROUP, resource: PLURAL, verb: 'list' },
-    { group: GROUP, resource: KGATEWAY_PLURAL, verb: 'list' },
+    ...CLI_PRODUCTS.map(({ api }) => ({ group: GROUP, resource: api.plural, verb: 'list' })),
     { group: '', resource: 'configmaps', verb: 'get' },
   ]) {
     const allowed = await self(a);
@@ -250,62 +237,44 @@ export async function check(args: CheckArgs, io: CliIO, cluster: Cluster, now = 
     );
   }
 
-  // 6. Gloo installs, and whether a GlooHA targets each.
+  // 6. Each product's installs (its control-plane Deployments), whether an object of its kind targets
+  // each, and the product's own check of each.
   const listOf = async <T>(what: string, plural: string): Promise<T[]> =>
     served.has(plural)
       ? ((await get<{ items: T[] }>(what, resourcePath({ group: GROUP, version: VERSION, plural })))?.items ??
         [])
       : [];
-  const gloos =
-    (
-      await get<{ items: V1Deployment[] }>('list Gloo Deployments', resourcePath(apps, args.namespace), {
-        labelSelector: GLOO_SELECTOR,
-      })
-    )?.items ?? [];
-  const gloohas = await listOf<GlooHA>('list GlooHAs', PLURAL);
-  const targeted = new Set(gloohas.map((g) => installNamespaceOf(g)));
-  for (const d of gloos) {
-    const ns = d.metadata?.namespace ?? '';
-    await report(
-      targeted.has(ns)
-        ? {
-            verdict: 'ok',
-            check: 'Gloo install',
-            detail: `${ns}/${d.metadata?.name} is targeted by a GlooHA`,
-          }
-        : {
-            verdict: 'warn',
-            check: 'Gloo install',
-            detail: `${ns}/${d.metadata?.name} has no GlooHA (not made HA)`,
-          },
-    );
+  let installs = 0;
+  for (const product of CLI_PRODUCTS) {
+    const { kind, plural } = product.api;
+    const deployments =
+      (
+        await get<{ items: V1Deployment[] }>(
+          `list ${product.name} Deployments`,
+          resourcePath(apps, args.namespace),
+          { labelSelector: product.installSelector },
+        )
+      )?.items ?? [];
+    installs += deployments.length;
+    const objects = await listOf<HAObject>(`list ${kind}s`, plural);
+    const targeted = new Set(objects.map((g) => installNamespaceOf(g)));
+    for (const d of deployments) {
+      const ns = d.metadata?.namespace ?? '';
+      const id = `${ns}/${d.metadata?.name}`;
+      const check = `${product.name} install`;
+      await report(
+        targeted.has(ns)
+          ? { verdict: 'ok', check, detail: `${id} is targeted by a ${kind}` }
+          : { verdict: 'warn', check, detail: `${id} has no ${kind} (not made HA)` },
+      );
+      if (product.installCheck) await report(await product.installCheck.run(get, d, now));
+    }
   }
-
-  // 7. kgateway installs: whether a KgatewayHA targets each, and whether its controller leads (the
-  // Lease kgateway-envoy, renewed every 2 s by the leader).
-  const kgateways =
-    (
-      await get<{ items: V1Deployment[] }>('list kgateway Deployments', resourcePath(apps, args.namespace), {
-        labelSelector: KGATEWAY_SELECTOR,
-      })
-    )?.items ?? [];
-  const kgatewayhas = await listOf<KgatewayHA>('list KgatewayHAs', KGATEWAY_PLURAL);
-  const kTargeted = new Set(kgatewayhas.map((g) => installNamespaceOf(g)));
-  for (const d of kgateways) {
-    const ns = d.metadata?.namespace ?? '';
-    const id = `${ns}/${d.metadata?.name}`;
-    await report(
-      kTargeted.has(ns)
-        ? { verdict: 'ok', check: 'kgateway install', detail: `${id} is targeted by a KgatewayHA` }
-        : { verdict: 'warn', check: 'kgateway install', detail: `${id} has no KgatewayHA (not made HA)` },
-    );
-    await report(await kgatewayLeaderCheck(get, d, now));
-  }
-  if (gloos.length === 0 && kgateways.length === 0) {
+  if (installs === 0) {
     await report({
       verdict: 'warn',
       check: 'installs',
-      detail: `no Deployment labelled ${GLOO_SELECTOR} (Gloo) or ${KGATEWAY_SELECTOR} (kgateway) found${args.namespace ? ` in namespace ${args.namespace}` : ''}`,
+      detail: `no Deployment labelled ${CLI_PRODUCTS.map((p) => `${p.installSelector} (${p.name})`).join(' or ')} found${args.namespace ? ` in namespace ${args.namespace}` : ''}`,
     });
   }
 
@@ -313,46 +282,6 @@ export async function check(args: CheckArgs, io: CliIO, cluster: Cluster, now = 
   const warned = results.filter((r) => r.verdict === 'warn').length;
   io.stderr(`${failed} failed, ${warned} warning(s), ${results.length - failed - warned} ok\n`);
   return failed > 0 ? EXIT.UNHEALTHY : EXIT.OK;
-}
-
-/** Whether kgateway's controller of Deployment `d` holds and renews its Lease, by this machine's clock. */
-async function kgatewayLeaderCheck(
-  get: <T>(what: string, path: string) => Promise<T | undefined>,
-  d: V1Deployment,
-  now: Date,
-): Promise<CheckResult> {
-  const ns = d.metadata?.namespace ?? '';
-  const check = 'kgateway leader';
-  const container = d.spec?.template.spec?.containers.find((c) => c.name === CONTROLLER_CONTAINER);
-  const disabled = container?.env?.find((e) => e.name === ENV_DISABLE_LEADER_ELECTION)?.value === 'true';
-  if (disabled) return { verdict: 'ok', check, detail: `${ns}/${d.metadata?.name}: leader election is off` };
-  const leaseId = `${ns}/${CONTROLLER_LEASE_NAME}`;
-  const lease = await get<V1Lease>(
-    `get Lease ${leaseId}`,
-    resourcePath(
-      { group: 'coordination.k8s.io', version: 'v1', plural: 'leases' },
-      ns,
-      CONTROLLER_LEASE_NAME,
-    ),
-  );
-  const holder = lease?.spec?.holderIdentity;
-  const renew = lease?.spec?.renewTime ? new Date(String(lease.spec.renewTime)) : undefined;
-  const age = renew ? Math.max(0, (now.getTime() - renew.getTime()) / 1000) : undefined;
-  const duration = lease?.spec?.leaseDurationSeconds ?? 15;
-  if (!lease)
-    return { verdict: 'FAIL', check, detail: `no Lease ${leaseId}: kgateway's controller has not led` };
-  if (!holder) return { verdict: 'FAIL', check, detail: `Lease ${leaseId} has no holder` };
-  if (age === undefined || age > duration)
-    return {
-      verdict: 'FAIL',
-      check,
-      detail: `${holder} holds Lease ${leaseId} but last renewed it ${age === undefined ? 'never' : `${Math.round(age)}s ago`} (lease duration ${duration}s)`,
-    };
-  return {
-    verdict: 'ok',
-    check,
-    detail: `${holder}, Lease ${leaseId} renewed ${Math.round(age)}s ago (lease duration ${duration}s; by this machine's clock)`,
-  };
 }
 
 const ADMISSION = { group: 'admissionregistration.k8s.io', version: 'v1' };

@@ -4,7 +4,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { contextNamespace, KubeConfigError, loadKubeConfig } from '../kube/config.js';
 import { errorStatus, KubeClient } from '../kube/client.js';
-import { EXIT, type ClusterFlags } from './args.js';
+import type { ClusterFlags } from './args.js';
+import { EXIT } from './flags.js';
 
 /** The cluster cannot be used, or the named object is missing: message + exit status. */
 export class ClusterError extends Error {

@@ -1,11 +1,11 @@
 // `glooha completion bash|zsh`: completion scripts generated from the one flag table in args.ts, so
-// a new flag is completed without touching this file. GlooHA names come from kubectl when it is on
+// a new flag is completed without touching this file. Object names come from kubectl when it is on
 // PATH (completion runs in the user's shell, where kubectl has the same kubeconfig).
+import { GROUP } from '../api/constants.js';
 import {
   COMMANDS,
   COMMAND_FLAGS,
   FLAGS,
-  MIGRATE_TARGETS,
   OUTPUT_VALUES,
   SHELLS,
   flagNames,
@@ -13,16 +13,17 @@ import {
   type FlagSpec,
   type Shell,
 } from './args.js';
+import { CLI_PRODUCTS, PRODUCT_COMMANDS } from './registry.js';
 
 function flagsOf(command: Command): string[] {
-  return [...COMMAND_FLAGS[command].flatMap(flagNames), '--help'];
+  return [...(COMMAND_FLAGS[command] ?? []).flatMap(flagNames), '--help'];
 }
 
 /** Values a flag takes, where they are a fixed list. */
 function valuesOf(command: Command): Record<string, readonly string[]> {
   const out: Record<string, readonly string[]> = {};
-  for (const flag of COMMAND_FLAGS[command]) {
-    const spec: FlagSpec = FLAGS[flag];
+  for (const flag of COMMAND_FLAGS[command] ?? []) {
+    const spec = FLAGS[flag] as FlagSpec;
     const values = flag === 'output' ? OUTPUT_VALUES[command] : spec.values;
     if (values) for (const name of flagNames(flag)) out[name] = values;
   }
@@ -31,15 +32,18 @@ function valuesOf(command: Command): Record<string, readonly string[]> {
 
 /** Flags whose value is a file path. */
 function fileFlagsOf(command: Command): string[] {
-  return COMMAND_FLAGS[command].filter((f) => (FLAGS[f] as FlagSpec).file).flatMap(flagNames);
+  return (COMMAND_FLAGS[command] ?? []).filter((f) => (FLAGS[f] as FlagSpec).file).flatMap(flagNames);
 }
 
-// Both kinds' names, each asked on its own: one CRD missing must not hide the other's names.
-const NAMES_CMD = ['gloohas', 'kgatewayhas']
-  .map((p) => `kubectl get ${p}.glooha.io -o jsonpath='{.items[*].metadata.name} ' 2>/dev/null`)
-  .join('; ');
+// Every kind's names, each asked on its own: one CRD missing must not hide the others' names.
+const NAMES_CMD = CLI_PRODUCTS.map(
+  ({ api }) => `kubectl get ${api.plural}.${GROUP} -o jsonpath='{.items[*].metadata.name} ' 2>/dev/null`,
+).join('; ');
 
-/** Commands whose positional argument is a GlooHA or KgatewayHA name. */
+/** What a product's command offers for its positional argument, by command. */
+const POSITIONAL_VALUES = new Map(PRODUCT_COMMANDS.map((c) => [c.name, c.positionals.values]));
+
+/** Commands whose positional argument is an object's name. */
 const POSITIONAL_NAMES: readonly Command[] = ['status', 'helm-values', 'suspend', 'resume', 'reconcile'];
 
 function bash(): string {
@@ -50,8 +54,8 @@ function bash(): string {
     const positional =
       c === 'completion'
         ? `COMPREPLY=($(compgen -W "${SHELLS.join(' ')}" -- "$cur"))`
-        : c === 'migrate'
-          ? `COMPREPLY=($(compgen -W "${MIGRATE_TARGETS.join(' ')}" -- "$cur"))`
+        : POSITIONAL_VALUES.get(c)
+          ? `COMPREPLY=($(compgen -W "${POSITIONAL_VALUES.get(c)?.join(' ')}" -- "$cur"))`
           : POSITIONAL_NAMES.includes(c)
             ? `command -v kubectl >/dev/null && COMPREPLY=($(compgen -W "$(${NAMES_CMD})" -- "$cur"))`
             : ':';

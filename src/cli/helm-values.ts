@@ -1,24 +1,24 @@
-// `glooha helm-values NAME`: prints the values overlay the operator keeps for a GlooHA (its
-// <name>-helm-values ConfigMap) or a KgatewayHA (<name>-kgateway-helm-values), key values.yaml, for
-// the product's `helm upgrade -f`. The ConfigMap's name is the one the operator reports in status.
+// `glooha helm-values NAME`: prints the values overlay the operator keeps for an object (its
+// ConfigMap, <name><the product's suffix>: <name>-helm-values for a GlooHA), key values.yaml, for the
+// product's `helm upgrade -f`. The ConfigMap's name is the one the operator reports in status.
 import { errorStatus } from '../kube/client.js';
 import { resourcePath } from '../kube/paths.js';
 import { EXIT, type HelmValuesArgs } from './args.js';
 import { ClusterError, explain, type Cluster } from './cluster.js';
 import { findObject } from './kinds.js';
-import type { CliIO } from './render.js';
+import type { CliIO } from './io.js';
+import { productOfKind } from './registry.js';
 
 /** The ConfigMap key the operator writes (src/templates/helm-values-configmap.yaml.hbs). */
 export const VALUES_KEY = 'values.yaml';
-
-/** The name the operator gives the ConfigMap when status does not say it yet. */
-const DEFAULT_SUFFIX = { GlooHA: '-helm-values', KgatewayHA: '-kgateway-helm-values' } as const;
 
 export async function helmValuesCommand(args: HelmValuesArgs, io: CliIO, cluster: Cluster): Promise<number> {
   const ns = args.namespace ?? cluster.namespace;
   const { kind, object } = await findObject(cluster, args.name, ns, args.kind);
   const id = `${kind} ${ns}/${args.name}`;
-  const cmName = object.status?.helmValuesConfigMap ?? `${args.name}${DEFAULT_SUFFIX[kind]}`;
+  // Until status says it, the name the operator gives the ConfigMap.
+  const cmName =
+    object.status?.helmValuesConfigMap ?? `${args.name}${productOfKind(kind)?.helmValuesSuffix ?? ''}`;
   let cm: { data?: Record<string, string> };
   try {
     cm = await cluster.client.request(

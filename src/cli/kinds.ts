@@ -1,10 +1,12 @@
-// The two kinds the cluster commands handle, and finding one object by name when the user did not say
-// which kind it is (kubectl needs the type; glooha looks at both, as a name rarely exists twice).
-import { GROUP, KGATEWAY_KIND, KGATEWAY_PLURAL, KIND, PLURAL, VERSION } from '../api/constants.js';
+// The kinds the cluster commands handle (one per registered product), and finding one object by name
+// when the user did not say which kind it is (kubectl needs the type; glooha looks at every kind, as
+// a name rarely exists twice).
+import { GROUP, VERSION } from '../api/constants.js';
 import type { HAObject } from '../api/types.js';
 import { errorStatus } from '../kube/client.js';
 import { resourcePath } from '../kube/paths.js';
 import { EXIT, KINDS, UsageError, type HAKind } from './args.js';
+import { CLI_PRODUCTS } from './registry.js';
 import { ClusterError, explain, type Cluster } from './cluster.js';
 
 export interface KindInfo {
@@ -14,15 +16,20 @@ export interface KindInfo {
   flag: string;
 }
 
-export const KIND_INFO: Record<HAKind, KindInfo> = {
-  GlooHA: { kind: KIND, plural: PLURAL, flag: 'glooha' },
-  KgatewayHA: { kind: KGATEWAY_KIND, plural: KGATEWAY_PLURAL, flag: 'kgatewayha' },
+export const KIND_INFO: Readonly<Record<HAKind, KindInfo>> = Object.fromEntries(
+  CLI_PRODUCTS.map(({ api }) => [api.kind, { kind: api.kind, plural: api.plural, flag: api.singular }]),
+);
+
+const infoOf = (kind: HAKind): KindInfo => {
+  const info = KIND_INFO[kind];
+  if (!info) throw new Error(`no registered product has the kind ${kind}`);
+  return info;
 };
 
 export const kindsOf = (kind: HAKind | undefined): HAKind[] => (kind ? [kind] : [...KINDS]);
 
 export const pathOf = (kind: HAKind, namespace?: string, name?: string): string =>
-  resourcePath({ group: GROUP, version: VERSION, plural: KIND_INFO[kind].plural }, namespace, name);
+  resourcePath({ group: GROUP, version: VERSION, plural: infoOf(kind).plural }, namespace, name);
 
 /** "GlooHAs or KgatewayHAs" / "KgatewayHAs". */
 export const pluralWords = (kinds: HAKind[]): string => kinds.map((k) => `${k}s`).join(' or ');
@@ -38,7 +45,7 @@ export function isObjectNotFound(err: unknown, name: string): boolean {
 }
 
 export function crdMissing(what: string, kinds: HAKind[]): ClusterError {
-  const crds = kinds.map((k) => `${KIND_INFO[k].plural}.${GROUP}/${VERSION}`);
+  const crds = kinds.map((k) => `${infoOf(k).plural}.${GROUP}/${VERSION}`);
   const serves = crds.length > 1 ? `serves neither ${crds.join(' nor ')}` : `does not serve ${crds[0]}`;
   return new ClusterError(
     `${what}: the API server ${serves}: install the CRD${crds.length > 1 ? 's' : ''} (crds/ in the chart or deploy/install.yaml; glooha check tells more)`,
@@ -46,8 +53,8 @@ export function crdMissing(what: string, kinds: HAKind[]): ClusterError {
 }
 
 /**
- * The object NAME of the given kind, or of whichever kind has one. Both kinds having one is a usage
- * error (give --kind); neither, exit 4; no CRD for the kinds looked at, exit 3.
+ * The object NAME of the given kind, or of whichever kind has one. Two kinds having one is a usage
+ * error (give --kind); none, exit 4; no CRD for the kinds looked at, exit 3.
  */
 export async function findObject(
   cluster: Cluster,
@@ -72,7 +79,7 @@ export async function findObject(
   }
   if (found.length > 1)
     throw new UsageError(
-      `${found.map((f) => `${f.kind} ${namespace}/${name}`).join(' and ')} both exist: give --kind ${kinds.map((k) => KIND_INFO[k].flag).join(' or --kind ')}`,
+      `${found.map((f) => `${f.kind} ${namespace}/${name}`).join(' and ')} both exist: give --kind ${kinds.map((k) => infoOf(k).flag).join(' or --kind ')}`,
     );
   if (found[0]) return found[0];
   if (served.length === 0) throw crdMissing(`get ${kinds.join(' or ')} ${namespace}/${name}`, kinds);

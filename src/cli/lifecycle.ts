@@ -12,7 +12,7 @@ import { EXIT, type LifecycleArgs } from './args.js';
 import { explain, type Cluster } from './cluster.js';
 import { escapeControl } from './escape.js';
 import { findObject, pathOf } from './kinds.js';
-import type { CliIO } from './render.js';
+import type { CliIO } from './io.js';
 
 export interface LifecycleDeps {
   now: () => Date;

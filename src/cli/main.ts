@@ -3,7 +3,15 @@
 // problems are listed); 3 the cluster cannot be used; 4 the named object is missing; 5 not healthy.
 // Nothing but a bug prints a stack trace.
 
-import { EXIT, TOPIC_USAGE, USAGE, UsageError, parseArgs, type ClusterFlags } from './args.js';
+import {
+  EXIT,
+  TOPIC_USAGE,
+  USAGE,
+  UsageError,
+  parseArgs,
+  type ClusterFlags,
+  type SharedArgs,
+} from './args.js';
 import { check } from './check.js';
 import { ClusterError, connect, explain, type Cluster } from './cluster.js';
 import { completionScript } from './completion.js';
@@ -11,8 +19,8 @@ import { escapeControl } from './escape.js';
 import { helmValuesCommand } from './helm-values.js';
 import { readFileCapped, readStreamCapped } from './input.js';
 import { lifecycle } from './lifecycle.js';
-import { migrate } from './migrate.js';
-import { InvalidInput, render, type CliIO } from './render.js';
+import { InvalidInput, type CliIO } from './io.js';
+import { PRODUCT_COMMANDS } from './registry.js';
 import { status } from './status.js';
 import { errorStatus } from '../kube/client.js';
 import { version } from '../version.js';
@@ -25,18 +33,18 @@ export async function main(
   let cluster: Cluster | undefined;
   const connectTo = (flags: ClusterFlags) => (cluster = connect(flags, env));
   try {
-    const args = parseArgs(argv);
+    const parsed = parseArgs(argv);
+    // A product's own command (glooha render, glooha migrate ...) runs as its product says.
+    const own = PRODUCT_COMMANDS.find((c) => c.name === parsed.command);
+    if (own) return await own.run(parsed, io);
+    const args = parsed as SharedArgs;
     switch (args.command) {
       case 'help':
-        io.stdout(args.topic ? TOPIC_USAGE[args.topic] : USAGE);
+        io.stdout((args.topic && TOPIC_USAGE[args.topic]) || USAGE);
         return EXIT.OK;
       case 'version':
         io.stdout(`glooha ${version()}\n`);
         return EXIT.OK;
-      case 'render':
-        return await render(args, io);
-      case 'migrate':
-        return await migrate(args, io);
       case 'completion':
         await io.stdout(completionScript(args.shell));
         return EXIT.OK;

@@ -1,14 +1,14 @@
-// `glooha status`: each GlooHA's and KgatewayHA's health as the operator reported it in status,
-// summarized (pure: summarize, formatTable) and printed as a table, JSON or YAML.
+// `glooha status`: the health of each object of every registered kind as the operator reported it in
+// status, summarized (pure: summarize, formatTable) and printed as a table, JSON or YAML.
 import { stringify } from 'yaml';
-import { KGATEWAY_KIND } from '../api/constants.js';
 import type { ComponentStatus, HAObject } from '../api/types.js';
 import { errorStatus } from '../kube/client.js';
 import { EXIT, type HAKind, type StatusArgs } from './args.js';
 import { explain, type Cluster } from './cluster.js';
 import { escapeControl } from './escape.js';
 import { crdMissing, findObject, kindsOf, pathOf, pluralWords } from './kinds.js';
-import type { CliIO } from './render.js';
+import { CLI_PRODUCTS, productOfKind } from './registry.js';
+import type { CliIO } from './io.js';
 
 export interface ConditionSummary {
   status: 'True' | 'False' | 'Unknown';
@@ -17,14 +17,14 @@ export interface ConditionSummary {
 }
 
 export interface ComponentSummary {
-  /** gloo, discovery, the gatewayProxies key; controller, or the Gateway's name. */
+  /** The component's key in status.components, or its key in a map of them (a proxy's). */
   name: string;
   deployment: string;
   ready: number;
   desired: number;
 }
 
-export interface GlooHASummary {
+export interface ObjectSummary {
   kind: HAKind;
   namespace: string;
   name: string;
@@ -49,11 +49,12 @@ function condition(g: HAObject, type: string): ConditionSummary | undefined {
 }
 
 /**
- * What `glooha status` says of one GlooHA or KgatewayHA. A status the operator has not (re)written yet
- * is Unknown.
+ * What `glooha status` says of one object. A status the operator has not (re)written yet is Unknown.
  */
-export function summarize(g: HAObject): GlooHASummary {
-  const kind: HAKind = g.kind === KGATEWAY_KIND ? 'KgatewayHA' : 'GlooHA';
+export function summarize(g: HAObject): ObjectSummary {
+  // An object of no registered kind is read as the first product's (its status has no other shape).
+  const product = productOfKind(g.kind) ?? CLI_PRODUCTS[0];
+  const kind: HAKind = product?.api.kind ?? g.kind;
   const base = { kind, namespace: g.metadata.namespace ?? '', name: g.metadata.name };
   const generation = g.metadata.generation;
   const observed = g.status?.observedGeneration;
@@ -83,11 +84,12 @@ export function summarize(g: HAObject): GlooHASummary {
     });
   };
   const cs = g.status?.components;
-  add('gloo', cs?.gloo);
-  add('discovery', cs?.discovery);
-  for (const [key, c] of Object.entries(cs?.gatewayProxies ?? {})) add(key, c);
-  add('controller', cs?.controller);
-  for (const [gateway, c] of Object.entries(cs?.gateways ?? {})) add(gateway, c);
+  for (const { key, each } of product?.statusComponents ?? []) {
+    if (!each) add(key, cs?.[key] as ComponentStatus | undefined);
+    else
+      for (const [name, c] of Object.entries((cs?.[key] ?? {}) as Record<string, ComponentStatus>))
+        add(name, c);
+  }
   const l = g.status?.leader;
   return {
     ...base,
@@ -108,7 +110,7 @@ export function summarize(g: HAObject): GlooHASummary {
 }
 
 /** Columns like `kubectl get`: left-aligned, three spaces apart. */
-export function formatTable(rows: GlooHASummary[], withNamespace: boolean): string {
+export function formatTable(rows: ObjectSummary[], withNamespace: boolean): string {
   const header = [
     ...(withNamespace ? ['NAMESPACE'] : []),
     'KIND',
@@ -160,7 +162,7 @@ export function formatTable(rows: GlooHASummary[], withNamespace: boolean): stri
 }
 
 /** Messages of what is not Ready, one per line, under the table. */
-function problems(rows: GlooHASummary[]): string {
+function problems(rows: ObjectSummary[]): string {
   return rows
     .filter((r) => r.ready.status !== 'True')
     .map(

@@ -1,9 +1,10 @@
 // What the engine needs of a product (Gloo, kgateway, ...): the one interface a product implements.
 // The engine — the manager, the informers, the reconciler, plan and actions, status — knows products
 // only through it; each product lives in its own folder under src/products/ and is registered in
-// src/products/index.ts. A test (test/unit/engine-names-no-product.test.ts) fails if the engine names
+// src/products/index.ts. A test (test/unit/engine/names-no-product.test.ts) fails if the engine names
 // one.
 import type { KubernetesObject } from '@kubernetes/client-node';
+import type { ApiKind } from '../api/kind.js';
 import type { FieldError } from '../api/structural.js';
 import type { DriftPolicy, HAObject, IntOrPercent } from '../api/types.js';
 import type { Finding } from '../core/findings.js';
@@ -108,6 +109,8 @@ export interface RelatedKind extends KindInfo {
 
 /** A product: one kind of HA object and the install it keeps available. */
 export interface Product {
+  /** Its kind's description: names, schema and rules, from which its CRD and validator are built. */
+  api: ApiKind;
   /** The kind it reconciles (in the glooha.io API group); also the owner-kind label of what it owns. */
   kind: string;
   /** That kind's resource (plural) in the glooha.io API group. */

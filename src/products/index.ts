@@ -2,11 +2,15 @@
 // entry point, the CLI, the chart's RBAC) learn which exist. A new product is a folder beside these
 // and one line here.
 import { ENGINE_PERMISSIONS, type Permission } from '../controller/permissions.js';
+import type { Rule } from '../api/rules.js';
 import type { Product } from '../controller/product.js';
 import { GLOO } from './gloo/index.js';
 import { KGATEWAY } from './kgateway/index.js';
 
 export const PRODUCTS: readonly Product[] = [GLOO, KGATEWAY];
+
+/** Every product's rules, each once (the rules of shared definitions sit in more than one table). */
+export const RULES: readonly Rule[] = [...new Set(PRODUCTS.flatMap((p) => p.api.rules))];
 
 /**
  * The operator's Kubernetes API use in every namespace it reconciles: every (API group, resource,

@@ -12,7 +12,7 @@ import {
   V1MicroTime,
 } from '@kubernetes/client-node';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { GlooHASpec } from '../../src/api/types.js';
+import type { GlooHASpec } from '../../src/products/gloo/types.js';
 import { APPLIED_ANNOTATION } from '../../src/controller/plan-types.js';
 import { formatMicroTime } from '../../src/leader/lease-client.js';
 import { auditWrites, describeAudit, type AuditEvent } from '../support/audit.js';

@@ -14,8 +14,9 @@ import {
   type KubernetesObject,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GROUP, PLURAL, RECONCILE_REQUEST_ANNOTATION, VERSION } from '../../src/api/constants.js';
-import type { GlooHA } from '../../src/api/types.js';
+import { GROUP, RECONCILE_REQUEST_ANNOTATION, VERSION } from '../../src/api/constants.js';
+import { PLURAL } from '../../src/products/gloo/api.js';
+import type { GlooHA } from '../../src/products/gloo/types.js';
 import { LIST_TYPED_KINDS } from '../../src/controller/kinds.js';
 import { KubeClient } from '../../src/kube/client.js';
 import { ServedListTypes } from '../../src/kube/openapi-list-types.js';

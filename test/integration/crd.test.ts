@@ -17,20 +17,19 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { CRD_NAME, GLOO_API, PLURAL, PRINTER_COLUMNS } from '../../src/products/gloo/api.js';
+import { GROUP, MANAGER, VERSION } from '../../src/api/constants.js';
 import {
-  CRD_NAME,
-  GROUP,
   KGATEWAY_CRD_NAME,
   KGATEWAY_KIND,
   KGATEWAY_PLURAL,
-  MANAGER,
-  PLURAL,
-  VERSION,
-} from '../../src/api/constants.js';
-import { KGATEWAY_PRINTER_COLUMNS, PRINTER_COLUMNS } from '../../src/api/crd.js';
-import { RULES } from '../../src/api/rules.js';
-import type { GlooHA, KgatewayHASpec } from '../../src/api/types.js';
-import { defaultKgatewaySpec, defaultSpec } from '../../src/api/validate.js';
+  KGATEWAY_PRINTER_COLUMNS,
+} from '../../src/products/kgateway/api.js';
+import { RULES } from '../../src/products/index.js';
+import type { GlooHA } from '../../src/products/gloo/types.js';
+import type { KgatewayHASpec } from '../../src/products/kgateway/types.js';
+import { defaultKgatewaySpec } from '../../src/products/kgateway/validate.js';
+import { defaultSpec } from '../../src/products/gloo/validate.js';
 import { desired } from '../../src/products/gloo/desired.js';
 import { chartInstall, chartLabels } from '../../src/products/gloo/install.js';
 import { buildCrd } from '../../src/api/crd.js';
@@ -308,8 +307,8 @@ describe('the CRD as users install and use it, with kubectl (YAML 1.1)', () => {
     ) as { spec: { versions: { schema: { openAPIV3Schema: Record<string, any> } }[] } }; // eslint-disable-line @typescript-eslint/no-explicit-any
     const schema = served.spec.versions[0]?.schema.openAPIV3Schema;
     expect(schema?.properties.spec.properties.driftPolicy.enum).toEqual(['enforce', 'warn', 'ignore']);
-    // Everything kubectl read from the file is what buildCrd() meant: no string turned into a boolean.
-    const crd = buildCrd() as { spec: { versions: { schema: unknown }[] } };
+    // Everything kubectl read from the file is what buildCrd(GLOO_API) meant: no string turned into a boolean.
+    const crd = buildCrd(GLOO_API) as { spec: { versions: { schema: unknown }[] } };
     expect(served.spec.versions[0]?.schema).toEqual(crd.spec.versions[0]?.schema);
     for (const policy of ['enforce', 'warn', 'ignore']) {
       const out = await kubectlOk(
@@ -329,7 +328,7 @@ describe('the CRD as users install and use it, with kubectl (YAML 1.1)', () => {
 
   it('keeps a GlooHA stored with driftPolicy "off" by an older CRD updatable (validation ratcheting)', async () => {
     // The old CRD, as a YAML 1.2 or JSON client installed it: enum enforce, warn, "off".
-    const old = JSON.parse(JSON.stringify(buildCrd())) as {
+    const old = JSON.parse(JSON.stringify(buildCrd(GLOO_API))) as {
       spec: { versions: { schema: { openAPIV3Schema: { properties: Record<string, any> } } }[] }; // eslint-disable-line @typescript-eslint/no-explicit-any
     };
     const version = old.spec.versions[0];

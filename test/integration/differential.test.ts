@@ -11,15 +11,13 @@
 // the spec: status, metadata, integers beyond 2^53); the summary lines give the counts per kind.
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GROUP, KGATEWAY_PLURAL, PLURAL, VERSION } from '../../src/api/constants.js';
+import { GROUP, VERSION } from '../../src/api/constants.js';
+import { KGATEWAY_PLURAL } from '../../src/products/kgateway/api.js';
+import { PLURAL } from '../../src/products/gloo/api.js';
 import { parseAllKubeYaml, toKubeJS } from '../../src/api/kube-yaml.js';
-import type { GlooHA } from '../../src/api/types.js';
-import {
-  defaultKgatewaySpec,
-  defaultSpec,
-  validateGlooHA,
-  validateKgatewayHA,
-} from '../../src/api/validate.js';
+import type { GlooHA } from '../../src/products/gloo/types.js';
+import { defaultKgatewaySpec, validateKgatewayHA } from '../../src/products/kgateway/validate.js';
+import { defaultSpec, validateGlooHA } from '../../src/products/gloo/validate.js';
 import { send } from '../support/api-request.js';
 import { createNamespace, installCrds } from '../support/cluster.js';
 import { kubectl } from '../support/kubectl.js';

@@ -6,7 +6,7 @@ import { RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GlooHA } from '../../src/api/types.js';
+import type { GlooHA } from '../../src/products/gloo/types.js';
 import { AvailabilityWatch } from '../support/availability-watch.js';
 import { adminKubeConfig, createNamespace } from '../support/cluster.js';
 import { BASE_VALUES } from '../support/gloo-chart.js';

@@ -14,7 +14,8 @@ import { spawn } from 'node:child_process';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { GROUP, PLURAL, VERSION } from '../../src/api/constants.js';
+import { GROUP, VERSION } from '../../src/api/constants.js';
+import { PLURAL } from '../../src/products/gloo/api.js';
 import { errorStatus, KubeClient } from '../../src/kube/client.js';
 import {
   DEFAULT_LEASE_NAME,

@@ -13,7 +13,7 @@
 // kwok completes without running.
 import { CoordinationV1Api, CoreV1Api, type V1Lease, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENV_LEASE_DURATION } from '../../src/api/constants.js';
+import { ENV_LEASE_DURATION } from '../../src/products/gloo/api.js';
 import { controllerRuntimeHolderPod } from '../../src/core/dead-holder.js';
 import { glooChartVersion, glooController } from '../env/binaries.js';
 import { auditWrites } from '../support/audit.js';

@@ -14,16 +14,11 @@ import {
   setHeaderOptions,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  GROUP,
-  KGATEWAY_KIND,
-  KGATEWAY_PLURAL,
-  PLURAL,
-  RECONCILE_REQUEST_ANNOTATION,
-  VERSION,
-} from '../../src/api/constants.js';
+import { GROUP, RECONCILE_REQUEST_ANNOTATION, VERSION } from '../../src/api/constants.js';
+import { KGATEWAY_KIND, KGATEWAY_PLURAL } from '../../src/products/kgateway/api.js';
+import { PLURAL } from '../../src/products/gloo/api.js';
 import { UNRECONCILED_STATUS } from '../../src/products/gloo/schema.js';
-import type { GlooHA } from '../../src/api/types.js';
+import type { GlooHA } from '../../src/products/gloo/types.js';
 import { CONTROLLER_LEASE_NAME, controllerSelectorLabels } from '../../src/products/kgateway/facts.js';
 import { formatMicroTime } from '../../src/leader/lease-client.js';
 import { auditWrites, describeAudit } from '../support/audit.js';

@@ -20,7 +20,7 @@ import {
 } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GlooHA, GlooHASpec } from '../../src/api/types.js';
+import type { GlooHA, GlooHASpec } from '../../src/products/gloo/types.js';
 import { UPGRADE_FLAGS, upgradeCommand } from '../../src/core/helm-values-yaml.js';
 import { adminKubeConfig, createNamespace } from '../support/cluster.js';
 import { HELM_MAJORS, helm, installGloo, upgradeGloo, type HelmMajor } from '../support/gloo-chart.js';

@@ -17,8 +17,9 @@ import {
 } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GROUP, KGATEWAY_PLURAL, VERSION } from '../../src/api/constants.js';
-import type { KgatewayHA } from '../../src/api/types.js';
+import { GROUP, VERSION } from '../../src/api/constants.js';
+import { KGATEWAY_PLURAL } from '../../src/products/kgateway/api.js';
+import type { KgatewayHA } from '../../src/products/kgateway/types.js';
 import { KGATEWAY_VERSIONS, type KgatewayFixtures } from '../env/binaries.js';
 import { adminKubeConfig, createNamespace } from '../support/cluster.js';
 import { helm } from '../support/gloo-chart.js';

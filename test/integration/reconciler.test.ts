@@ -14,8 +14,9 @@ import {
   type V1Deployment,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GROUP, PLURAL, VERSION } from '../../src/api/constants.js';
-import type { GlooHA, GlooHASpec } from '../../src/api/types.js';
+import { GROUP, VERSION } from '../../src/api/constants.js';
+import { PLURAL } from '../../src/products/gloo/api.js';
+import type { GlooHA, GlooHASpec } from '../../src/products/gloo/types.js';
 import { HANDOVER_MANAGER } from '../../src/controller/drift.js';
 import { APPLIED_ANNOTATION } from '../../src/controller/plan-types.js';
 import { formatMicroTime } from '../../src/leader/lease-client.js';

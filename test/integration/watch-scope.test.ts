@@ -5,7 +5,7 @@
 // namespace. Which one it chose shows in the reflectors' "listed" lines (a per-namespace reflector
 // logs its namespace).
 import { afterAll, describe, expect, it } from 'vitest';
-import type { GlooHASpec } from '../../src/api/types.js';
+import type { GlooHASpec } from '../../src/products/gloo/types.js';
 import { APPLIED_ANNOTATION } from '../../src/controller/plan-types.js';
 import { AppsV1Api } from '@kubernetes/client-node';
 import { adminKubeConfig, createNamespace } from '../support/cluster.js';

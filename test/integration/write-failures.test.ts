@@ -4,7 +4,8 @@
 // body can never succeed, so it must be InvalidObject (Stalled), not a transient error retried for ever.
 import { beforeAll, describe, expect, it } from 'vitest';
 
-import { GROUP, PLURAL, VERSION } from '../../src/api/constants.js';
+import { GROUP, VERSION } from '../../src/api/constants.js';
+import { PLURAL } from '../../src/products/gloo/api.js';
 import { kubeWriter } from '../../src/controller/actions/writer.js';
 import { terminalFailure } from '../../src/controller/failures.js';
 import { KubeClient, errorStatus } from '../../src/kube/client.js';

@@ -1,7 +1,10 @@
 // Creating and reading GlooHA (and KgatewayHA) resources as the admin, for integration tests.
 import { CustomObjectsApi } from '@kubernetes/client-node';
-import { GROUP, KGATEWAY_PLURAL, PLURAL, VERSION } from '../../src/api/constants.js';
-import type { GlooHA, GlooHASpec, KgatewayHASpec } from '../../src/api/types.js';
+import { GROUP, VERSION } from '../../src/api/constants.js';
+import { KGATEWAY_PLURAL } from '../../src/products/kgateway/api.js';
+import { PLURAL } from '../../src/products/gloo/api.js';
+import type { GlooHA, GlooHASpec } from '../../src/products/gloo/types.js';
+import type { KgatewayHASpec } from '../../src/products/kgateway/types.js';
 import { adminKubeConfig, installCrds } from './cluster.js';
 import { eventually, httpStatusOf } from './wait.js';
 

@@ -2,7 +2,7 @@
 // hostile input in a fresh process and prints {bytes, ms, peakBytes, outcome} as JSON: peakBytes is the
 // process's peak resident memory (getrusage maxrss) above its resident memory just before parsing,
 // with the input already built. Used by test/unit/api/kube-yaml-bounds.test.ts.
-import { parseGlooHAs } from '../../src/cli/render.js';
+import { parseGlooHAs } from '../../src/products/gloo/render.js';
 import { hostileYaml } from './hostile-yaml.js';
 
 const kind = process.argv[2] ?? '';

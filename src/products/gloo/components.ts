@@ -1,7 +1,7 @@
 // The spec seen per component: gloo, discovery and each gateway proxy reduced to one shape (what
 // Deployment, how many replicas, which budget and spreading), so the rest of the core treats them alike.
 
-import type { DefaultedSpec } from '../../api/types.js';
+import type { DefaultedSpec } from './types.js';
 import type { ComponentIntent } from '../../core/component.js';
 import { proxyDeploymentName } from './install.js';
 

@@ -8,11 +8,11 @@
 //   - findings: warnings and problems as data.
 // No I/O, no clock, no randomness: the same inputs give the same output, byte for byte.
 
-import { ENV_DISABLE_LEADER_ELECTION, GLOO_CONTAINER } from '../../api/constants.js';
-import type { DefaultedGlooHA, DefaultedSpec, GlooHA } from '../../api/types.js';
+import { ENV_DISABLE_LEADER_ELECTION, GLOO_CONTAINER } from './api.js';
+import type { DefaultedGlooHA, DefaultedSpec, GlooHA } from './types.js';
 import { installNamespaceOf, type ComponentPlan, type DesiredResult } from '../../controller/product.js';
 import { upgradeLegacyValues } from './legacy.js';
-import { validateGlooHA } from '../../api/validate.js';
+import { validateGlooHA } from './validate.js';
 import { intentsOf } from './components.js';
 import type { ComponentIntent } from '../../core/component.js';
 import {

@@ -20,8 +20,8 @@
 //
 // What the chart cannot express is reported by helmValuesNotes().
 
-import { defaultSpec } from '../../api/validate.js';
-import type { GlooHA } from '../../api/types.js';
+import { defaultSpec } from './validate.js';
+import type { GlooHA } from './types.js';
 import { budgetOf, type ComponentIntent } from '../../core/component.js';
 import { intentsOf } from './components.js';
 import type { Finding } from '../../core/findings.js';

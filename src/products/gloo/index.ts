@@ -1,8 +1,9 @@
 // Gloo as a product: a GlooHA keeps a Gloo install (its gloo, discovery and gateway-proxy
 // Deployments, labelled app=gloo by Gloo's chart) available.
 import type { KubernetesObject, V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
-import { GLOO_LEASE_NAME, GROUP, KIND, PLURAL } from '../../api/constants.js';
-import type { GlooHA } from '../../api/types.js';
+import { GLOO_API, GLOO_LEASE_NAME, KIND, PLURAL } from './api.js';
+import { GROUP } from '../../api/constants.js';
+import type { GlooHA } from './types.js';
 import { durationSeconds } from '../../api/duration.js';
 import { controllerRuntimeHolderPod } from '../../core/dead-holder.js';
 import { ownerOf } from '../../core/ownership.js';
@@ -16,6 +17,7 @@ export const CONTROLLER_NAME = 'glooha';
 
 /** `computeDesired` is the pure core's desired(); a parameter only so tests can feed the guards. */
 export const glooProduct = (computeDesired: typeof desired = desired): Product => ({
+  api: GLOO_API,
   kind: KIND,
   plural: PLURAL,
   controllerName: CONTROLLER_NAME,

@@ -15,8 +15,8 @@ import {
   ENV_RENEW_PERIOD,
   ENV_RETRY_PERIOD,
   GLOO_LEASE_NAME,
-} from '../../api/constants.js';
-import type { LeaderElectionSpec } from '../../api/types.js';
+} from './api.js';
+import type { LeaderElectionSpec } from './types.js';
 import type { EnvVar } from '../../core/component-planner.js';
 
 export type { EnvVar };

@@ -6,7 +6,7 @@
 // it; one installed through a YAML 1.2 or JSON client could. Such an object keeps working (the API
 // server's validation ratcheting lets an unchanged field through on update) and means ignore.
 
-import type { GlooHA } from '../../api/types.js';
+import type { GlooHA } from './types.js';
 
 export interface LegacyUpgrade {
   glooHA: GlooHA;

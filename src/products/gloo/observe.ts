@@ -1,7 +1,7 @@
 // From cached API objects to the ObservedInstall Gloo's core takes (the generic shapes are
 // src/controller/observe.ts's).
 import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
-import type { TargetSpec } from '../../api/types.js';
+import type { TargetSpec } from './types.js';
 import { selects } from '../../core/selectors.js';
 import type { ObservedInstall } from './install.js';
 import type { Owner } from '../../core/ownership.js';

@@ -6,6 +6,7 @@
 // much as for users: without them a rule over a list or string is costed at the request size limit.
 
 import { DURATION_MAX_LENGTH } from '../../api/duration.js';
+import { QUALIFIED_NAME, QUALIFIED_NAME_MAX_LENGTH } from '../../api/names.js';
 import {
   OPEN,
   array,
@@ -38,15 +39,6 @@ export const MAX_TOPOLOGY_SPREAD_CONSTRAINTS = 8;
 
 export const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
 export const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
-/**
- * A Kubernetes qualified name (label key, topologyKey): an optional DNS-subdomain prefix and '/', then
- * a name of at most 63 characters (k8s.io/apimachinery validation.IsQualifiedName). The prefix's own
- * 253-character limit is a CEL rule (RE2 cannot count it alongside the name).
- */
-export const QUALIFIED_NAME =
-  '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$';
-/** Longest qualified name: a 253-character prefix, '/', a 63-character name. */
-export const QUALIFIED_NAME_MAX_LENGTH = 317;
 
 const labelMap = (description: string) => map(string({ maxLength: 63 }), { description, maxProperties: 16 });
 

@@ -5,14 +5,9 @@
 // component today, kgateway's controller; the planning of a component is desired.ts's own
 // (planComponentOn), so both products get the same PDB, HPA, rollout and finding rules. No I/O.
 
-import { validateKgatewayHA } from '../../api/validate.js';
-import type {
-  AntiAffinity,
-  DefaultedKgatewayHA,
-  DefaultedKgatewaySpec,
-  KgatewayGatewaySpec,
-  KgatewayHA,
-} from '../../api/types.js';
+import { validateKgatewayHA } from './validate.js';
+import type { AntiAffinity } from '../../api/types.js';
+import type { DefaultedKgatewayHA, DefaultedKgatewaySpec, KgatewayGatewaySpec, KgatewayHA } from './types.js';
 import { floorReplicas, type ComponentIntent } from '../../core/component.js';
 import {
   planComponentOn,

@@ -1,8 +1,9 @@
 // kgateway as a product: a KgatewayHA keeps a kgateway install available — its controller Deployment
 // (kgateway's chart) and the proxies its deployer renders from the GatewayParameters the Gateways name.
 import type { KubernetesObject, V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
-import { GROUP, KGATEWAY_KIND, KGATEWAY_PLURAL } from '../../api/constants.js';
-import type { KgatewayHA } from '../../api/types.js';
+import { GROUP } from '../../api/constants.js';
+import { KGATEWAY_API, KGATEWAY_KIND, KGATEWAY_PLURAL } from './api.js';
+import type { KgatewayHA } from './types.js';
 import { controllerRuntimeHolderPod } from '../../core/dead-holder.js';
 import { ownerOf } from '../../core/ownership.js';
 import { TARGET_REQUEUE_MS } from '../../controller/plan.js';
@@ -79,6 +80,7 @@ export const PRIORITY_CLASSES: KindInfo = {
 };
 
 export const KGATEWAY: Product = {
+  api: KGATEWAY_API,
   kind: KGATEWAY_KIND,
   plural: KGATEWAY_PLURAL,
   controllerName: CONTROLLER_NAME,

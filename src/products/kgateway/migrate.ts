@@ -22,8 +22,11 @@
 // <gateway> is the proxy's Deployment name (the kebab-case of the key, or its deploymentName): the
 // Gateway that replaces the proxy should carry that name, which kgateway gives its proxy Deployment.
 
-import { API_VERSION, KGATEWAY_KIND } from '../../api/constants.js';
-import type { DefaultedGlooHA, KgatewayHA, PodDisruptionBudgetSpec } from '../../api/types.js';
+import { API_VERSION } from '../../api/constants.js';
+import { KGATEWAY_KIND } from './api.js';
+import type { DefaultedGlooHA } from '../gloo/types.js';
+import type { KgatewayHA } from './types.js';
+import type { PodDisruptionBudgetSpec } from '../../api/types.js';
 import { budgetOf, type ComponentIntent } from '../../core/component.js';
 import { intentsOf } from '../gloo/components.js';
 import { installNamespaceOf } from '../../controller/product.js';

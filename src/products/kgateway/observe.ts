@@ -2,7 +2,7 @@
 // controller kgateway=kgateway (kgateway.selectorLabels); spec.target.helmRelease picks one release's
 // controller when a namespace holds several.
 import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
-import type { KgatewayTargetSpec } from '../../api/types.js';
+import type { KgatewayTargetSpec } from './types.js';
 import {
   isOwnedBy,
   observedDeployment,

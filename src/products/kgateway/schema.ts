@@ -22,7 +22,7 @@ import {
   topologySpreadConstraints,
   warningsSchema,
 } from '../gloo/schema.js';
-import { KGATEWAY_CONTROLLER_REPLICAS } from '../../api/rules.js';
+import { KGATEWAY_CONTROLLER_REPLICAS } from './rules.js';
 import { OPEN, boolean, def, integer, map, object, string, type Schema } from '../../api/openapi.js';
 
 export const KGATEWAY_DEFAULTS = {

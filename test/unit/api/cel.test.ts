@@ -4,8 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { evaluateRule, toCel } from '../../../src/api/cel.js';
 import { integer, intOrString, map, object, string } from '../../../src/api/openapi.js';
-import { RULES } from '../../../src/api/rules.js';
+import { RULES } from '../../../src/products/index.js';
 import { runRules } from '../../../src/api/validate.js';
+import { GLOO_RULES } from '../../../src/products/gloo/rules.js';
 import { glooHASchema } from '../../../src/products/gloo/schema.js';
 
 describe('the rule table', () => {
@@ -63,7 +64,7 @@ describe('Kubernetes CEL semantics', () => {
 
   it('runRules reports an evaluation error at the node, without the fieldPath, as the API server does', () => {
     // name-length reads self.metadata.name; a GlooHA without metadata cannot evaluate it.
-    const errors = runRules({ spec: {} }, glooHASchema);
+    const errors = runRules({ spec: {} }, glooHASchema, GLOO_RULES);
     expect(errors).toEqual([
       expect.objectContaining({
         path: '',

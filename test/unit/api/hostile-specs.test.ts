@@ -1,7 +1,7 @@
 // Specs the TypeScript validator used to accept and the API server rejects (or that reached the
 // output unvalidated): each case here failed before the fixes of issue 11.
 import { describe, expect, it } from 'vitest';
-import { validateGlooHA } from '../../../src/api/validate.js';
+import { validateGlooHA } from '../../../src/products/gloo/validate.js';
 import { glooHAObject } from './rule-cases.js';
 
 const errorsOf = (input: unknown) => {

@@ -7,9 +7,9 @@
 import { describe, expect, it } from 'vitest';
 
 import { parseDuration } from '../../../src/api/duration.js';
-import { LEASE_BOUNDS } from '../../../src/api/rules.js';
+import { LEASE_BOUNDS } from '../../../src/products/gloo/rules.js';
 import { DEFAULTS } from '../../../src/products/gloo/schema.js';
-import { validateGlooHA } from '../../../src/api/validate.js';
+import { validateGlooHA } from '../../../src/products/gloo/validate.js';
 import { leaderElectionEnv } from '../../../src/products/gloo/leader-election.js';
 import { glooHAObject } from './rule-cases.js';
 

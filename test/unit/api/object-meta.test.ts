@@ -2,9 +2,10 @@
 // accept label keys and values, annotation sizes and metadata fields the API server refuses.
 import { describe, expect, it } from 'vitest';
 
-import { validateGlooHA, validateKgatewayHA } from '../../../src/api/validate.js';
+import { validateGlooHA } from '../../../src/products/gloo/validate.js';
+import { validateKgatewayHA } from '../../../src/products/kgateway/validate.js';
 import { haObject } from './rule-cases.js';
-import { KGATEWAY_KIND } from '../../../src/api/constants.js';
+import { KGATEWAY_KIND } from '../../../src/products/kgateway/api.js';
 
 const withMeta = (meta: Record<string, unknown>, kind?: typeof KGATEWAY_KIND) => {
   const o = haObject(kind, {});

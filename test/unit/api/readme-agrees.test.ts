@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
-import { validateGlooHA } from '../../../src/api/validate.js';
+import { validateGlooHA } from '../../../src/products/gloo/validate.js';
 import { glooHAObject } from './rule-cases.js';
 
 // The README links it ("What it writes and what it never touches").

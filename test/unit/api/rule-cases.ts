@@ -1,4 +1,4 @@
-// Conformance cases for the rule table (src/api/rules.ts): for every rule, specs it must reject (with
+// Conformance cases for the rule tables (src/products/*/rules.ts): for every rule, specs it must reject (with
 // the path the API server reports) and specs it must accept. The unit tests run them through the
 // TypeScript validator and the integration test through a real API server with the generated CRD, so
 // a CEL expression and its TypeScript twin cannot disagree without a test failing.
@@ -6,8 +6,10 @@
 // Each bad case is otherwise valid: it breaks exactly that one rule, so both sides must report exactly
 // one error. Each good case is a fully valid GlooHA.
 
-import { API_VERSION, KGATEWAY_KIND, KIND } from '../../../src/api/constants.js';
-import type { GlooHASpec } from '../../../src/api/types.js';
+import { API_VERSION } from '../../../src/api/constants.js';
+import { KGATEWAY_KIND } from '../../../src/products/kgateway/api.js';
+import { KIND } from '../../../src/products/gloo/api.js';
+import type { GlooHASpec } from '../../../src/products/gloo/types.js';
 
 export interface BadCase {
   name: string;

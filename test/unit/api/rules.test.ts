@@ -1,9 +1,11 @@
 // The rule table's TypeScript half against the conformance cases (the integration test runs the same
 // cases through the API server), plus the table's own invariants.
 import { describe, expect, it } from 'vitest';
-import { RULES, celRulesFor } from '../../../src/api/rules.js';
-import { KGATEWAY_KIND } from '../../../src/api/constants.js';
-import { validateGlooHA, validateKgatewayHA } from '../../../src/api/validate.js';
+import { PRODUCTS, RULES } from '../../../src/products/index.js';
+import { celRulesFor } from '../../../src/api/rules.js';
+import { KGATEWAY_KIND } from '../../../src/products/kgateway/api.js';
+import { validateGlooHA } from '../../../src/products/gloo/validate.js';
+import { validateKgatewayHA } from '../../../src/products/kgateway/validate.js';
 import { RULE_CASES, haObject, type RuleCases } from './rule-cases.js';
 
 const validatorOf = (kind: RuleCases['kind']) =>
@@ -22,10 +24,12 @@ describe('rule table', () => {
   });
 
   it('emits each rule with its message into the CRD rules of its definition', () => {
-    for (const rule of RULES) {
-      expect(celRulesFor(rule.on)).toContainEqual(
-        expect.objectContaining({ rule: rule.rule, message: rule.message }),
-      );
+    for (const { api } of PRODUCTS) {
+      for (const rule of api.rules) {
+        expect(celRulesFor(api.rules, rule.on), `${api.kind} ${rule.id}`).toContainEqual(
+          expect.objectContaining({ rule: rule.rule, message: rule.message }),
+        );
+      }
     }
   });
 

@@ -8,9 +8,11 @@ import { renderCrdYaml } from '../../../src/api/crd-yaml.js';
 import { DURATION_PATTERN, parseDuration } from '../../../src/api/duration.js';
 import { scaledValue } from '../../../src/api/intstr.js';
 import { walkSchema } from '../../../src/api/openapi.js';
-import { RULES } from '../../../src/api/rules.js';
+import { PRODUCTS } from '../../../src/products/index.js';
+import { GLOO_API } from '../../../src/products/gloo/api.js';
+import { KGATEWAY_API } from '../../../src/products/kgateway/api.js';
 import { specSchema } from '../../../src/products/gloo/schema.js';
-import { defaultSpec, validateGlooHA } from '../../../src/api/validate.js';
+import { defaultSpec, validateGlooHA } from '../../../src/products/gloo/validate.js';
 import { glooHAObject } from './rule-cases.js';
 
 const repoRoot = join(import.meta.dirname, '..', '..', '..');
@@ -259,25 +261,25 @@ describe('the schema stays within CEL cost limits', () => {
 });
 
 describe('the generated CRD', () => {
-  const crd = buildCrd() as { spec: { versions: { schema: { openAPIV3Schema: unknown } }[] } };
-  const text = JSON.stringify(crd);
-
   it('is what crds/ holds (npm run gen:crd -- --check)', () => {
-    expect(readFileSync(join(repoRoot, 'crds', 'glooha.io_gloohas.yaml'), 'utf8')).toBe(renderCrdYaml());
+    expect(readFileSync(join(repoRoot, 'crds', 'glooha.io_gloohas.yaml'), 'utf8')).toBe(
+      renderCrdYaml(GLOO_API),
+    );
   });
 
   it('carries every rule of the table, verbatim, in the CRD of its kind', () => {
-    const kgateway = JSON.stringify(buildCrd('KgatewayHA'));
-    for (const rule of RULES) {
-      const crdText = rule.id.startsWith('kgateway-') ? kgateway : text;
-      expect(crdText, rule.id).toContain(JSON.stringify(rule.rule));
-      expect(crdText, rule.id).toContain(JSON.stringify(rule.message));
+    for (const { api } of PRODUCTS) {
+      const crdText = JSON.stringify(buildCrd(api));
+      for (const rule of api.rules) {
+        expect(crdText, `${api.kind} ${rule.id}`).toContain(JSON.stringify(rule.rule));
+        expect(crdText, `${api.kind} ${rule.id}`).toContain(JSON.stringify(rule.message));
+      }
     }
   });
 
   it('is, for KgatewayHA, what crds/ holds too', () => {
     expect(readFileSync(join(repoRoot, 'crds', 'glooha.io_kgatewayhas.yaml'), 'utf8')).toBe(
-      renderCrdYaml('KgatewayHA'),
+      renderCrdYaml(KGATEWAY_API),
     );
   });
 
@@ -290,7 +292,7 @@ describe('the generated CRD', () => {
   });
 
   it('has no leftover definition markers or anchors', () => {
-    expect(renderCrdYaml()).not.toMatch(/[&*]a\d|Symbol/);
+    expect(renderCrdYaml(GLOO_API)).not.toMatch(/[&*]a\d|Symbol/);
   });
 });
 
@@ -337,7 +339,7 @@ describe('kubectl explain (the generated CRD)', () => {
   });
 
   it('is not in the `all` category (Kubernetes reserves it for workloads)', () => {
-    const names = (buildCrd() as { spec: { names: { categories: string[] } } }).spec.names;
+    const names = (buildCrd(GLOO_API) as { spec: { names: { categories: string[] } } }).spec.names;
     expect(names.categories).not.toContain('all');
     expect(names.categories).toContain('gloo');
   });

@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { GlooHA } from '../../../src/api/types.js';
+import type { GlooHA } from '../../../src/products/gloo/types.js';
 import { COMMANDS, EXIT, parseArgs } from '../../../src/cli/args.js';
 import { completionScript } from '../../../src/cli/completion.js';
 import { main } from '../../../src/cli/main.js';

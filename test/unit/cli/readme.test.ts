@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { upgradeCommand } from '../../../src/core/helm-values-yaml.js';
-import { validateKgatewayHA } from '../../../src/api/validate.js';
+import { validateKgatewayHA } from '../../../src/products/kgateway/validate.js';
 import { shellBlocks } from '../../support/readme.js';
 
 const exec = promisify(execFile);

@@ -2,7 +2,7 @@
 import type { CoreV1Event, KubernetesObject } from '@kubernetes/client-node';
 import type { ObjectWriter } from '../../../src/controller/actions/writer.js';
 import type { ObjectRef } from '../../../src/controller/plan-types.js';
-import type { GlooHA, GlooHAStatus } from '../../../src/api/types.js';
+import type { GlooHA, GlooHAStatus } from '../../../src/products/gloo/types.js';
 
 export type Call =
   | { op: 'apply'; manager: string; body: KubernetesObject }

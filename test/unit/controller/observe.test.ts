@@ -4,15 +4,15 @@ import type { V1Deployment, V1PodDisruptionBudget, V2HorizontalPodAutoscaler } f
 import { describe, expect, it } from 'vitest';
 import {
   LABEL_COMPONENT,
-  KGATEWAY_KIND,
-  KIND,
   LABEL_MANAGED_BY,
   LABEL_OWNER_KIND,
   LABEL_OWNER_NAME,
   LABEL_OWNER_NAMESPACE,
   MANAGER,
 } from '../../../src/api/constants.js';
-import type { TargetSpec } from '../../../src/api/types.js';
+import { KGATEWAY_KIND } from '../../../src/products/kgateway/api.js';
+import { KIND } from '../../../src/products/gloo/api.js';
+import type { TargetSpec } from '../../../src/products/gloo/types.js';
 import { isOwnedBy, observedDeployment, type InstallObjects } from '../../../src/controller/observe.js';
 import { inTarget, observeInstall } from '../../../src/products/gloo/observe.js';
 import { desired } from '../../../src/products/gloo/desired.js';

@@ -1,7 +1,8 @@
 // plan(snapshot): every branch of what one reconcile decides to write, without I/O.
 import { describe, expect, it } from 'vitest';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { KGATEWAY_KIND, MANAGER, RECONCILE_REQUEST_ANNOTATION } from '../../../src/api/constants.js';
+import { KGATEWAY_KIND } from '../../../src/products/kgateway/api.js';
+import { MANAGER, RECONCILE_REQUEST_ANNOTATION } from '../../../src/api/constants.js';
 import { HANDOVER_MANAGER } from '../../../src/controller/drift.js';
 import { terminalFailure } from '../../../src/controller/failures.js';
 import {
@@ -14,7 +15,7 @@ import { APPLIED_ANNOTATION, FINALIZER, type Snapshot } from '../../../src/contr
 import type { Product } from '../../../src/controller/product.js';
 import { GLOO, glooProduct } from '../../../src/products/gloo/index.js';
 import { desired } from '../../../src/products/gloo/desired.js';
-import type { GlooHA } from '../../../src/api/types.js';
+import type { GlooHA } from '../../../src/products/gloo/types.js';
 import { glooHA } from '../core/fixtures.js';
 import { controllerSelectorLabels } from '../../../src/products/kgateway/facts.js';
 import { KGATEWAY } from '../../../src/products/kgateway/index.js';

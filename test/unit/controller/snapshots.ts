@@ -5,7 +5,7 @@ import type { KubernetesObject, V1Deployment } from '@kubernetes/client-node';
 import { FINALIZER, type Plan, type Snapshot } from '../../../src/controller/plan-types.js';
 import { OWNED_KINDS } from '../../../src/controller/kinds.js';
 import { chartLabels, proxyDeploymentName } from '../../../src/products/gloo/install.js';
-import type { GlooHA, GlooHASpec } from '../../../src/api/types.js';
+import type { GlooHA, GlooHASpec } from '../../../src/products/gloo/types.js';
 import { glooHA, NS } from '../core/fixtures.js';
 import { mergeApplied } from '../../../src/kube/list-types.js';
 import { SERVED_LIST_TYPES } from '../../../src/kube/served-list-types.js';

@@ -2,7 +2,8 @@
 // real core (desired()) over chart-shaped installs; only the live Deployments/PDBs/HPAs are hand-made.
 import type { V1Deployment, V1PodDisruptionBudget, V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import type { Condition, GlooHA, GlooHAStatus, LeaderStatus } from '../../../src/api/types.js';
+import type { Condition, LeaderStatus } from '../../../src/api/types.js';
+import type { GlooHA, GlooHAStatus } from '../../../src/products/gloo/types.js';
 import { canonicalJson } from '../../../src/controller/compare.js';
 import { computeStatus as computeAnyStatus, type StatusInput } from '../../../src/controller/status.js';
 import type { Desired } from '../../../src/controller/product.js';

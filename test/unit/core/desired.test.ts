@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import type { GlooHA } from '../../../src/api/types.js';
+import type { GlooHA } from '../../../src/products/gloo/types.js';
 import { desired } from '../../../src/products/gloo/desired.js';
 import { LEASE_RULES } from '../../../src/products/gloo/leader-election.js';
 import { NS, codes, find, get, glooHA, installFor, run } from './fixtures.js';

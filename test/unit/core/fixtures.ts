@@ -1,6 +1,7 @@
 // Builders shared by the core tests: GlooHAs and installs laid out like Gloo's chart.
-import { API_VERSION, KIND } from '../../../src/api/constants.js';
-import type { GlooHA, GlooHASpec } from '../../../src/api/types.js';
+import { API_VERSION } from '../../../src/api/constants.js';
+import { KIND } from '../../../src/products/gloo/api.js';
+import type { GlooHA, GlooHASpec } from '../../../src/products/gloo/types.js';
 import type { Desired } from '../../../src/controller/product.js';
 import { desired } from '../../../src/products/gloo/desired.js';
 import { chartInstall, type ObservedInstall } from '../../../src/products/gloo/install.js';

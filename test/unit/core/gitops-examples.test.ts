@@ -6,10 +6,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { KIND } from '../../../src/api/constants.js';
+import { KIND } from '../../../src/products/gloo/api.js';
 import { helmValuesConfigMapName } from '../../../src/products/gloo/desired.js';
 import { helmValues } from '../../../src/products/gloo/helm-values.js';
-import type { GlooHA } from '../../../src/api/types.js';
+import type { GlooHA } from '../../../src/products/gloo/types.js';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 const load = (p: string) => parse(readFileSync(join(root, p), 'utf8'));

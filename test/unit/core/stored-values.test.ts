@@ -1,7 +1,7 @@
 // What the core does with objects the API server stored but the current rules would not admit as
 // new input, or that only the observed install shows to be wrong.
 import { describe, expect, it } from 'vitest';
-import type { GlooHASpec } from '../../../src/api/types.js';
+import type { GlooHASpec } from '../../../src/products/gloo/types.js';
 import { desired } from '../../../src/products/gloo/desired.js';
 import { get, glooHA, installFor, run } from './fixtures.js';
 

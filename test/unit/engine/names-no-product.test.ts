@@ -14,8 +14,8 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
 /**
  * The engine: the manager, the runtime (informers, queues), the reconciler, plan and actions, the
- * transport, leader election, status, health and metrics, the CLI's plumbing, and the parts of the
- * pure core every product's desired state is planned with.
+ * transport, leader election, status, health and metrics, the API machinery every kind is built with
+ * (src/api), the CLI, and the parts of the pure core every product's desired state is planned with.
  */
 export const ENGINE = [
   'src/controller',
@@ -26,12 +26,9 @@ export const ENGINE = [
   'src/http',
   'src/metrics',
   'src/process',
+  'src/api',
   'src/log.ts',
-  'src/cli/main.ts',
-  'src/cli/glooha.ts',
-  'src/cli/cluster.ts',
-  'src/cli/escape.ts',
-  'src/cli/merge.ts',
+  'src/cli',
   'src/core/component.ts',
   'src/core/component-planner.ts',
   'src/core/observed.ts',
@@ -40,6 +37,15 @@ export const ENGINE = [
   'src/core/scheduling.ts',
   'src/core/selectors.ts',
 ];
+
+/**
+ * Files of the engine's folders that may import the product registry (src/products/index.ts,
+ * src/products/cli.ts) and nothing else of src/products, each for a reason; they are otherwise
+ * checked as every engine file is:
+ *  - src/cli/registry.ts: the CLI's composition root, its one door to the registry (as src/main.ts is
+ *    the operator's): the CLI's module-level tables (commands, flags, help) are built from it.
+ */
+export const REGISTRY_DOORS = new Set(['src/cli/registry.ts']);
 
 const PRODUCTS_DIR = join(ROOT, 'src/products');
 
@@ -113,7 +119,11 @@ export function productMentions(file: string, text = readFileSync(file, 'utf8'))
 
 describe('the engine names no product', () => {
   it('no engine file imports a product or names one in code', () => {
-    const found = ENGINE.flatMap(files).flatMap((f) => productMentions(f));
+    const throughDoor = (f: Finding) =>
+      REGISTRY_DOORS.has(f.file) && /^imports \.\.\/products\/(index|cli)\.js$/.test(f.what);
+    const found = ENGINE.flatMap(files)
+      .flatMap((f) => productMentions(f))
+      .filter((f) => !throughDoor(f));
     expect(found.map((f) => `${f.file}:${f.line} ${f.what}`)).toEqual([]);
   });
 

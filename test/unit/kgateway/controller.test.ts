@@ -3,8 +3,8 @@
 // is known to exist), through the whole plan, as the engine runs it.
 import type { KubernetesObject, V1Deployment, V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { KGATEWAY_KIND } from '../../../src/api/constants.js';
-import type { GlooHA } from '../../../src/api/types.js';
+import { KGATEWAY_KIND } from '../../../src/products/kgateway/api.js';
+import type { GlooHA } from '../../../src/products/gloo/types.js';
 import { plan } from '../../../src/controller/plan.js';
 import type { Plan, Snapshot } from '../../../src/controller/plan-types.js';
 import { controllerSelectorLabels } from '../../../src/products/kgateway/facts.js';

@@ -10,8 +10,10 @@ import type {
   V2HorizontalPodAutoscaler,
 } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { KGATEWAY_KIND, MANAGER } from '../../../src/api/constants.js';
-import type { ComponentStatus, GlooHA } from '../../../src/api/types.js';
+import { KGATEWAY_KIND } from '../../../src/products/kgateway/api.js';
+import { MANAGER } from '../../../src/api/constants.js';
+import type { ComponentStatus } from '../../../src/api/types.js';
+import type { GlooHA } from '../../../src/products/gloo/types.js';
 import { plan } from '../../../src/controller/plan.js';
 import type { Plan, Snapshot } from '../../../src/controller/plan-types.js';
 import { ownerLabels, ownerOf } from '../../../src/core/ownership.js';

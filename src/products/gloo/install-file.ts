@@ -1,10 +1,10 @@
 // Reading an ObservedInstall from a YAML file (`glooha render --install`), with path-named errors like
 // the GlooHA itself gets. The shape is src/core/observed.ts; missing lists default to empty.
 
-import type { ObservedContainer, ObservedDeployment, ObservedHPA, ObservedPDB } from '../core/observed.js';
-import type { ObservedInstall } from '../products/gloo/install.js';
-import type { FieldError } from '../api/validate.js';
-import type { LabelSelector } from '../api/types.js';
+import type { ObservedContainer, ObservedDeployment, ObservedHPA, ObservedPDB } from '../../core/observed.js';
+import type { ObservedInstall } from './install.js';
+import type { FieldError } from '../../api/validate.js';
+import type { LabelSelector } from '../../api/types.js';
 
 type Result = { ok: true; value: ObservedInstall } | { ok: false; errors: FieldError[] };
 

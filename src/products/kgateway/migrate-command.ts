@@ -1,23 +1,45 @@
-// `glooha migrate kgateway`: reads GlooHA YAML, validates it like `glooha render`, and prints what
-// carries its HA settings over to kgateway (src/products/kgateway/migrate.ts): the values overlay for kgateway's
-// chart and the GatewayParameters, PodDisruptionBudgets and HPAs of its gateway proxies. Notes (what
-// does not carry over, what is left to do) go to stderr and into the values' header.
+// `glooha migrate kgateway` (registered in cli.ts): reads GlooHA YAML, validates it like `glooha
+// render`, and prints what carries its HA settings over to kgateway (migrate.ts): the values overlay
+// for kgateway's chart and the GatewayParameters, PodDisruptionBudgets and HPAs of its gateway
+// proxies. Notes (what does not carry over, what is left to do) go to stderr and into the values'
+// header.
 
-import { stringifyKubeYaml } from '../api/kube-yaml.js';
-import { validateGlooHA } from '../api/validate.js';
-import { formatFinding, type Finding } from '../core/findings.js';
-import { KGATEWAY_VERSION } from '../products/kgateway/facts.js';
-import { migrateToKgateway, type KgatewayMigration } from '../products/kgateway/migrate.js';
-import { EXIT, type MigrateArgs } from './args.js';
-import { escapeControl } from './escape.js';
-import { parseGlooHAs, readOrFail, type CliIO } from './render.js';
+import { stringifyKubeYaml } from '../../api/kube-yaml.js';
+import { validateGlooHA } from '../gloo/validate.js';
+import { formatFinding, type Finding } from '../../core/findings.js';
+import { KGATEWAY_VERSION } from './facts.js';
+import { migrateToKgateway, type KgatewayMigration } from './migrate.js';
+import { EXIT, type Output } from '../../cli/flags.js';
+import { readOrFail } from '../../cli/input.js';
+import type { CliIO } from '../../cli/io.js';
+import { KIND } from '../gloo/api.js';
+import { parseGlooHAs } from '../gloo/render.js';
+import { escapeControl } from '../../cli/escape.js';
+
+/** Products `glooha migrate` carries a GlooHA's settings to. */
+export const MIGRATE_TARGETS = ['kgateway'] as const;
+export type MigrateTarget = (typeof MIGRATE_TARGETS)[number];
+
+export interface MigrateArgs {
+  command: 'migrate';
+  target: MigrateTarget;
+  filename: string;
+  output: Output;
+  /** The Helm release name of kgateway's chart (its controller pods' labels carry it). */
+  release: string;
+  namespace?: string;
+}
 
 /** The chart users install kgateway from (kgateway's release notes). */
 export const KGATEWAY_CHART = 'oci://cr.kgateway.dev/kgateway-dev/charts/kgateway';
 
 export async function migrate(args: MigrateArgs, io: CliIO): Promise<number> {
   const source = args.filename === '-' ? 'stdin' : args.filename;
-  const glooHAs = parseGlooHAs(await readOrFail(io, args.filename), source, args.namespace ?? 'default');
+  const glooHAs = parseGlooHAs(
+    await readOrFail(io, args.filename, KIND),
+    source,
+    args.namespace ?? 'default',
+  );
   let first = true;
   const emit = async (doc: string) => {
     await io.stdout(first ? doc : `---\n${doc}`);
