@@ -17,6 +17,8 @@ import {
 } from './leader/config.js';
 import { serves, watchForKinds, withinStartupWindow, type DiscoveryGet } from './kube/discovery.js';
 import { loadKubeConfig } from './kube/config.js';
+import { accessAllowed } from './kube/access.js';
+import type { Product } from './controller/product.js';
 import { createLogger, isLogLevel, type Logger } from './log.js';
 import { Manager } from './manager/manager.js';
 import { createMetrics } from './metrics/index.js';
@@ -235,6 +237,32 @@ async function discoverProducts(get: DiscoveryGet, signal?: AbortSignal): Promis
   return setups;
 }
 
+/**
+ * The product's cluster-scoped kinds RBAC lets this operator list and watch at cluster scope (asked,
+ * not guessed: a namespaced install has them only with the chart's rbac.clusterWideReads). A kind not
+ * allowed is not watched (its cache could never sync) and the product reports what it cannot check.
+ */
+async function clusterReadable(manager: Manager, product: Product, log: Logger): Promise<string[]> {
+  const readable: string[] = [];
+  for (const k of product.clusterKinds ?? []) {
+    const may = async (verb: string) =>
+      accessAllowed(manager.client, { group: k.group, resource: k.plural, verb }).catch((err: unknown) => {
+        log.warn('could not ask whether RBAC allows reading a cluster-scoped kind; not watching it', {
+          kind: k.kind,
+          reason: (err as Error).message,
+        });
+        return false;
+      });
+    if ((await may('list')) && (await may('watch'))) readable.push(k.kind);
+    else
+      log.warn(
+        `RBAC does not let the operator list and watch ${k.plural}.${k.group} cluster-wide: ${product.kind}s that need them report it (namespaced mode: set the chart's rbac.clusterWideReads=true)`,
+        { kind: k.kind },
+      );
+  }
+  return readable;
+}
+
 /** How much of what the products can use is served: it only grows when a CRD is installed later. */
 const servedScore = (setups: ProductSetup[]) => setups.length + setups.filter((s) => s.relatedServed).length;
 const fullScore = () => 2 * PRODUCTS.length;
@@ -308,6 +336,7 @@ export async function run(
       log.warn(
         `the ${product.plural}.${GROUP} CRD is not installed: ${product.kind}s are not managed; apply crds/ of this release (kubectl apply --server-side -f charts/glooha-operator/crds/); the operator restarts by itself once it is served`,
       );
+  for (const s of setups) s.clusterReadable = await clusterReadable(manager, s.product, log);
   setupControllers(manager, setups, controllerOptions);
   manager.onFatal(hooks.onFatal ?? (() => {}));
   try {

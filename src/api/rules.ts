@@ -27,7 +27,7 @@ export interface Rule extends CelRule {
  * Kubernetes rounds a minAvailable percentage up, hence (p*n + 99) / 100. A malformed percentage
  * and 100% pass here: the format and not-all rules report them with a more precise message.
  */
-const celMinBelow = (m: string, n: string) =>
+export const celMinBelow = (m: string, n: string) =>
   `(type(${m}) == int ? ${m} < ${n} : (${m} == '100%' || !${m}.matches('${PERCENT_PATTERN}') || (int(${m}.replace('%', '')) * ${n} + 99) / 100 < ${n}))`;
 
 /** A PDB's minAvailable below the fixed replica count: one that needs every replica blocks every drain. */

@@ -40,6 +40,9 @@ export function observedDeployment(d: V1Deployment): ObservedDeployment {
       env: (c.env ?? []).map((e) => ({ name: e.name, ...(e.value === undefined ? {} : { value: e.value }) })),
     })),
     serviceAccountName: spec?.template?.spec?.serviceAccountName,
+    ...(spec?.template?.spec?.priorityClassName
+      ? { priorityClassName: spec.template.spec.priorityClassName }
+      : {}),
     replicas: spec?.replicas,
     ...(d.metadata?.managedFields ? { replicasAppliers: replicasAppliers(d.metadata.managedFields) } : {}),
     ...(d.metadata?.annotations?.[HELM_RELEASE_ANNOTATION]

@@ -36,6 +36,11 @@ export interface Snapshot {
    * when the API server does not serve them all (they are not watched then).
    */
   related?: ReadonlyMap<string, readonly KubernetesObject[]>;
+  /**
+   * The product's cluster-scoped kinds (Product.clusterKinds), by kind: only those the operator may
+   * list and watch at cluster scope (a kind absent here cannot be read, not "there are none").
+   */
+  cluster?: ReadonlyMap<string, readonly KubernetesObject[]>;
   /** Objects carrying our managed-by label and this GlooHA's owner labels, by kind (plan checks the labels again). */
   owned: ReadonlyMap<string, readonly KubernetesObject[]>;
   /** Who holds the product's leader Lease in the install's namespace. */

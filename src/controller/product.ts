@@ -155,6 +155,11 @@ export interface Product {
    * (Snapshot.related is undefined otherwise). Those it writes partial applies to must be listed.
    */
   relatedKinds: readonly RelatedKind[];
+  /**
+   * Cluster-scoped kinds it reads (kgateway: PriorityClasses), watched cluster-wide when RBAC lets the
+   * operator list and watch them there (Snapshot.cluster says which are); never written.
+   */
+  clusterKinds?: readonly KindInfo[];
   /** Its API use besides the engine's own (its kind, its related kinds), for RBAC and `glooha check`. */
   permissions: readonly Permission[];
   /** How to tell two objects of the kind apart when they target the same install. */

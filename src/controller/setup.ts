@@ -72,6 +72,8 @@ export interface ControllerOptions {
 export interface ProductSetup {
   product: Product;
   relatedServed: boolean;
+  /** The kinds of Product.clusterKinds RBAC lets the operator list and watch at cluster scope. */
+  clusterReadable?: readonly string[];
 }
 
 /**
@@ -218,8 +220,18 @@ export function setupControllers(
       );
     }
   }
+  // Cluster-scoped kinds: one cluster-wide informer per kind, whatever the watched namespaces.
+  const cluster = new Map<string, Informer<KubernetesObject>>();
+  for (const { product, clusterReadable } of setups)
+    for (const k of product.clusterKinds ?? []) {
+      if (cluster.has(k.kind) || !clusterReadable?.includes(k.kind)) continue;
+      cluster.set(
+        k.kind,
+        mgr.informer<KubernetesObject>({ ...k, namespaces: [], transform: stripManagedFields }),
+      );
+    }
   const controllers = setups.map((s) =>
-    setupController(mgr, s, opts, clock, { deployments, hpas, pdbs, owned, leases, related, pods }),
+    setupController(mgr, s, opts, clock, { deployments, hpas, pdbs, owned, leases, related, cluster, pods }),
   );
   // Each pod event of a product's elected pods may settle whether its Lease holder has stopped.
   pods?.addEventHandler({
@@ -264,6 +276,7 @@ interface Shared {
   owned: Map<string, Informer<KubernetesObject>>;
   leases: Informer<V1Lease & KubernetesObject>;
   related: Map<string, Informer<KubernetesObject>>;
+  cluster: Map<string, Informer<KubernetesObject>>;
   pods?: Informer<V1Pod & KubernetesObject>;
 }
 
@@ -383,6 +396,11 @@ function setupController(
     ? product.relatedKinds.map((k) => [k.kind, shared.related.get(k.kind)!] as const)
     : undefined;
 
+  const cluster = (product.clusterKinds ?? []).flatMap((k) => {
+    const inf = shared.cluster.get(k.kind);
+    return inf ? [[k.kind, inf] as const] : [];
+  });
+
   const snapshot = (key: string): Snapshot => {
     const g = objects.store.get(key);
     const ns = g ? installNamespaceOf(g) : '';
@@ -396,6 +414,9 @@ function setupController(
       pdbs: g ? shared.pdbs.store.list(ns).filter(matchesCover) : [],
       ...(related
         ? { related: new Map(related.map(([kind, inf]) => [kind, g ? inf.store.list(ns) : []])) }
+        : {}),
+      ...(product.clusterKinds
+        ? { cluster: new Map(cluster.map(([kind, inf]) => [kind, g ? inf.store.list() : []])) }
         : {}),
       owned: new Map(
         [...shared.owned].map(([kind, inf]) => [kind, g ? inf.store.byIndex(OWNER_INDEX, ownerIndex) : []]),
@@ -484,6 +505,12 @@ function setupController(
       },
       ...[...shared.owned.values()].map((informer) => ({ informer, ...toOwner })),
       ...(related ?? []).map(([, informer]) => ({ informer, ...toInstall(() => true) })),
+      // A cluster-scoped object may matter to any object of the kind (a PriorityClass created after
+      // the spec named it): they are few and rarely change, so each change reconciles them all.
+      ...cluster.map(([, informer]) => ({
+        informer,
+        mapToKeys: () => objects.store.list().map((g) => objectKey(g)),
+      })),
     ],
   });
   return { product, memory, objects, tracker, enqueueNamespace, release, electedPod: matchesElected };

@@ -55,6 +55,11 @@ export interface ComponentContext {
     c: ComponentIntent,
     dep: ObservedDeployment,
   ) => ContainerEnv | undefined;
+  /**
+   * Further pod-spec fields glooha keeps on a component's pods (kgateway's controller's
+   * priorityClassName), if any.
+   */
+  podSpecFields?: (c: ComponentIntent) => Record<string, unknown> | undefined;
   owned: KubeObject[];
   patches: KubeObject[];
   warnings: Finding[];
@@ -277,6 +282,7 @@ function deploymentPatch(
     ? undefined
     : topologySpreadConstraints(c.topologySpreadConstraints, dep.selector);
   if (spread) podSpec.topologySpreadConstraints = spread;
+  Object.assign(podSpec, ctx.podSpecFields?.(c));
   const env = ctx.containerEnv?.(ctx, c, dep);
   if (env) podSpec.containers = [{ name: env.container, env: env.env }];
   const setReplicas = plan.managesReplicas && c.replicas !== undefined;

@@ -38,7 +38,9 @@ export type ProblemCode =
   | 'GatewayNotFound'
   | 'GatewayParametersRefMissing'
   | 'GatewayParametersNotFound'
-  | 'GatewayAPINotServed';
+  | 'GatewayAPINotServed'
+  | 'PriorityClassNotFound'
+  | 'PriorityClassesUnreadable';
 
 export type HelmNoteCode =
   'HelmListReplaced' | 'HelmCannotExpress' | 'HelmProxyDefaultsInherited' | 'HelmReplicasFollowHPA';

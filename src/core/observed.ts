@@ -20,6 +20,8 @@ export interface ObservedDeployment {
   podLabels?: Record<string, string>;
   containers: ObservedContainer[];
   serviceAccountName?: string;
+  /** spec.template.spec.priorityClassName */
+  priorityClassName?: string;
   /** spec.replicas */
   replicas?: number;
   /**

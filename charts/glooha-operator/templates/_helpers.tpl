@@ -116,6 +116,12 @@ test/unit/chart/expected-rbac.ts, which the tests compare against.
 - apiGroups: ["gateway.kgateway.dev"]
   resources: ["gatewayparameters"]
   verbs: ["get", "list", "watch", "patch"]
+# kgateway: PriorityClasses (cluster-scoped, read only), so that a KgatewayHA's
+# spec.controller.priorityClassName is written only once it exists. A namespace's Role cannot grant a
+# cluster-scoped kind: namespaced mode has it through rbac.clusterWideReads only.
+- apiGroups: ["scheduling.k8s.io"]
+  resources: ["priorityclasses"]
+  verbs: ["get", "list", "watch"]
 {{- end }}
 
 {{/*

@@ -38,7 +38,7 @@ export const DRIFT_POLICIES = ['enforce', 'warn', 'ignore'] as const;
 export const MAX_TOPOLOGY_SPREAD_CONSTRAINTS = 8;
 
 export const DNS_LABEL = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
-const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
+export const DNS_SUBDOMAIN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
 
 const labelMap = (description: string) => map(string({ maxLength: 63 }), { description, maxProperties: 16 });
 

@@ -31,6 +31,7 @@ import { renderObject, type KubeObject } from '../../core/templates.js';
 import {
   CHART_ENV_AFTER_EXTRA_ENV,
   CHART_VERSION_LABEL,
+  chartHasControllerScheduling,
   CONTROLLER_CONTAINER,
   CONTROLLER_LEASE_NAME,
   DEFAULT_RELEASE,
@@ -42,6 +43,7 @@ import {
   proxySelectorLabels,
 } from './facts.js';
 import { kgatewayControllerValues } from './migrate.js';
+import { KGATEWAY_DEFAULTS } from './schema.js';
 
 /** A Gateway of the install's namespace: its name and the parameters it names. */
 export interface ObservedGateway {
@@ -69,6 +71,11 @@ export interface ObservedKgateway {
    * writes there, and none of glooha's own stand beside them.
    */
   proxyCovers?: boolean;
+  /**
+   * Names of the cluster's PriorityClasses; undefined when the operator may not list and watch them
+   * (a namespaced install without cluster-wide reads), so it cannot tell whether one exists.
+   */
+  priorityClasses?: string[];
 }
 
 /**
@@ -80,12 +87,16 @@ export function helmValuesConfigMapName(owner: Owner): string {
 }
 
 export function controllerIntent(spec: DefaultedKgatewaySpec, deploymentName: string): ComponentIntent {
+  const { autoscaling } = spec.controller;
   return {
     id: 'controller',
     role: 'controller',
     specPath: 'spec.controller',
     deploymentName,
-    replicas: spec.controller.replicas,
+    // The schema has no default for replicas (see schema.ts): neither set means the default count.
+    ...(autoscaling
+      ? { autoscaling }
+      : { replicas: spec.controller.replicas ?? KGATEWAY_DEFAULTS.controllerReplicas }),
     podDisruptionBudget: spec.controller.podDisruptionBudget,
     antiAffinity: spec.controller.antiAffinity,
     topologySpreadConstraints: spec.controller.topologySpreadConstraints,
@@ -115,6 +126,9 @@ export function desiredKgateway(k: KgatewayHA, observed: ObservedKgateway): Desi
     problems: [],
   };
   const dep = observed.controller;
+  const priorityClassName = controllerPriorityClass(ctx, spec, observed);
+  if (priorityClassName)
+    ctx.podSpecFields = (c) => (c.role === 'controller' ? { priorityClassName } : undefined);
   const intent = controllerIntent(spec, dep?.name ?? DEFAULT_RELEASE);
   const clash = Object.keys(spec.gateways ?? {}).find((name) => name === intent.deploymentName);
   if (clash !== undefined) return gatewayNamedAsController(ns, clash);
@@ -132,13 +146,13 @@ export function desiredKgateway(k: KgatewayHA, observed: ObservedKgateway): Desi
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, gw]) => planGateway(ctx, observed, name, gw, keepReplicas));
   const release = spec.target?.helmRelease ?? dep?.labels?.['app.kubernetes.io/instance'] ?? DEFAULT_RELEASE;
-  const helmValues = kgatewayControllerValues(
-    intent,
-    spec.controller.leaderElection.enabled,
-    release,
-    dep?.labels?.[CHART_VERSION_LABEL],
-  );
-  ctx.owned.push(helmValuesConfigMap(owner, g, helmValues, release, ns));
+  const helmValues = kgatewayControllerValues(intent, spec.controller.leaderElection.enabled, release, {
+    chartVersion: dep?.labels?.[CHART_VERSION_LABEL],
+    // Only what the operator applies: a PriorityClass not known to exist is not exported either.
+    priorityClassName,
+    liveReplicas: dep?.replicas,
+  });
+  ctx.owned.push(helmValuesConfigMap(owner, g, helmValues, release, ns, dep?.labels?.[CHART_VERSION_LABEL]));
   return {
     ok: true,
     desired: {
@@ -165,6 +179,44 @@ export function desiredKgateway(k: KgatewayHA, observed: ObservedKgateway): Desi
       },
     },
   };
+}
+
+/**
+ * The priorityClassName to keep on the controller's pods, after checking that its PriorityClass
+ * exists: the API server refuses a pod naming a missing one, and a rollout to such a template would
+ * already have removed an old pod before its new one is refused. Missing, or not readable: a problem
+ * (Stalled, naming the field and the fix), and nothing new is written: a value the pods already run
+ * with is kept (dropping it would roll the pods too), any other is not applied until the class exists,
+ * which the PriorityClass informer reports at once.
+ */
+function controllerPriorityClass(
+  ctx: ComponentContext,
+  spec: DefaultedKgatewaySpec,
+  observed: ObservedKgateway,
+): string | undefined {
+  const name = spec.controller.priorityClassName;
+  if (!name) return undefined;
+  const running = observed.controller?.priorityClassName === name ? name : undefined;
+  const path = 'spec.controller.priorityClassName';
+  if (!observed.priorityClasses) {
+    ctx.problems.push({
+      code: 'PriorityClassesUnreadable',
+      component: 'controller',
+      path,
+      message: `glooha cannot tell whether PriorityClass ${name} exists: it may not list and watch priorityclasses (scheduling.k8s.io, cluster-scoped), which a namespaced install grants only with the chart's rbac.clusterWideReads: true; grant that (or get/list/watch on priorityclasses in a ClusterRole) and restart the operator, or remove ${path}. Until then priorityClassName is not written`,
+    });
+    return running;
+  }
+  if (!observed.priorityClasses.includes(name)) {
+    ctx.problems.push({
+      code: 'PriorityClassNotFound',
+      component: 'controller',
+      path,
+      message: `PriorityClass ${name} does not exist, and the API server refuses pods naming a missing one (a rollout would already have removed an old controller pod), so glooha does not write it: create it (kubectl create priorityclass ${name} --value=<priority>) or fix ${path}; glooha writes it as soon as it exists`,
+    });
+    return running;
+  }
+  return name;
 }
 
 /**
@@ -406,7 +458,9 @@ function helmValuesConfigMap(
   values: Record<string, unknown>,
   release: string,
   ns: string,
+  chartVersion: string | undefined,
 ): KubeObject {
+  const scheduling = chartHasControllerScheduling(chartVersion);
   const source = `${g.metadata.namespace ?? 'default'}/${g.metadata.name}`;
   const header = [
     `# Helm values for kgateway's chart (install/helm/kgateway, ${KGATEWAY_VERSION}), generated by glooha-operator from KgatewayHA ${source}.`,
@@ -415,6 +469,18 @@ function helmValuesConfigMap(
     ...(g.spec.controller.topologySpreadConstraints?.length
       ? [
           "# spec.controller.topologySpreadConstraints are the operator's alone: kgateway's chart has no value for them.",
+        ]
+      : []),
+    ...(g.spec.controller.priorityClassName && !scheduling
+      ? [
+          "# spec.controller.priorityClassName is the operator's alone: this kgateway chart (before 2.3) has no value for it.",
+        ]
+      : []),
+    ...(g.spec.controller.autoscaling
+      ? [
+          scheduling
+            ? "# spec.controller.autoscaling is the operator's HPA: controller.horizontalPodAutoscaler is left out because with it the chart renders no spec.replicas, which Helm then removes (the Deployment would fall to 1 replica under the HPA); replicaCount holds the live count within the HPA's bounds."
+            : "# spec.controller.autoscaling is the operator's HPA alone: this kgateway chart (before 2.3) has no HPA; replicaCount holds the live count within the HPA's bounds.",
         ]
       : []),
   ];

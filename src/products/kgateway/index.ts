@@ -7,6 +7,7 @@ import type { KgatewayHA } from './types.js';
 import { controllerRuntimeHolderPod } from '../../core/dead-holder.js';
 import { ownerOf } from '../../core/ownership.js';
 import { TARGET_REQUEUE_MS } from '../../controller/plan.js';
+import type { KindInfo } from '../../controller/kinds.js';
 import { installNamespaceOf, type Product, type RelatedKind } from '../../controller/product.js';
 import type { Snapshot } from '../../controller/plan-types.js';
 import { kindKey } from '../../kube/list-types.js';
@@ -67,6 +68,17 @@ export function proxyCoversServed(
   );
 }
 
+/**
+ * PriorityClasses (cluster-scoped, read only): spec.controller.priorityClassName is written only once
+ * its PriorityClass exists (desired.ts, controllerPriorityClass).
+ */
+export const PRIORITY_CLASSES: KindInfo = {
+  kind: 'PriorityClass',
+  group: 'scheduling.k8s.io',
+  version: 'v1',
+  plural: 'priorityclasses',
+};
+
 export const KGATEWAY: Product = {
   api: KGATEWAY_API,
   kind: KGATEWAY_KIND,
@@ -83,6 +95,7 @@ export const KGATEWAY: Product = {
     retryPeriodSeconds: Number.parseInt(CONTROLLER_LEASE_TIMINGS.retryPeriod, 10),
   },
   relatedKinds: [GATEWAYS, GATEWAY_PARAMETERS],
+  clusterKinds: [PRIORITY_CLASSES],
   permissions: [
     { group: GROUP, resource: KGATEWAY_PLURAL, verbs: ['get', 'list', 'watch', 'patch'] },
     { group: GROUP, resource: `${KGATEWAY_PLURAL}/status`, verbs: ['get', 'update', 'patch'] },
@@ -93,6 +106,8 @@ export const KGATEWAY: Product = {
       resource: GATEWAY_PARAMETERS.plural,
       verbs: ['get', 'list', 'watch', 'patch'],
     },
+    // Cluster-scoped: effective from a ClusterRole only (cluster mode, or rbac.clusterWideReads).
+    { group: PRIORITY_CLASSES.group, resource: PRIORITY_CLASSES.plural, verbs: ['get', 'list', 'watch'] },
   ],
   rivalFix: 'give them different spec.target.helmRelease values',
   selfConflictFix:
@@ -128,6 +143,10 @@ export const KGATEWAY: Product = {
         requeueAfterMs: TARGET_REQUEUE_MS,
       };
     }
-    return desiredKgateway(k, observed);
+    const priorityClasses = s.cluster?.get(PRIORITY_CLASSES.kind);
+    return desiredKgateway(k, {
+      ...observed,
+      ...(priorityClasses ? { priorityClasses: priorityClasses.map((p) => p.metadata?.name ?? '') } : {}),
+    });
   },
 };

@@ -12,6 +12,8 @@
 //   spec.gloo.antiAffinity                   controller.affinity.podAntiAffinity (2.3+; on 2.2 the top-level affinity)
 //   (required anti-affinity)                 controller.strategy: maxSurge 0, maxUnavailable 1 (rollout-strategy.ts)
 //   spec.gloo.topologySpreadConstraints      controller.topologySpreadConstraints (2.3+; 2.2's chart has none)
+//   (no autoscaling, no priorityClassName)   GlooHA's spec.gloo has neither: a KgatewayHA's spec.controller
+//                                            .autoscaling / .priorityClassName are set there by hand
 //   spec.discovery                           not carried over: kgateway has no discovery Deployment
 //   spec.gatewayProxies.<key>                GatewayParameters <gateway>: spec.kube.deployment.{replicas,strategy},
 //                                            spec.kube.podTemplate.{affinity,topologySpreadConstraints};
@@ -125,34 +127,55 @@ function controllerValues(
       message: `kgateway's controller has no setting for its leader-election timings: it runs controller-runtime's ${CONTROLLER_LEASE_TIMINGS.leaseDuration}/${CONTROLLER_LEASE_TIMINGS.renewDeadline}/${CONTROLLER_LEASE_TIMINGS.retryPeriod}, not ${timings.leaseDuration}/${timings.renewDeadline}/${timings.retryPeriod}`,
     });
   }
-  return kgatewayControllerValues(c, le.enabled, options.release, KGATEWAY_VERSION);
+  return kgatewayControllerValues(c, le.enabled, options.release, { chartVersion: KGATEWAY_VERSION });
+}
+
+/** What the controller's chart values depend on besides the component. */
+export interface ControllerValuesOptions {
+  /** The installed chart's version (the controller Deployment's app.kubernetes.io/version). */
+  chartVersion: string | undefined;
+  /** spec.controller.priorityClassName: chart 2.3+ has controller.priorityClassName, 2.2 nothing. */
+  priorityClassName?: string;
+  /** The controller Deployment's spec.replicas now: an autoscaled controller's replicaCount. */
+  liveReplicas?: number;
 }
 
 /**
  * kgateway's chart values for its controller (install/helm/kgateway): what `glooha migrate kgateway`
  * prints and what the operator exports for a KgatewayHA, so both render what the operator applies.
+ *
+ * An autoscaled controller gets replicaCount = its live count within the HPA's bounds, as Gloo's
+ * autoscaled proxies do (products/gloo/helm-values.ts), and not controller.horizontalPodAutoscaler:
+ * with that value set the 2.3+ chart renders no spec.replicas at all, and Helm removes a field its new
+ * manifest drops (Helm 3's three-way patch; Helm 4's apply, when no one else owns it), so the
+ * Deployment would fall to 1 replica under the HPA. The HPA stays the operator's (an HPA the chart
+ * renders anyway is adopted, with its bounds set).
  */
 export function kgatewayControllerValues(
   c: ComponentIntent,
   leaderElection: boolean,
   release: string,
-  chartVersion: string | undefined,
+  options: ControllerValuesOptions,
 ): Record<string, unknown> {
   const budget = budgetOf(c);
   const strategy = rolloutStrategy(c, budget).strategy;
   const selector = { matchLabels: controllerSelectorLabels(release) };
   const affinity = podAntiAffinity(c.antiAffinity, selector);
-  const scheduling = chartHasControllerScheduling(chartVersion);
+  const scheduling = chartHasControllerScheduling(options.chartVersion);
   const spread = scheduling ? topologySpreadConstraints(c.topologySpreadConstraints, selector) : undefined;
+  const replicaCount = c.autoscaling
+    ? Math.min(c.autoscaling.maxReplicas, Math.max(c.autoscaling.minReplicas, options.liveReplicas ?? 0))
+    : c.replicas;
   return {
     controller: {
-      replicaCount: c.replicas,
+      replicaCount,
       // Set both ways: a "true" in the user's own values would otherwise survive the overlay.
       extraEnv: { [ENV_DISABLE_LEADER_ELECTION]: String(!leaderElection) },
       ...(budget ? { podDisruptionBudget: budgetValue(budget) } : {}),
       ...(strategy ? { strategy } : {}),
       ...(scheduling && affinity ? { affinity: { podAntiAffinity: affinity } } : {}),
       ...(spread ? { topologySpreadConstraints: spread } : {}),
+      ...(scheduling && options.priorityClassName ? { priorityClassName: options.priorityClassName } : {}),
     },
     ...(!scheduling && affinity ? { affinity: { podAntiAffinity: affinity } } : {}),
   };

@@ -7,6 +7,7 @@
 import {
   DEFAULTS as GLOO_DEFAULTS,
   DNS_LABEL,
+  DNS_SUBDOMAIN,
   MAX_GATEWAY_PROXIES,
   autoscaling,
   UNRECONCILED_STATUS,
@@ -21,10 +22,11 @@ import {
   topologySpreadConstraints,
   warningsSchema,
 } from '../gloo/schema.js';
+import { KGATEWAY_CONTROLLER_REPLICAS } from './rules.js';
 import { OPEN, boolean, def, integer, map, object, string, type Schema } from '../../api/openapi.js';
 
 export const KGATEWAY_DEFAULTS = {
-  controllerReplicas: 2,
+  controllerReplicas: KGATEWAY_CONTROLLER_REPLICAS,
   leaderElection: { enabled: true },
   antiAffinity: GLOO_DEFAULTS.antiAffinity,
   driftPolicy: GLOO_DEFAULTS.driftPolicy,
@@ -70,9 +72,18 @@ const controller = def(
   'KgatewayController',
   object(
     {
+      // No schema default: with one, "replicas or autoscaling" could not be told apart from a defaulted
+      // replicas. The default applies in code (controllerReplicas) when neither is set; objects stored
+      // before autoscaling existed carry replicas: 2 from the old default, and stay valid.
       replicas: integer({
-        description: `Replicas of kgateway's controller (at least 1; more than 1 needs leader election). Default ${KGATEWAY_DEFAULTS.controllerReplicas}.`,
-        default: KGATEWAY_DEFAULTS.controllerReplicas,
+        description: `Fixed replicas of kgateway's controller (at least 1; more than 1 needs leader election). Set this or autoscaling; default ${KGATEWAY_DEFAULTS.controllerReplicas} when neither is set.`,
+      }),
+      autoscaling,
+      priorityClassName: string({
+        description:
+          "PriorityClass of the controller's pods (the pod template's priorityClassName). glooha writes it only once the PriorityClass exists: the API server refuses pods naming a missing one, while the rollout would already have removed an old pod. Reading PriorityClasses needs a cluster-wide read (cluster mode, or rbac.clusterWideReads in namespaced mode).",
+        maxLength: 253,
+        pattern: DNS_SUBDOMAIN,
       }),
       leaderElection,
       podDisruptionBudget,

@@ -19,7 +19,11 @@ export interface KgatewayTargetSpec {
 }
 
 export interface KgatewayControllerSpec {
+  /** Fixed replicas; unset with autoscaling (and unset without it: KGATEWAY_CONTROLLER_REPLICAS). */
   replicas?: number;
+  autoscaling?: AutoscalingSpec;
+  /** A PriorityClass for the controller's pods (must exist: the operator checks it first). */
+  priorityClassName?: string;
   leaderElection?: { enabled?: boolean };
   podDisruptionBudget?: PodDisruptionBudgetSpec;
   antiAffinity?: AntiAffinity;
@@ -45,7 +49,6 @@ export interface KgatewayHASpec {
 
 export interface DefaultedKgatewaySpec extends KgatewayHASpec {
   controller: KgatewayControllerSpec & {
-    replicas: number;
     leaderElection: { enabled: boolean };
     antiAffinity: AntiAffinity;
   };

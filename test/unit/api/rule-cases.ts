@@ -84,6 +84,14 @@ export const RULE_CASES: Record<string, RuleCases> = {
         spec: controller({ leaderElection: { enabled: false } }),
         path: 'spec.controller.leaderElection.enabled',
       },
+      {
+        name: 'autoscaled up to 3 without leader election',
+        spec: controller({
+          autoscaling: { minReplicas: 1, maxReplicas: 3 },
+          leaderElection: { enabled: false },
+        }),
+        path: 'spec.controller.leaderElection.enabled',
+      },
     ],
     good: [
       {
@@ -91,6 +99,30 @@ export const RULE_CASES: Record<string, RuleCases> = {
         spec: controller({ replicas: 1, leaderElection: { enabled: false } }),
       },
       { name: 'three replicas with it (the default)', spec: controller({ replicas: 3 }) },
+      {
+        name: 'autoscaled to at most one without leader election',
+        spec: controller({
+          autoscaling: { minReplicas: 1, maxReplicas: 1 },
+          leaderElection: { enabled: false },
+        }),
+      },
+    ],
+  },
+  'kgateway-controller-replicas-xor-autoscaling': {
+    kind: KGATEWAY_KIND,
+    bad: [
+      {
+        // An object stored while replicas had a schema default (2) carries it: adding autoscaling
+        // alone is refused, and the message says to remove replicas.
+        name: 'replicas (the old stored default) and autoscaling',
+        spec: controller({ replicas: 2, autoscaling: { minReplicas: 2, maxReplicas: 4 } }),
+        path: 'spec.controller.replicas',
+      },
+    ],
+    good: [
+      { name: 'autoscaling alone', spec: controller({ autoscaling: { minReplicas: 2, maxReplicas: 4 } }) },
+      { name: 'replicas alone (an object stored with the old default)', spec: controller({ replicas: 2 }) },
+      { name: 'neither (2 replicas, in code)', spec: controller({}) },
     ],
   },
   'kgateway-gateway-names': {
@@ -165,9 +197,30 @@ export const RULE_CASES: Record<string, RuleCases> = {
         spec: controller({ replicas: 3, podDisruptionBudget: { minAvailable: '67%' } }),
         path: 'spec.controller.podDisruptionBudget.minAvailable',
       },
+      {
+        name: 'minAvailable equal to autoscaling.minReplicas',
+        spec: controller({
+          autoscaling: { minReplicas: 2, maxReplicas: 5 },
+          podDisruptionBudget: { minAvailable: 2 },
+        }),
+        path: 'spec.controller.podDisruptionBudget.minAvailable',
+      },
+      {
+        name: 'minAvailable equal to the default 2 (neither replicas nor autoscaling)',
+        spec: controller({ podDisruptionBudget: { minAvailable: 2 } }),
+        path: 'spec.controller.podDisruptionBudget.minAvailable',
+      },
     ],
     good: [
       { name: 'one below', spec: controller({ replicas: 3, podDisruptionBudget: { minAvailable: 2 } }) },
+      {
+        name: 'one below autoscaling.minReplicas',
+        spec: controller({
+          autoscaling: { minReplicas: 3, maxReplicas: 5 },
+          podDisruptionBudget: { minAvailable: 2 },
+        }),
+      },
+      { name: 'one below the default 2', spec: controller({ podDisruptionBudget: { minAvailable: 1 } }) },
     ],
   },
   'name-length': {

@@ -3,7 +3,11 @@
 // carry the anti-affinity and spread the KgatewayHA asks for where the chart can express them (2.3+:
 // controller.affinity, controller.topologySpreadConstraints), and the affinity at least on 2.2, whose
 // chart has only the top-level affinity and no spread value.
-import type { V1Deployment } from '@kubernetes/client-node';
+import type {
+  KubernetesObject as KubeObject,
+  V1Deployment,
+  V2HorizontalPodAutoscaler,
+} from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import type { ComponentIntent } from '../../../src/core/component.js';
@@ -45,7 +49,7 @@ describe('kgateway controller chart values, rendered by kgateway’s chart', () 
     '%s: the controller Deployment gets the replicas, the required anti-affinity, the spread where the chart has it, and the PDB',
     async (version) => {
       const fx = kgatewayFixtures(version);
-      const values = kgatewayControllerValues(intent, true, 'kgw', version);
+      const values = kgatewayControllerValues(intent, true, 'kgw', { chartVersion: version });
       const res = await runHelm(['template', 'kgw', fx.chart, '-n', 'kgateway-system'], values);
       expect(res.ok, res.stderr).toBe(true);
       const objects = parseAllDocuments(res.stdout).map((d) => d.toJSON() as V1Deployment | null);
@@ -75,6 +79,76 @@ describe('kgateway controller chart values, rendered by kgateway’s chart', () 
       const pdbs = objects.filter((o) => o?.kind === 'PodDisruptionBudget');
       expect(pdbs.map((p) => (p as { spec?: unknown }).spec)).toEqual([
         { maxUnavailable: 1, selector: { matchLabels: selector?.matchLabels } },
+      ]);
+    },
+    helmBuildTimeoutMs,
+  );
+
+  const render = async (version: string, values: Record<string, unknown>) => {
+    const res = await runHelm(
+      ['template', 'kgw', kgatewayFixtures(version).chart, '-n', 'kgateway-system'],
+      values,
+    );
+    expect(res.ok, res.stderr).toBe(true);
+    return parseAllDocuments(res.stdout).map((d) => d.toJSON() as KubeObject | null);
+  };
+  const autoscaled: ComponentIntent = {
+    ...intent,
+    replicas: undefined,
+    autoscaling: { minReplicas: 2, maxReplicas: 5 },
+  };
+
+  it.each(KGATEWAY_VERSIONS)(
+    '%s: an autoscaled controller with a priority class: replicas = the live count within the HPA bounds, priorityClassName where the chart has it, no chart HPA',
+    async (version) => {
+      const values = kgatewayControllerValues(autoscaled, true, 'kgw', {
+        chartVersion: version,
+        priorityClassName: 'kgw-critical',
+        liveReplicas: 1,
+      });
+      const objects = await render(version, values);
+      const deployment = objects.find((o) => o?.kind === 'Deployment') as V1Deployment;
+      // Live 1 is below minReplicas 2: the upgrade renders the HPA's floor, never less.
+      expect(deployment.spec?.replicas).toBe(2);
+      expect(objects.filter((o) => o?.kind === 'HorizontalPodAutoscaler')).toEqual([]);
+      if (chartHasControllerScheduling(version)) {
+        expect(deployment.spec?.template.spec?.priorityClassName).toBe('kgw-critical');
+      } else {
+        expect(deployment.spec?.template.spec?.priorityClassName).toBeUndefined();
+        expect(values).not.toHaveProperty('controller.priorityClassName');
+      }
+      const above = kgatewayControllerValues(autoscaled, true, 'kgw', {
+        chartVersion: version,
+        liveReplicas: 9,
+      });
+      expect(above).toHaveProperty('controller.replicaCount', 5);
+    },
+    helmBuildTimeoutMs,
+  );
+
+  // Why the exported values leave controller.horizontalPodAutoscaler out: with it the 2.3+ chart renders
+  // the HPA (named as the controller Deployment, the bounds, scaleTargetRef the controller) but drops the Deployment's replicas,
+  // whatever replicaCount says, so Helm would remove spec.replicas and the Deployment fall to 1.
+  it(
+    'v2.4.0: the chart’s own controller.horizontalPodAutoscaler renders an HPA on the controller and drops spec.replicas',
+    async () => {
+      const objects = await render('v2.4.0', {
+        controller: { replicaCount: 3, horizontalPodAutoscaler: { minReplicas: 2, maxReplicas: 5 } },
+      });
+      const deployment = objects.find((o) => o?.kind === 'Deployment') as V1Deployment;
+      expect(deployment.spec?.replicas).toBeUndefined();
+      const hpas = objects.filter(
+        (o) => o?.kind === 'HorizontalPodAutoscaler',
+      ) as V2HorizontalPodAutoscaler[];
+      expect(hpas.map((h) => [h.metadata?.name, h.spec])).toEqual([
+        [
+          deployment.metadata?.name,
+          {
+            scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: deployment.metadata?.name },
+            minReplicas: 2,
+            maxReplicas: 5,
+          },
+        ],
       ]);
     },
     helmBuildTimeoutMs,

@@ -1,0 +1,199 @@
+// A KgatewayHA's controller: autoscaling (glooha's HPA on the controller Deployment, or adopting the
+// one kgateway's chart renders; never two) and priorityClassName (written only once its PriorityClass
+// is known to exist), through the whole plan, as the engine runs it.
+import type { KubernetesObject, V1Deployment, V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { KGATEWAY_KIND } from '../../../src/products/kgateway/api.js';
+import type { GlooHA } from '../../../src/products/gloo/types.js';
+import { plan } from '../../../src/controller/plan.js';
+import type { Plan, Snapshot } from '../../../src/controller/plan-types.js';
+import { controllerSelectorLabels } from '../../../src/products/kgateway/facts.js';
+import { KGATEWAY } from '../../../src/products/kgateway/index.js';
+import { deployment, finalizedGlooHA, NS, snapshotOf } from '../controller/snapshots.js';
+
+function kgatewayHA(controller: Record<string, unknown>): GlooHA {
+  const k = finalizedGlooHA({} as never, { name: 'kgw', uid: 'uid-kgw' });
+  Object.assign(k, { kind: KGATEWAY_KIND, spec: { controller } });
+  return k;
+}
+
+function controllerDeployment(
+  opts: { replicas?: number; version?: string; priorityClassName?: string } = {},
+) {
+  const d = deployment('kgateway', controllerSelectorLabels('kgateway'), 'controller');
+  d.metadata!.labels = {
+    ...controllerSelectorLabels('kgateway'),
+    'app.kubernetes.io/version': opts.version ?? 'v2.4.0',
+  };
+  d.spec!.replicas = opts.replicas ?? 2;
+  if (opts.priorityClassName) d.spec!.template.spec!.priorityClassName = opts.priorityClassName;
+  return d;
+}
+
+const priorityClass = (name: string): KubernetesObject => ({
+  apiVersion: 'scheduling.k8s.io/v1',
+  kind: 'PriorityClass',
+  metadata: { name },
+});
+
+function snapshot(
+  controller: Record<string, unknown>,
+  opts: {
+    dep?: V1Deployment;
+    hpas?: V2HorizontalPodAutoscaler[];
+    /** undefined: the operator may not read PriorityClasses. */
+    priorityClasses?: string[];
+  } = { priorityClasses: [] },
+): Snapshot {
+  return snapshotOf(kgatewayHA(controller), {
+    key: `${NS}/kgw`,
+    deployments: [opts.dep ?? controllerDeployment()],
+    hpas: opts.hpas ?? [],
+    cluster: new Map(
+      opts.priorityClasses ? [['PriorityClass', opts.priorityClasses.map(priorityClass)]] : [],
+    ),
+  });
+}
+
+const applied = (p: Plan, kind: string, name: string) =>
+  p.applies.find((a) => a.body.kind === kind && a.body.metadata?.name === name)?.body as
+    (KubernetesObject & { spec: Record<string, unknown> }) | undefined;
+const podSpec = (p: Plan) =>
+  (applied(p, 'Deployment', 'kgateway')?.spec as { template?: { spec?: Record<string, unknown> } })?.template
+    ?.spec;
+const condition = (p: Plan, type: string) => p.status?.conditions?.find((c) => c.type === type);
+const helmValues = (p: Plan) =>
+  (applied(p, 'ConfigMap', 'kgw-kgateway-helm-values') as { data?: Record<string, string> } | undefined)
+    ?.data?.['values.yaml'] ?? '';
+
+/** The HPA kgateway's 2.4 chart renders from controller.horizontalPodAutoscaler (named as the Deployment). */
+const chartHpa: V2HorizontalPodAutoscaler = {
+  metadata: { name: 'kgateway', namespace: NS, labels: { 'app.kubernetes.io/name': 'kgateway' } },
+  spec: {
+    scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'kgateway' },
+    minReplicas: 1,
+    maxReplicas: 3,
+  },
+};
+
+describe('KgatewayHA spec.controller.autoscaling', () => {
+  it('neither replicas nor autoscaling: 2 fixed replicas, applied to the Deployment', () => {
+    const p = plan(snapshot({}), KGATEWAY);
+    expect(applied(p, 'Deployment', 'kgateway')?.spec).toHaveProperty('replicas', 2);
+    expect(p.applies.some((a) => a.body.kind === 'HorizontalPodAutoscaler')).toBe(false);
+  });
+
+  it("autoscaled: glooha's HPA on the controller with the bounds, no replicas applied, the floor is minReplicas", () => {
+    const p = plan(snapshot({ autoscaling: { minReplicas: 2, maxReplicas: 5 } }), KGATEWAY);
+    const hpa = applied(p, 'HorizontalPodAutoscaler', 'kgateway-glooha');
+    expect(hpa?.spec).toMatchObject({
+      scaleTargetRef: { kind: 'Deployment', name: 'kgateway' },
+      minReplicas: 2,
+      maxReplicas: 5,
+    });
+    const dep = applied(p, 'Deployment', 'kgateway');
+    expect(dep?.spec).not.toHaveProperty('replicas');
+    expect(dep?.metadata?.annotations?.['glooha.io/min-replicas']).toBe('2');
+    expect(p.status?.components?.controller).toMatchObject({
+      desiredReplicas: 2,
+      autoscaling: { hpaName: 'kgateway-glooha', minReplicas: 2, maxReplicas: 5 },
+    });
+  });
+
+  it("adopts the chart's HPA (controller.horizontalPodAutoscaler) with the spec's bounds: never a second HPA", () => {
+    const p = plan(
+      snapshot(
+        { autoscaling: { minReplicas: 2, maxReplicas: 5 } },
+        { hpas: [chartHpa], priorityClasses: [] },
+      ),
+      KGATEWAY,
+    );
+    expect(applied(p, 'HorizontalPodAutoscaler', 'kgateway-glooha')).toBeUndefined();
+    expect(applied(p, 'HorizontalPodAutoscaler', 'kgateway')?.spec).toMatchObject({
+      minReplicas: 2,
+      maxReplicas: 5,
+    });
+    expect(p.status?.components?.controller?.autoscaling).toMatchObject({
+      hpaName: 'kgateway',
+    });
+  });
+
+  it('fixed replicas beside an HPA on the controller: a problem naming spec.controller.replicas, replicas left to the HPA', () => {
+    const p = plan(snapshot({ replicas: 3 }, { hpas: [chartHpa], priorityClasses: [] }), KGATEWAY);
+    expect(condition(p, 'Stalled')).toMatchObject({
+      status: 'True',
+      reason: 'HorizontalPodAutoscalerConflict',
+    });
+    expect(applied(p, 'Deployment', 'kgateway')?.spec ?? {}).not.toHaveProperty('replicas');
+  });
+
+  it('the exported values keep replicaCount at the live count within the bounds, and say the HPA is the operator’s', () => {
+    const p = plan(
+      snapshot(
+        { autoscaling: { minReplicas: 2, maxReplicas: 5 } },
+        { dep: controllerDeployment({ replicas: 4 }), priorityClasses: [] },
+      ),
+      KGATEWAY,
+    );
+    expect(helmValues(p)).toMatch(/replicaCount: 4/);
+    expect(helmValues(p)).not.toMatch(/^\s*horizontalPodAutoscaler:/m);
+    expect(helmValues(p)).toMatch(/spec.controller.autoscaling is the operator's HPA/);
+  });
+});
+
+describe('KgatewayHA spec.controller.priorityClassName', () => {
+  it('the PriorityClass exists: the pod template gets it, and the 2.4 values carry it', () => {
+    const p = plan(
+      snapshot({ priorityClassName: 'kgw-critical' }, { priorityClasses: ['kgw-critical'] }),
+      KGATEWAY,
+    );
+    expect(podSpec(p)).toHaveProperty('priorityClassName', 'kgw-critical');
+    expect(helmValues(p)).toMatch(/priorityClassName: kgw-critical/);
+    expect(condition(p, 'Stalled')?.status).toBe('False');
+  });
+
+  it('missing: Stalled with a problem naming the field, the class and the fix; priorityClassName not written', () => {
+    const p = plan(snapshot({ priorityClassName: 'kgw-critical' }, { priorityClasses: ['other'] }), KGATEWAY);
+    expect(podSpec(p) ?? {}).not.toHaveProperty('priorityClassName');
+    expect(helmValues(p)).not.toMatch(/priorityClassName/);
+    const stalled = condition(p, 'Stalled');
+    expect(stalled).toMatchObject({ status: 'True', reason: 'PriorityClassNotFound' });
+    expect(stalled?.message).toMatch(/spec.controller.priorityClassName/);
+    expect(stalled?.message).toMatch(/PriorityClass kgw-critical does not exist/);
+    expect(stalled?.message).toMatch(/kubectl create priorityclass kgw-critical/);
+    expect(condition(p, 'Ready')?.status).toBe('False');
+  });
+
+  it('deleted after the pods run with it: kept as it is (no rollout), and reported', () => {
+    const p = plan(
+      snapshot(
+        { priorityClassName: 'kgw-critical' },
+        { dep: controllerDeployment({ priorityClassName: 'kgw-critical' }), priorityClasses: [] },
+      ),
+      KGATEWAY,
+    );
+    expect(podSpec(p)).toHaveProperty('priorityClassName', 'kgw-critical');
+    expect(condition(p, 'Stalled')?.reason).toBe('PriorityClassNotFound');
+  });
+
+  it('PriorityClasses not readable (namespaced install without cluster reads): says so, writes nothing', () => {
+    const p = plan(snapshot({ priorityClassName: 'kgw-critical' }, { priorityClasses: undefined }), KGATEWAY);
+    expect(podSpec(p) ?? {}).not.toHaveProperty('priorityClassName');
+    const stalled = condition(p, 'Stalled');
+    expect(stalled?.reason).toBe('PriorityClassesUnreadable');
+    expect(stalled?.message).toMatch(/rbac.clusterWideReads/);
+  });
+
+  it('2.2 chart: written to the Deployment; the values have no such value and their header says it is the operator’s', () => {
+    const p = plan(
+      snapshot(
+        { priorityClassName: 'kgw-critical' },
+        { dep: controllerDeployment({ version: 'v2.2.0' }), priorityClasses: ['kgw-critical'] },
+      ),
+      KGATEWAY,
+    );
+    expect(podSpec(p)).toHaveProperty('priorityClassName', 'kgw-critical');
+    expect(helmValues(p)).not.toMatch(/^\s*priorityClassName:/m);
+    expect(helmValues(p)).toMatch(/spec.controller.priorityClassName is the operator's alone/);
+  });
+});
