@@ -197,3 +197,30 @@ describe('KgatewayHA spec.controller.priorityClassName', () => {
     expect(helmValues(p)).toMatch(/spec.controller.priorityClassName is the operator's alone/);
   });
 });
+
+describe('KgatewayHA spec.controller.topologySpreadConstraints in the exported values', () => {
+  const spread = {
+    topologySpreadConstraints: [
+      { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway' },
+    ],
+  };
+
+  it('2.4 chart: controller.topologySpreadConstraints carries them, and the header does not call them the operator’s alone', () => {
+    const values = helmValues(plan(snapshot(spread), KGATEWAY));
+    expect(values).toMatch(/^\s+topologySpreadConstraints:/m);
+    expect(values).not.toMatch(/topologySpreadConstraints are the operator's alone/);
+  });
+
+  it('2.2 chart: no value for them, and the header says they are the operator’s alone', () => {
+    const values = helmValues(
+      plan(
+        snapshot(spread, { dep: controllerDeployment({ version: 'v2.2.0' }), priorityClasses: [] }),
+        KGATEWAY,
+      ),
+    );
+    expect(values).not.toMatch(/^\s+topologySpreadConstraints:/m);
+    expect(values).toMatch(
+      /spec.controller.topologySpreadConstraints are the operator's alone: this kgateway chart \(before 2.3\)/,
+    );
+  });
+});
