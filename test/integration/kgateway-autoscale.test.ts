@@ -40,6 +40,7 @@ import {
   type InProcessOperator,
   type OperatorIdentity,
 } from '../support/operator.js';
+import { watchReady } from '../support/ready-watch.js';
 import { eventually } from '../support/wait.js';
 
 const admin = adminKubeConfig();
@@ -54,25 +55,6 @@ let id: OperatorIdentity;
 beforeAll(async () => {
   id = await installOperatorRbac(await createNamespace('kgw-as-operator'));
 }, 180_000);
-
-interface Sample {
-  at: number;
-  replicas?: number;
-  ready: number;
-}
-
-/** One watch on a Deployment: every readyReplicas it reports, with the time it arrived. */
-async function watchReady(ns: string, name: string): Promise<{ samples: Sample[]; stop: () => void }> {
-  const samples: Sample[] = [];
-  const req = await new Watch(admin).watch(
-    `/apis/apps/v1/namespaces/${ns}/deployments`,
-    { fieldSelector: `metadata.name=${name}` },
-    (_type: string, d: V1Deployment) =>
-      samples.push({ at: Date.now(), replicas: d.spec?.replicas, ready: d.status?.readyReplicas ?? 0 }),
-    () => {},
-  );
-  return { samples, stop: () => req.abort() };
-}
 
 /** One watch on a namespace's PDBs: the name of every one created. */
 async function watchPdbsCreated(ns: string): Promise<{ names: Set<string>; stop: () => void }> {
@@ -196,7 +178,7 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's deployer: fixed ↔ autoscaled",
     );
     await onePdbPerPod('fixed');
 
-    const watch = await watchReady(ns, 'web');
+    const watch = await watchReady(admin, ns, 'web');
     try {
       // Fixed → autoscaled: the operator stops writing replicas; the HPA keeps at least 3.
       await patchK({ replicas: null, autoscaling: { minReplicas: 3, maxReplicas: 6 } });

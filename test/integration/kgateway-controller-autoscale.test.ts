@@ -11,9 +11,7 @@ import {
   CustomObjectsApi,
   PatchStrategy,
   SchedulingV1Api,
-  Watch,
   setHeaderOptions,
-  type V1Deployment,
 } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,6 +31,7 @@ import {
   type OperatorIdentity,
 } from '../support/operator.js';
 import { ProductControllers } from '../support/product-controller.js';
+import { watchReady } from '../support/ready-watch.js';
 import { eventually } from '../support/wait.js';
 
 const admin = adminKubeConfig();
@@ -46,52 +45,6 @@ let id: OperatorIdentity;
 beforeAll(async () => {
   id = await installOperatorRbac(await createNamespace('kgw-ctl-as-operator'));
 }, 180_000);
-
-interface Sample {
-  at: number;
-  replicas?: number;
-  ready: number;
-}
-
-/**
- * A watch on a Deployment: every readyReplicas it reports, with the time it arrived. A watch the API
- * server closes is resumed from the last resourceVersion seen (`ends` says when), so no stretch of the
- * run goes unwatched.
- */
-async function watchReady(
-  ns: string,
-  name: string,
-): Promise<{ samples: Sample[]; ends: string[]; stop: () => void }> {
-  const samples: Sample[] = [];
-  const ends: string[] = [];
-  let stopped = false;
-  let resourceVersion: string | undefined;
-  let req: AbortController | undefined;
-  const open = async (): Promise<void> => {
-    req = await new Watch(admin).watch(
-      `/apis/apps/v1/namespaces/${ns}/deployments`,
-      { fieldSelector: `metadata.name=${name}`, ...(resourceVersion ? { resourceVersion } : {}) },
-      (_type: string, d: V1Deployment) => {
-        resourceVersion = d.metadata?.resourceVersion;
-        samples.push({ at: Date.now(), replicas: d.spec?.replicas, ready: d.status?.readyReplicas ?? 0 });
-      },
-      (err: unknown) => {
-        if (stopped) return;
-        ends.push(`${new Date().toISOString()} ${String(err ?? 'closed by the server')}`);
-        void open();
-      },
-    );
-  };
-  await open();
-  return {
-    samples,
-    ends,
-    stop: () => {
-      stopped = true;
-      req?.abort();
-    },
-  };
-}
 
 describe.each(KGATEWAY_VERSIONS)("kgateway %s's controller: autoscaling and priorityClassName", (version) => {
   let fx: KgatewayFixtures;
@@ -156,7 +109,7 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's controller: autoscaling and prio
       throw new Error(`${(err as Error).message}\n${controllers!.describe()}`);
     });
 
-    const watch = await watchReady(ns, 'kgateway');
+    const watch = await watchReady(admin, ns, 'kgateway');
     try {
       // Fixed → autoscaled: glooha's HPA on the controller; the operator no longer applies replicas.
       await patchController({ replicas: null, autoscaling: { minReplicas: 2, maxReplicas: 4 } });
