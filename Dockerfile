@@ -32,6 +32,10 @@ FROM ${NODE_IMAGE} AS runtime
 RUN rm -rf /usr/local/lib/node_modules /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack \
       /usr/local/bin/yarn /usr/local/bin/yarnpkg /opt/yarn-*
 ENV NODE_ENV=production
+# Two glibc malloc arenas instead of 8 per core: V8's background threads (compiler, GC) each keep an
+# arena of freed memory otherwise. 100 installs, idle after GC: arenas 22.6 -> 6.4 MB, RSS 128 -> 120 MB,
+# the same CPU (docs/scale.md, "Node's flags in the image").
+ENV MALLOC_ARENA_MAX=2
 WORKDIR /app
 # package.json carries "type": "module" (the bundle is ESM) and the version `--version` prints.
 COPY --from=build --chown=0:0 /app/bundle/package.json ./package.json
@@ -40,7 +44,7 @@ COPY --from=build --chown=0:0 /app/bundle/dist ./dist
 USER 65532:65532
 EXPOSE 8080
 LABEL org.opencontainers.image.title="glooha-operator" \
-      org.opencontainers.image.description="Kubernetes operator that makes Gloo installs highly available" \
+      org.opencontainers.image.description="Kubernetes operator that makes Gloo and kgateway installs highly available" \
       org.opencontainers.image.source="https://github.com/glooha/glooha-operator" \
       org.opencontainers.image.licenses="Apache-2.0"
 # --max-semi-space-size=4: a 4 MB young generation, where V8 grows it to 16 MB during the cold start and

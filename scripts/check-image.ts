@@ -80,6 +80,7 @@ export async function inspect(image: string): Promise<{ sizeBytes: number; compr
   );
   check(config.WorkingDir === '/app', `working directory ${config.WorkingDir}`);
   check(config.Env?.includes('NODE_ENV=production') === true, 'NODE_ENV=production');
+  check(config.Env?.includes('MALLOC_ARENA_MAX=2') === true, 'MALLOC_ARENA_MAX=2');
   check(Object.keys(config.ExposedPorts ?? {}).join() === '8080/tcp', 'exposes 8080/tcp (metrics)');
   const labels = config.Labels ?? {};
   for (const [k, v] of Object.entries({

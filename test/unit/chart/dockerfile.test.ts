@@ -66,6 +66,12 @@ describe('Dockerfile', () => {
     expect(pkg.bin['glooha-operator']).toBe('dist/src/main.js');
   });
 
+  it('limits glibc to two malloc arenas at run time (MALLOC_ARENA_MAX=2, measured in docs/scale.md)', () => {
+    const env = runtime.instructions.filter((i) => i.keyword === 'ENV').map((i) => i.args);
+    expect(env).toContain('MALLOC_ARENA_MAX=2');
+    expect(env).toContain('NODE_ENV=production');
+  });
+
   it('sends only the build inputs as context (.dockerignore)', () => {
     const included = dockerignore(repoRoot);
     for (const p of [
