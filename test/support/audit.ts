@@ -35,8 +35,19 @@ export interface AuditEvent {
 }
 
 const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+/**
+ * Kinds whose `create` is a question, not a write: the API server answers and persists nothing (an
+ * operator asks whether RBAC lets it read a kind cluster-wide before it watches it).
+ */
+const QUERY_RESOURCES = new Set([
+  'selfsubjectaccessreviews',
+  'selfsubjectrulesreviews',
+  'subjectaccessreviews',
+  'localsubjectaccessreviews',
+  'tokenreviews',
+]);
 
-/** Every completed write request in the audit log (optionally by one user, since a time). */
+/** Every completed write request in the audit log (optionally by one user, since a time); access reviews are not writes. */
 export function auditWrites(filter: { username?: string; since?: Date; until?: Date } = {}): AuditEvent[] {
   const text = auditLogText(controlPlane().auditLogPath);
   const out: AuditEvent[] = [];
@@ -44,6 +55,7 @@ export function auditWrites(filter: { username?: string; since?: Date; until?: D
     if (!line) continue;
     const ev = JSON.parse(line) as AuditEvent;
     if (ev.stage !== 'ResponseComplete' || !WRITE_VERBS.has(ev.verb)) continue;
+    if (QUERY_RESOURCES.has(ev.objectRef?.resource ?? '')) continue;
     if (filter.username && ev.user.username !== filter.username) continue;
     const t = new Date(ev.requestReceivedTimestamp);
     if (filter.since && t < filter.since) continue;
