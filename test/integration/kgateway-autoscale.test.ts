@@ -10,21 +10,16 @@ import {
   AppsV1Api,
   AutoscalingV2Api,
   CoreV1Api,
-  CustomObjectsApi,
   PolicyV1Api,
   Watch,
-  PatchStrategy,
-  setHeaderOptions,
   type V1Deployment,
   type V1PodDisruptionBudget,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GROUP, VERSION } from '../../src/api/constants.js';
-import { KGATEWAY_PLURAL } from '../../src/products/kgateway/api.js';
-import type { KgatewayHA } from '../../src/products/kgateway/types.js';
 import { KGATEWAY_VERSIONS, type KgatewayFixtures } from '../env/binaries.js';
 import { adminKubeConfig, createNamespace } from '../support/cluster.js';
 import { helm } from '../support/gloo-chart.js';
+import { getKgatewayHA, patchKgatewayHASpec } from '../support/glooha.js';
 import {
   KGATEWAY_CONTROLLER_POD,
   gatewayWithParameters,
@@ -47,7 +42,6 @@ const admin = adminKubeConfig();
 const apps = admin.makeApiClient(AppsV1Api);
 const core = admin.makeApiClient(CoreV1Api);
 const policy = admin.makeApiClient(PolicyV1Api);
-const custom = admin.makeApiClient(CustomObjectsApi);
 const autoscaling = admin.makeApiClient(AutoscalingV2Api);
 
 let id: OperatorIdentity;
@@ -76,25 +70,8 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's deployer: fixed ↔ autoscaled",
   let operator: InProcessOperator | undefined;
   let controllers: ProductControllers | undefined;
   const patchK = (gateway: Record<string, unknown>) =>
-    custom.patchNamespacedCustomObject(
-      {
-        group: GROUP,
-        version: VERSION,
-        namespace: ns,
-        plural: KGATEWAY_PLURAL,
-        name: 'kgw',
-        body: { spec: { gateways: { web: gateway } } },
-      },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    );
-  const getK = () =>
-    custom.getNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      namespace: ns,
-      plural: KGATEWAY_PLURAL,
-      name: 'kgw',
-    }) as Promise<KgatewayHA>;
+    patchKgatewayHASpec(ns, 'kgw', { gateways: { web: gateway } });
+  const getK = () => getKgatewayHA(ns, 'kgw');
 
   beforeAll(async () => {
     fx = (await installKgatewayCrds(version, { controller: true })).fx;

@@ -5,23 +5,14 @@
 // through the rollout that adds the priority class. A priorityClassName whose PriorityClass does not
 // exist is reported (Stalled, naming the field and the class) and not written; creating the class is
 // enough for the operator to write it (the PriorityClass informer wakes it: no other change is made).
-import {
-  AppsV1Api,
-  AutoscalingV2Api,
-  CustomObjectsApi,
-  PatchStrategy,
-  SchedulingV1Api,
-  setHeaderOptions,
-} from '@kubernetes/client-node';
+import { AppsV1Api, AutoscalingV2Api, SchedulingV1Api } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GROUP, VERSION } from '../../src/api/constants.js';
-import { KGATEWAY_PLURAL } from '../../src/products/kgateway/api.js';
 import type { KgatewayHA } from '../../src/products/kgateway/types.js';
 import { KGATEWAY_VERSIONS, type KgatewayFixtures } from '../env/binaries.js';
 import { adminKubeConfig, createNamespace } from '../support/cluster.js';
 import { helm } from '../support/gloo-chart.js';
-import { createKgatewayHA } from '../support/glooha.js';
+import { createKgatewayHA, getKgatewayHA, patchKgatewayHASpec } from '../support/glooha.js';
 import { KGATEWAY_CONTROLLER_POD, installKgatewayCrds } from '../support/kgateway.js';
 import { ownsReplicas } from '../support/managed-fields.js';
 import {
@@ -36,7 +27,6 @@ import { eventually } from '../support/wait.js';
 
 const admin = adminKubeConfig();
 const apps = admin.makeApiClient(AppsV1Api);
-const custom = admin.makeApiClient(CustomObjectsApi);
 const autoscaling = admin.makeApiClient(AutoscalingV2Api);
 const scheduling = admin.makeApiClient(SchedulingV1Api);
 
@@ -53,25 +43,8 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's controller: autoscaling and prio
   let controllers: ProductControllers | undefined;
   const priorityClass = `kgw-critical-${randomBytes(3).toString('hex')}`;
   const patchController = (controller: Record<string, unknown>) =>
-    custom.patchNamespacedCustomObject(
-      {
-        group: GROUP,
-        version: VERSION,
-        namespace: ns,
-        plural: KGATEWAY_PLURAL,
-        name: 'kgw',
-        body: { spec: { controller } },
-      },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    );
-  const getK = () =>
-    custom.getNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      namespace: ns,
-      plural: KGATEWAY_PLURAL,
-      name: 'kgw',
-    }) as Promise<KgatewayHA>;
+    patchKgatewayHASpec(ns, 'kgw', { controller });
+  const getK = () => getKgatewayHA(ns, 'kgw');
   const controller = () => apps.readNamespacedDeployment({ name: 'kgateway', namespace: ns });
   const condition = (k: KgatewayHA, type: string) => k.status?.conditions?.find((c) => c.type === type);
   const readyAtGeneration = (k: KgatewayHA) =>

@@ -1,10 +1,10 @@
 // Creating and reading GlooHA (and KgatewayHA) resources as the admin, for integration tests.
-import { CustomObjectsApi } from '@kubernetes/client-node';
+import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { GROUP, VERSION } from '../../src/api/constants.js';
 import { KGATEWAY_PLURAL } from '../../src/products/kgateway/api.js';
 import { PLURAL } from '../../src/products/gloo/api.js';
 import type { GlooHA, GlooHASpec } from '../../src/products/gloo/types.js';
-import type { KgatewayHASpec } from '../../src/products/kgateway/types.js';
+import type { KgatewayHA, KgatewayHASpec } from '../../src/products/kgateway/types.js';
 import { adminKubeConfig, installCrds } from './cluster.js';
 import { eventually, httpStatusOf } from './wait.js';
 
@@ -32,6 +32,28 @@ export async function createKgatewayHA(namespace: string, name: string, spec: Kg
     plural: KGATEWAY_PLURAL,
     body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'KgatewayHA', metadata: { name, namespace }, spec },
   });
+}
+
+export async function getKgatewayHA(namespace: string, name: string): Promise<KgatewayHA> {
+  return (await custom().getNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace,
+    plural: KGATEWAY_PLURAL,
+    name,
+  })) as KgatewayHA;
+}
+
+/** A JSON merge patch of a KgatewayHA's spec (null removes a field), as `kubectl patch --type merge`. */
+export async function patchKgatewayHASpec(
+  namespace: string,
+  name: string,
+  spec: Record<string, unknown>,
+): Promise<void> {
+  await custom().patchNamespacedCustomObject(
+    { group: GROUP, version: VERSION, namespace, plural: KGATEWAY_PLURAL, name, body: { spec } },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
 }
 
 export async function getGlooHA(namespace: string, name: string): Promise<GlooHA> {
