@@ -187,20 +187,22 @@ describe(`${VERSION_LABEL}'s gloo controller, with the operator's handover (the 
     const since = new Date();
     const deletedAt = Date.now();
     await core.deleteNamespacedPod({ name: leader, namespace: i.ns });
-    const next = await eventually(
-      'a new holder of Lease gloo after the graceful deletion of the leader pod',
-      async () => i.recorder.nextHolder(deletedAt, holder),
-      (r) => r !== undefined,
-      { timeoutMs: 60_000, intervalMs: 50 },
-    ).catch((err) => {
-      throw new Error(`${(err as Error).message}\n${i.controllers.describe()}`);
-    });
-    const seconds = (next!.at - deletedAt) / 1000;
+    const next = await i.recorder
+      .awaitNextHolder(
+        deletedAt,
+        holder,
+        'a new holder of Lease gloo after the graceful deletion of the leader pod',
+        60_000,
+      )
+      .catch((err) => {
+        throw new Error(`${(err as Error).message}\n${i.controllers.describe()}`);
+      });
+    const seconds = (next.at - deletedAt) / 1000;
     const records = i.recorder.since(deletedAt);
     const cleared = records.find((r) => r.holder === '');
     const exited = i.controllers.all().find((p) => p.pid === pid)?.exited;
     console.log(
-      `${VERSION_LABEL} handover after a graceful deletion of the leader pod: old process exited ${exited ? ((exited.at.getTime() - deletedAt) / 1000).toFixed(2) : '?'} s after the deletion (${exited?.signal ?? exited?.code}), new holder ${seconds.toFixed(2)} s after the deletion, ${cleared ? ((next!.at - cleared.at) / 1000).toFixed(2) : '?'} s after the operator's clear`,
+      `${VERSION_LABEL} handover after a graceful deletion of the leader pod: old process exited ${exited ? ((exited.at.getTime() - deletedAt) / 1000).toFixed(2) : '?'} s after the deletion (${exited?.signal ?? exited?.code}), new holder ${seconds.toFixed(2)} s after the deletion, ${cleared ? ((next.at - cleared.at) / 1000).toFixed(2) : '?'} s after the operator's clear`,
     );
     // The operator cleared the old holder's record, once, as client-go's release does.
     expect(cleared, JSON.stringify(records)).toMatchObject({ leaseDurationSeconds: 1 });
@@ -208,8 +210,8 @@ describe(`${VERSION_LABEL}'s gloo controller, with the operator's handover (the 
     // client-go jitters each standby's retry to 1×–2.2× retryPeriod; without the clear the standbys
     // wait out the 15 s Lease (the describe below).
     expect(seconds).toBeLessThan(2.2 * RETRY_S + 1);
-    expect(acceptedWritesOf(leader, new Date(next!.at))).toEqual([]);
-    expect(next!.leaseDurationSeconds).toBe(LEASE_S);
+    expect(acceptedWritesOf(leader, new Date(next.at))).toEqual([]);
+    expect(next.leaseDurationSeconds).toBe(LEASE_S);
     expect(await releases()).toBe(releasesBefore + 1);
   }, 360_000);
 
@@ -222,13 +224,13 @@ describe(`${VERSION_LABEL}'s gloo controller, with the operator's handover (the 
     await i.controllers.unhold(leader);
     await core.deleteNamespacedPod({ name: leader, namespace: i.ns, gracePeriodSeconds: 0 });
     try {
-      const next = await eventually(
+      const next = await i.recorder.awaitNextHolder(
+        deletedAt,
+        holder,
         'a new holder of Lease gloo after the force deletion',
-        async () => i.recorder.nextHolder(deletedAt, holder),
-        (r) => r !== undefined,
-        { timeoutMs: 90_000, intervalMs: 100 },
+        90_000,
       );
-      const seconds = (next!.at - deletedAt) / 1000;
+      const seconds = (next.at - deletedAt) / 1000;
       console.log(
         `${VERSION_LABEL} after a force deletion of the running leader's pod: new holder after ${seconds.toFixed(1)} s (no clear)`,
       );
@@ -239,7 +241,7 @@ describe(`${VERSION_LABEL}'s gloo controller, with the operator's handover (the 
       expect(operatorLeaseWrites(i, since)).toEqual([]);
       // Not before the Lease could expire: nobody shortened it.
       expect(seconds).toBeGreaterThan(LEASE_S - RETRY_S * 2.2);
-      expect(acceptedWritesOf(leader, new Date(next!.at))).toEqual([]);
+      expect(acceptedWritesOf(leader, new Date(next.at))).toEqual([]);
     } finally {
       await i.controllers.end(leader);
     }
@@ -261,16 +263,16 @@ describe(`${VERSION_LABEL}'s gloo controller, with --product-lease-handover=fals
     const since = new Date();
     const deletedAt = Date.now();
     await core.deleteNamespacedPod({ name: leader, namespace: i.ns });
-    const next = await eventually(
+    const next = await i.recorder.awaitNextHolder(
+      deletedAt,
+      holder,
       'a new holder of Lease gloo after the graceful deletion of the leader pod',
-      async () => i.recorder.nextHolder(deletedAt, holder),
-      (r) => r !== undefined,
-      { timeoutMs: 90_000, intervalMs: 50 },
+      90_000,
     );
-    const seconds = (next!.at - deletedAt) / 1000;
-    const lastOld = i.recorder.records.filter((r) => r.holder === holder && r.at <= next!.at).at(-1)!;
+    const seconds = (next.at - deletedAt) / 1000;
+    const lastOld = i.recorder.records.filter((r) => r.holder === holder && r.at <= next.at).at(-1)!;
     console.log(
-      `${VERSION_LABEL} without the handover, after a graceful deletion of the leader pod: new holder ${seconds.toFixed(2)} s after the deletion, ${((next!.at - lastOld.at) / 1000).toFixed(2)} s after the old holder's last renewal`,
+      `${VERSION_LABEL} without the handover, after a graceful deletion of the leader pod: new holder ${seconds.toFixed(2)} s after the deletion, ${((next.at - lastOld.at) / 1000).toFixed(2)} s after the old holder's last renewal`,
     );
     expect(i.recorder.since(deletedAt).some((r) => r.holder === '')).toBe(false);
     expect(operatorLeaseWrites(i, since)).toEqual([]);
@@ -278,7 +280,7 @@ describe(`${VERSION_LABEL}'s gloo controller, with --product-lease-handover=fals
     // leaseDuration had passed since the last renewal they saw.
     // (Each standby times the expiry from when it saw the last renewal, at its own poll: a little later
     // than the watch here saw it.)
-    expect((next!.at - lastOld.at) / 1000).toBeGreaterThan(LEASE_S - 1);
+    expect((next.at - lastOld.at) / 1000).toBeGreaterThan(LEASE_S - 1);
     expect(seconds).toBeGreaterThan(2.2 * RETRY_S + 1);
   }, 360_000);
 });

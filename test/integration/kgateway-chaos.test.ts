@@ -111,15 +111,15 @@ const operatorLeaseWrites = (since: Date) =>
  * it), and from then on never the old holder again.
  */
 async function takeover(holder: string, faultAt: number, since: Date, what: string) {
-  const next = await eventually(
+  const next = await recorder!.awaitNextHolder(
+    faultAt,
+    holder,
     `a new holder of kgateway-envoy after ${what}`,
-    async () => recorder!.nextHolder(faultAt, holder),
-    (r) => r !== undefined,
-    { timeoutMs: 90_000, intervalMs: 100 },
+    90_000,
   );
-  const lastOld = recorder!.records.filter((r) => r.holder === holder && r.at <= next!.at).at(-1)!;
+  const lastOld = recorder!.records.filter((r) => r.holder === holder && r.at <= next.at).at(-1)!;
   console.log(
-    `kgateway ${KGATEWAY_VERSION} after ${what}: new holder ${((next!.at - faultAt) / 1000).toFixed(1)} s after the fault, ${((next!.at - lastOld.at) / 1000).toFixed(1)} s after the old holder's last renewal`,
+    `kgateway ${KGATEWAY_VERSION} after ${what}: new holder ${((next.at - faultAt) / 1000).toFixed(1)} s after the fault, ${((next.at - lastOld.at) / 1000).toFixed(1)} s after the old holder's last renewal`,
   );
   expect(
     recorder!.since(faultAt).some((r) => r.holder === ''),
@@ -127,7 +127,7 @@ async function takeover(holder: string, faultAt: number, since: Date, what: stri
   ).toBe(false);
   expect(operatorLeaseWrites(since)).toEqual([]);
   // Taken only once the Lease had expired for the standbys.
-  expect((next!.at - lastOld.at) / 1000).toBeGreaterThan(LEASE_S - 1);
+  expect((next.at - lastOld.at) / 1000).toBeGreaterThan(LEASE_S - 1);
   return next!;
 }
 

@@ -251,17 +251,12 @@ describe("the operator hands kgateway-envoy over once the kubelet confirmed the 
     const since = new Date();
     const deletedAt = Date.now();
     await core.deleteNamespacedPod({ name: leader, namespace: ns });
-    const next = await eventually(
-      'a new holder of kgateway-envoy',
-      async () => recorder!.nextHolder(deletedAt, holder),
-      (r) => r !== undefined,
-      { timeoutMs: 30_000, intervalMs: 50 },
-    );
-    const seconds = (next!.at - deletedAt) / 1000;
+    const next = await recorder!.awaitNextHolder(deletedAt, holder, 'a new holder of kgateway-envoy', 30_000);
+    const seconds = (next.at - deletedAt) / 1000;
     const records = recorder!.since(deletedAt);
     const cleared = records.find((r) => r.holder === '');
     console.log(
-      `kgateway ${KGATEWAY_VERSION} handover after a graceful deletion of the leader pod: new holder ${seconds.toFixed(2)} s after the deletion, ${cleared ? ((next!.at - cleared.at) / 1000).toFixed(2) : '?'} s after the operator's clear`,
+      `kgateway ${KGATEWAY_VERSION} handover after a graceful deletion of the leader pod: new holder ${seconds.toFixed(2)} s after the deletion, ${cleared ? ((next.at - cleared.at) / 1000).toFixed(2) : '?'} s after the operator's clear`,
     );
     // The operator cleared the old holder's record, once, as client-go's release does.
     expect(cleared, JSON.stringify(records)).toMatchObject({ leaseDurationSeconds: 1 });
@@ -269,7 +264,7 @@ describe("the operator hands kgateway-envoy over once the kubelet confirmed the 
     // Without the handover the standbys wait out the 15 s Lease.
     expect(seconds).toBeLessThan(2.2 * RETRY_S + 1);
     // The old leader wrote nothing after the takeover (its process had exited before the clear).
-    expect(acceptedWritesOf(leader, new Date(next!.at))).toEqual([]);
+    expect(acceptedWritesOf(leader, new Date(next.at))).toEqual([]);
     // The gap is in the histogram (the operator saw the old holder's last renewal and the new one).
     expect(
       await metricValue(operator!.metricsUrl, 'glooha_product_leaderless_seconds_count', owner),
@@ -297,15 +292,15 @@ describe("the operator hands kgateway-envoy over once the kubelet confirmed the 
     // still no clear; the standbys wait out the Lease.
     const endedAt = Date.now();
     await controllers!.end(leader);
-    const next = await eventually(
+    const next = await recorder!.awaitNextHolder(
+      endedAt,
+      holder,
       'a new holder after the Lease expired',
-      async () => recorder!.nextHolder(endedAt, holder),
-      (r) => r !== undefined,
-      { timeoutMs: 60_000, intervalMs: 100 },
+      60_000,
     );
     expect(recorder!.since(deletedAt).some((r) => r.holder === '')).toBe(false);
     expect(operatorLeaseWrites(since)).toEqual([]);
-    expect((next!.at - endedAt) / 1000).toBeGreaterThan(5);
+    expect((next.at - endedAt) / 1000).toBeGreaterThan(5);
   }, 240_000);
 
   it('force deletion of a running leader pod (a lost node): no clear; the old process writes nothing after the takeover', async () => {
@@ -316,14 +311,14 @@ describe("the operator hands kgateway-envoy over once the kubelet confirmed the 
     controllers!.abandon(leader);
     await controllers!.unhold(leader);
     await core.deleteNamespacedPod({ name: leader, namespace: ns, gracePeriodSeconds: 0 });
-    const next = await eventually(
+    const next = await recorder!.awaitNextHolder(
+      deletedAt,
+      holder,
       'a new holder after the force deletion',
-      async () => recorder!.nextHolder(deletedAt, holder),
-      (r) => r !== undefined,
-      { timeoutMs: 60_000, intervalMs: 100 },
+      60_000,
     );
     try {
-      const seconds = (next!.at - deletedAt) / 1000;
+      const seconds = (next.at - deletedAt) / 1000;
       console.log(
         `kgateway ${KGATEWAY_VERSION} after a force deletion of the running leader's pod: new holder after ${seconds.toFixed(1)} s (no clear)`,
       );
@@ -333,10 +328,10 @@ describe("the operator hands kgateway-envoy over once the kubelet confirmed the 
       ).toBe(false);
       expect(operatorLeaseWrites(since)).toEqual([]);
       // The process ran on, but nothing of it was accepted after the takeover.
-      expect(acceptedWritesOf(leader, new Date(next!.at))).toEqual([]);
+      expect(acceptedWritesOf(leader, new Date(next.at))).toEqual([]);
       // A gap above leaseDuration + retryPeriod (17 s) from the old holder's last renewal is reported.
-      const lastOld = recorder!.records.filter((r) => r.holder === holder && r.at <= next!.at).at(-1)!;
-      const gap = (next!.at - lastOld.at) / 1000;
+      const lastOld = recorder!.records.filter((r) => r.holder === holder && r.at <= next.at).at(-1)!;
+      const gap = (next.at - lastOld.at) / 1000;
       if (gap > 15 + RETRY_S + 0.5) {
         const events = await eventually(
           `a LeaderlessGap event on KgatewayHA ${ns}/kgateway (gap ${gap.toFixed(1)} s)`,

@@ -3,6 +3,7 @@
 // "never cleared" in the tests and benches of the managed product's handover.
 import { Watch, type KubeConfig, type V1Lease } from '@kubernetes/client-node';
 import { adminKubeConfig } from './cluster.js';
+import { eventually } from './wait.js';
 
 export interface LeaseRecord {
   /** Date.now() when the event arrived. */
@@ -72,6 +73,25 @@ export class LeaseRecorder {
   /** The first record after `since` held by someone other than `previous` (and not empty). */
   nextHolder(since: number, previous: string): LeaseRecord | undefined {
     return this.since(since).find((r) => r.holder !== '' && r.holder !== previous);
+  }
+
+  /** Waits for nextHolder(since, previous); `what` names it in the timeout's error. */
+  async awaitNextHolder(
+    since: number,
+    previous: string,
+    what: string,
+    timeoutMs: number,
+  ): Promise<LeaseRecord> {
+    const next = await eventually(
+      what,
+      async () => this.nextHolder(since, previous),
+      (r) => r !== undefined,
+      {
+        timeoutMs,
+        intervalMs: 50,
+      },
+    );
+    return next!;
   }
 
   stop(): void {
