@@ -7,7 +7,8 @@ import { controlPlane } from './cluster.js';
 
 /**
  * The audit log's text, rotated files first (kube-apiserver renames audit.log to
- * audit-<timestamp>.log when it rotates; the timestamps sort in time order), then the current file.
+ * audit-<timestamp>.log when it rotates; the timestamps sort in time order), then the current file,
+ * up to its last complete line.
  */
 export function auditLogText(path: string): string {
   const ext = extname(path);
@@ -15,7 +16,11 @@ export function auditLogText(path: string): string {
   const rotated = readdirSync(dirname(path))
     .filter((f) => f.startsWith(`${stem}-`) && f.endsWith(ext))
     .sort();
-  return [...rotated.map((f) => join(dirname(path), f)), path].map((f) => readFileSync(f, 'utf8')).join('');
+  const text = [...rotated.map((f) => join(dirname(path), f)), path]
+    .map((f) => readFileSync(f, 'utf8'))
+    .join('');
+  // The API server may be writing its last line as we read: only complete lines are events.
+  return text.slice(0, text.lastIndexOf('\n') + 1);
 }
 
 export interface AuditEvent {

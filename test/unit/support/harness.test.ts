@@ -29,4 +29,14 @@ describe('integration harness', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('the audit reader leaves out a last line the API server is still writing', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'glooha-audit-'));
+    try {
+      writeFileSync(join(dir, 'audit.log'), '{"n":1}\n{"n":2}\n{"n":3,"ver');
+      expect(auditLogText(join(dir, 'audit.log'))).toBe('{"n":1}\n{"n":2}\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
