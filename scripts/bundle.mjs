@@ -11,6 +11,7 @@
 import { build } from 'esbuild';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { escapeNonAscii } from './ascii-source.mjs';
 
 /**
  * Marks the modules whose path matches `pattern` free of side effects (esbuild's `sideEffects: false`,
@@ -44,9 +45,10 @@ if (!out) {
 }
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
 mkdirSync(join(out, 'dist/src'), { recursive: true });
+const mainJs = join(out, 'dist/src/main.js');
 const result = await build({
   entryPoints: ['src/main.ts'],
-  outfile: join(out, 'dist/src/main.js'),
+  outfile: mainJs,
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -62,6 +64,7 @@ const result = await build({
     js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
   },
 });
+writeFileSync(mainJs, escapeNonAscii(readFileSync(mainJs, 'utf8')));
 cpSync('src/templates', join(out, 'dist/templates'), { recursive: true });
 writeFileSync(
   join(out, 'package.json'),
@@ -69,4 +72,4 @@ writeFileSync(
     '\n',
 );
 const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
-console.error(`bundle: ${join(out, 'dist/src/main.js')} (${(bytes / 2 ** 20).toFixed(1)} MB of JavaScript)`);
+console.error(`bundle: ${mainJs} (${(bytes / 2 ** 20).toFixed(1)} MB of JavaScript)`);
