@@ -1,15 +1,17 @@
 // Renders the objects glooha writes from handlebars templates (src/templates/*.hbs). Templates fix
-// each object's kind and layout; every value is inserted as JSON by the `json` helper, and JSON is
-// valid YAML flow syntax, so a user string (a name, a label) is always one scalar: it cannot open a
-// new key or document. The result is parsed back with `yaml` and its shape checked, and the metadata
-// must survive the round trip unchanged, so a template mistake fails loudly instead of applying junk.
+// each object's kind and layout; every value goes through the `json` helper, which puts a placeholder
+// in the YAML and keeps the value aside. The YAML parsed is therefore only the template's own layout:
+// a user's string (a name, a label) never reaches the YAML parser, so it cannot open a new key or
+// document, and a layout is the same text for every install that takes the same branches, so it is
+// parsed once. Each value is then put where its placeholder is, as a JSON copy. The result's shape is
+// checked, and the metadata must come out unchanged, so a template mistake fails loudly instead of
+// applying junk.
 //
 // The template files are read once, on first use, from next to this module (src/templates in dev,
 // dist/src/templates after the build copies them). That read is the core's only I/O; it is of files
 // shipped with the code, so rendering stays a pure function of its inputs.
 
 import Handlebars from 'handlebars';
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseDocument } from 'yaml';
@@ -68,10 +70,20 @@ export class TemplateError extends Error {
   override name = 'TemplateError';
 }
 
+/** The values one render has put aside, in the order their placeholders appear. */
+interface RenderValues {
+  json: string[];
+}
+
+const PLACEHOLDER = 'glooha-template-value:';
+
 const handlebars = Handlebars.create();
-handlebars.registerHelper('json', (value: unknown) => {
+handlebars.registerHelper('json', (value: unknown, options: Handlebars.HelperOptions) => {
   if (value === undefined) throw new TemplateError('json helper got undefined: pass null or omit the line');
-  return JSON.stringify(value);
+  const values = (options.data as { values?: RenderValues } | undefined)?.values;
+  if (!values) throw new TemplateError('json helper used outside renderObject');
+  values.json.push(JSON.stringify(value));
+  return JSON.stringify(`${PLACEHOLDER}${values.json.length - 1}`);
 });
 
 const templateDir = fileURLToPath(new URL('../templates/', import.meta.url));
@@ -88,45 +100,71 @@ function template(name: TemplateName): Handlebars.TemplateDelegate {
 }
 
 /**
- * Rendered objects by template and data, as JSON text under a digest of the data. Every reconcile
- * renders the same few objects from the same spec again and the YAML parse dominated its CPU; text
- * under a digest keeps the cache small (a few KB per install). Bounded: the oldest entries go first.
+ * Parsed layouts by their text. The YAML parse is what rendering costs (it allocated half of all the
+ * operator's memory during a cold start of 500 installs when values went through it); a layout holds
+ * no values, so there are only as many as each template has combinations of branches. Bounded anyway.
  */
-const rendered = new Map<string, string>();
-const RENDER_CACHE_MAX = 4096;
+const layouts = new Map<string, unknown>();
+const LAYOUT_CACHE_MAX = 256;
+let layoutParses = 0;
+
+/** How many layouts have been parsed since the process started (what the layout cache saves). */
+export function layoutsParsed(): number {
+  return layoutParses;
+}
 
 /**
- * Renders a template with `data` (which must hold `metadata`) and returns the checked object: a fresh
- * object each time (callers may change it), from the cache when this template saw this data before.
+ * Renders a template with `data` (which must hold `metadata`) and returns the checked object, a fresh
+ * one each time (callers may change it).
  */
 export function renderObject(
   name: TemplateName,
   data: { metadata: KubeObject['metadata'] } & Record<string, unknown>,
 ): KubeObject {
-  const key = createHash('sha256').update(name).update('\n').update(JSON.stringify(data)).digest('base64');
-  let text = rendered.get(key);
-  if (text === undefined) {
-    text = JSON.stringify(renderUncached(name, data));
-    if (rendered.size >= RENDER_CACHE_MAX) rendered.delete(rendered.keys().next().value as string);
-    rendered.set(key, text);
+  const values: RenderValues = { json: [] };
+  const text = template(name)(data, { data: { values } });
+  const filled = { count: 0 };
+  const obj = fill(layout(name, text), values.json, filled);
+  if (filled.count !== values.json.length) {
+    throw new TemplateError(
+      `template ${name} placed ${filled.count} of its ${values.json.length} values: a {{json}} must be a whole YAML value`,
+    );
   }
-  return JSON.parse(text) as KubeObject;
+  checkShape(name, obj, data.metadata);
+  return obj as KubeObject;
 }
 
-function renderUncached(
-  name: TemplateName,
-  data: { metadata: KubeObject['metadata'] } & Record<string, unknown>,
-): KubeObject {
-  const text = template(name)(data);
+function layout(name: TemplateName, text: string): unknown {
+  if (layouts.has(text)) return layouts.get(text);
+  layoutParses++;
   const doc = parseDocument(text, { uniqueKeys: true, strict: true });
   if (doc.errors.length > 0) {
     throw new TemplateError(
       `template ${name} produced invalid YAML: ${doc.errors.map((e) => e.message).join('; ')}`,
     );
   }
-  const obj = doc.toJS() as unknown;
-  checkShape(name, obj, data.metadata);
-  return obj as KubeObject;
+  const parsed = doc.toJS() as unknown;
+  if (layouts.size >= LAYOUT_CACHE_MAX) layouts.delete(layouts.keys().next().value as string);
+  layouts.set(text, parsed);
+  return parsed;
+}
+
+/** A copy of `node` with each placeholder string replaced by (a copy of) its value. */
+function fill(node: unknown, json: string[], filled: { count: number }): unknown {
+  if (typeof node === 'string') {
+    if (!node.startsWith(PLACEHOLDER)) return node;
+    const text = json[Number(node.slice(PLACEHOLDER.length))];
+    if (text === undefined) return node;
+    filled.count++;
+    return JSON.parse(text) as unknown;
+  }
+  if (Array.isArray(node)) return node.map((item) => fill(item, json, filled));
+  if (typeof node === 'object' && node !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(node)) out[k] = fill(v, json, filled);
+    return out;
+  }
+  return node;
 }
 
 function checkShape(name: TemplateName, obj: unknown, metadata: KubeObject['metadata']): void {

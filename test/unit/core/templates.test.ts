@@ -2,7 +2,7 @@
 // same strings in the same place, and nothing else appears.
 import { describe, expect, it } from 'vitest';
 import { desired } from '../../../src/products/gloo/desired.js';
-import { TemplateError, renderObject } from '../../../src/core/templates.js';
+import { TemplateError, layoutsParsed, renderObject } from '../../../src/core/templates.js';
 import { NS, glooHA, installFor } from './fixtures.js';
 
 const HOSTILE = [
@@ -21,6 +21,7 @@ const HOSTILE = [
   '\u2028line\u2029separators',
   '}{][',
   'trailing space ',
+  'glooha-template-value:0',
 ];
 
 describe('renderObject', () => {
@@ -71,7 +72,36 @@ describe('renderObject', () => {
     ).toThrow(TemplateError);
   });
 
-  it("the same data twice: equal objects, each one the caller's own (the render cache hands out copies)", () => {
+  it('parses a layout once: other installs with the same branches parse no YAML', () => {
+    const pdb = (i: number, minAvailable: number | string) => ({
+      metadata: { name: `gloo-${i}`, namespace: `ns-${i}`, labels: { app: `a\n${i}: x` } },
+      selector: { matchLabels: { gloo: `gloo-${i}` } },
+      minAvailable: { set: true, value: minAvailable },
+      maxUnavailable: { set: false, value: null },
+    });
+    renderObject('pod-disruption-budget', pdb(0, 1));
+    const before = layoutsParsed();
+    for (let i = 1; i <= 50; i++) {
+      const obj = renderObject('pod-disruption-budget', pdb(i, i % 2 === 0 ? i : `${i}%`));
+      expect(obj.metadata).toEqual(pdb(i, 0).metadata);
+      expect(obj.spec).toMatchObject({ minAvailable: i % 2 === 0 ? i : `${i}%` });
+    }
+    expect(layoutsParsed() - before).toBe(0);
+    // the other branch is another layout, parsed once
+    const maxUnavailable = {
+      ...pdb(51, 1),
+      minAvailable: { set: false, value: null },
+      maxUnavailable: { set: true, value: 1 },
+    };
+    renderObject('pod-disruption-budget', maxUnavailable);
+    renderObject('pod-disruption-budget', {
+      ...maxUnavailable,
+      metadata: { name: 'other', namespace: 'ns' },
+    });
+    expect(layoutsParsed() - before).toBeLessThanOrEqual(1);
+  });
+
+  it("the same data twice: equal objects, each one the caller's own (the layout cache hands out copies)", () => {
     const data = () => ({
       metadata: { name: 'n', namespace: 'ns' },
       selector: { matchLabels: { a: 'b' } },
