@@ -100,9 +100,9 @@ function template(name: TemplateName): Handlebars.TemplateDelegate {
 }
 
 /**
- * Parsed layouts by their text. The YAML parse is what rendering costs (it allocated half of all the
- * operator's memory during a cold start of 500 installs when values went through it); a layout holds
- * no values, so there are only as many as each template has combinations of branches. Bounded anyway.
+ * Parsed layouts by their text. The YAML parse is the costly part of a render, in CPU and in garbage;
+ * a layout holds no values, so there are only as many as each template has combinations of branches.
+ * Bounded anyway.
  */
 const layouts = new Map<string, unknown>();
 const LAYOUT_CACHE_MAX = 256;
