@@ -5,7 +5,7 @@
 //
 //   npx tsx bench/scale.ts [--installs 10,100,500] [--mode cluster|namespaced|namespaced-wide-reads[,...]] [--concurrency C[,C...]]
 //                          [--steady-seconds 60] [--samples 20] [--no-floor] [--operator-root [NAME=]DIR[,...]]
-//                          [--node-flags "F[;F...]" ("image": the Dockerfile ENTRYPOINT's)] [--repeat R] [--readme]
+//                          [--node-flags "F[;F...]" ("image": the Dockerfile's ENTRYPOINT flags and ENV)] [--repeat R] [--readme]
 //   npm run bench:scale -- --installs 0,10 --operator-root bundle=DIR --node-flags ";--max-semi-space-size=1"
 //                          --repeat 3 --no-floor --steady-seconds 20 --samples 5
 //                          (the idle operator under V8 flags: each configuration 3 times, interleaved, medians)
@@ -322,6 +322,13 @@ interface RunOptions {
   nodeFlags: string[];
   /** Which pass over the whole matrix this row belongs to (--repeat). */
   round: number;
+}
+
+/** The image's ENTRYPOINT flags for node, then its final stage's ENV as NAME=VALUE tokens. */
+function imageNodeFlags(): string[] {
+  const { nodeFlags, finalStage } = checkDockerfile();
+  const env = finalStage.instructions.filter((i) => i.keyword === 'ENV').flatMap((i) => i.args.split(/\s+/));
+  return [...nodeFlags, ...env.filter(isEnvToken)];
 }
 
 /** A --node-flags token that names an environment variable (NAME=VALUE), not a flag for node. */
@@ -960,11 +967,12 @@ async function main(): Promise<number> {
     }
   }
   // Node flag sets to compare side by side in one run ("" is none), e.g. "; --max-semi-space-size=2".
-  // "image" stands for the flags the image's ENTRYPOINT passes to node (the Dockerfile's, as released).
+  // "image" stands for how the image runs node (the Dockerfile's, as released): the flags its ENTRYPOINT
+  // passes and the environment its final stage sets (MALLOC_ARENA_MAX, ...).
   const flagSets = (values['node-flags'] ?? '')
     .split(';')
     .map((f) => f.split(' ').filter(Boolean))
-    .map((f) => (f.length === 1 && f[0] === 'image' ? checkDockerfile().nodeFlags : f));
+    .map((f) => (f.length === 1 && f[0] === 'image' ? imageNodeFlags() : f));
   // --repeat: the whole matrix again, so each configuration's runs are spread over the same stretch of
   // time as the others' (a load spike hits all of them), and medians compare like with like.
   const repeat = int('repeat', values.repeat, 50);
