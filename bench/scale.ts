@@ -896,7 +896,7 @@ const USAGE = `usage: npx tsx bench/scale.ts [--installs N[,N...] (default 10,10
   [--concurrency C[,C...] (default: the operator's default; a list is a sweep)] [--steady-seconds S (default 60)]
   [--samples K (default 20)] [--no-floor] [--operator-root [NAME=]DIR[,...] (default: this checkout; each built with npm run build first; a list is side by side)]
   [--node-flags "FLAGS[;FLAGS...]" (passed to node before the operator's script, NAME=VALUE to its environment;
-    "image": the flags of the Dockerfile's ENTRYPOINT; a list is a sweep)]
+    "image": the Dockerfile's ENTRYPOINT flags and ENV; a list is a sweep)]
   [--repeat R (default 1: the whole matrix R times, interleaved; then a table of medians)] [--no-build (dist/ is current)] [--out FILE]
   [--readme (write the table into docs/benchmarks.md between its bench/scale markers)]`;
 
