@@ -194,6 +194,8 @@ function inClusterNamespace(): string | undefined {
 
 export interface RunningOperator {
   metricsUrl: string;
+  /** Reconciles finished so far on this replica, all controllers. */
+  reconcilesFinished(): number;
   /** Stops everything within its budget (the Lease is released if this replica leads). */
   shutdown(reason: string): Promise<void>;
 }
@@ -360,7 +362,7 @@ export async function run(
         log.debug('API discovery failed; asking again later', { reason: (err as Error).message }),
     });
   }
-  return { metricsUrl: manager.metricsUrl, shutdown };
+  return { metricsUrl: manager.metricsUrl, reconcilesFinished: () => metrics.reconcile.finished(), shutdown };
 }
 
 async function main(): Promise<void> {
@@ -396,20 +398,6 @@ async function main(): Promise<void> {
       : false,
     idleMemoryRelease: gc !== undefined,
   });
-  if (gc)
-    startMemoryRelease({
-      gc,
-      heap: () => {
-        const h = getHeapStatistics();
-        return { committed: h.total_heap_size, used: h.used_heap_size };
-      },
-      cpuMicros: () => {
-        const u = process.cpuUsage();
-        return u.user + u.system;
-      },
-      rss: () => process.memoryUsage.rss(),
-      log,
-    });
   let shutdown: ((reason: string) => Promise<void>) | undefined;
   const policy = installFailurePolicy({
     log,
@@ -417,8 +405,9 @@ async function main(): Promise<void> {
     exit: (code) => process.exit(code),
     deadlineMs: SHUTDOWN_DEADLINE_MS,
   });
+  let running: RunningOperator;
   try {
-    await run(config, log, {
+    running = await run(config, log, {
       onFatal: () => void policy.terminate(1, 'fatal error'),
       onShutdown: (fn) => (shutdown = fn),
       onRestart: (reason) => void policy.terminate(0, reason),
@@ -429,6 +418,17 @@ async function main(): Promise<void> {
     // run() logged it and stopped what it had started (no Lease is held: it never joined).
     process.exit(1);
   }
+  if (gc)
+    startMemoryRelease({
+      gc,
+      heap: () => {
+        const h = getHeapStatistics();
+        return { committed: h.total_heap_size, used: h.used_heap_size };
+      },
+      work: () => running.reconcilesFinished(),
+      rss: () => process.memoryUsage.rss(),
+      log,
+    });
 }
 
 // Run when executed, not when imported (tests import run()). argv[1] is a symlink when started as an

@@ -8,12 +8,12 @@
 // them back; Node exposes it only through `gc()` under `--expose-gc`, which the image's entry point
 // passes. Go's runtime does the same from its background scavenger (debug.FreeOSMemory on demand).
 //
-// When: every `intervalMs`, if the process used less than `maxBusyShare` of a CPU since the last
-// check (no cold start, no burst of reconciles in flight) and V8 keeps at least `minSlackBytes`
-// committed beyond what is live. After a release the slack is small, so the next check does nothing
-// until work has grown the heap again: at most one collection per burst of work, and none at steady
-// state. The collection stops the event loop for tens to a few hundred milliseconds; the Lease
-// renewals it can delay have a 10 s renew deadline.
+// When: every `intervalMs`, if no reconcile finished since the last check (the cold start or a burst
+// of reconciles is over), at least one did since the last release, and V8 keeps at least
+// `minSlackBytes` committed beyond what is in use: one collection per burst of work, and none at steady
+// state, however many watch events (500 installs' Lease renewals cost ~5 % of a CPU) keep the process
+// busy without reconciling. The collection stops the event loop for tens to a few hundred
+// milliseconds; the Lease renewals it can delay have a 10 s renew deadline.
 import type { Logger } from '../log.js';
 
 export interface GcOptions {
@@ -35,20 +35,17 @@ export interface HeapFigures {
 export interface MemoryReleaseOptions {
   gc: ExposedGc;
   heap: () => HeapFigures;
-  /** CPU time the process has used, in microseconds (process.cpuUsage(), user + system). */
-  cpuMicros: () => number;
+  /** Reconciles finished so far on this replica, all controllers: grows with every unit of work. */
+  work: () => number;
   rss: () => number;
   log: Logger;
   intervalMs?: number;
-  maxBusyShare?: number;
   minSlackBytes?: number;
   setInterval?: (fn: () => void, ms: number) => { unref?(): unknown };
   clearInterval?: (handle: unknown) => void;
 }
 
 export const MEMORY_RELEASE_INTERVAL_MS = 30_000;
-/** 5 % of a CPU: an idle leader (Lease renewals, watches) uses ~1 %, a reconcile burst far more. */
-export const MEMORY_RELEASE_MAX_BUSY_SHARE = 0.05;
 /** Below this much unused committed heap a release is not worth the pause. */
 export const MEMORY_RELEASE_MIN_SLACK_BYTES = 16 * 1024 * 1024;
 
@@ -60,20 +57,20 @@ export interface MemoryRelease {
 
 export function startMemoryRelease(opts: MemoryReleaseOptions): MemoryRelease {
   const intervalMs = opts.intervalMs ?? MEMORY_RELEASE_INTERVAL_MS;
-  const maxBusyShare = opts.maxBusyShare ?? MEMORY_RELEASE_MAX_BUSY_SHARE;
   const minSlack = opts.minSlackBytes ?? MEMORY_RELEASE_MIN_SLACK_BYTES;
-  let lastCpu = opts.cpuMicros();
+  let workAtLastCheck = opts.work();
+  let workAtLastRelease: number | undefined;
   const check = (): boolean => {
-    const cpu = opts.cpuMicros();
-    const busyShare = (cpu - lastCpu) / 1000 / intervalMs;
-    lastCpu = cpu;
+    const work = opts.work();
+    const quiet = work === workAtLastCheck;
+    workAtLastCheck = work;
+    if (!quiet || work === workAtLastRelease) return false;
     const { committed, used } = opts.heap();
-    if (busyShare >= maxBusyShare || committed - used < minSlack) return false;
+    if (committed - used < minSlack) return false;
     const rssBefore = opts.rss();
     const started = performance.now();
     opts.gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
-    // The collection's own CPU is not work: the next check judges only what follows it.
-    lastCpu = opts.cpuMicros();
+    workAtLastRelease = work;
     opts.log.info('returned unused heap pages to the kernel', {
       tookMs: Math.round(performance.now() - started),
       rssBeforeMiB: mib(rssBefore),
