@@ -9,7 +9,7 @@
 // passes. Go's runtime does the same from its background scavenger (debug.FreeOSMemory on demand).
 //
 // When: every `intervalMs`, if no reconcile finished since the last check (the cold start or a burst
-// of reconciles is over), at least one did since the last release, and V8 keeps at least
+// of reconciles is over), at least one did since the last release (if any), and V8 keeps at least
 // `minSlackBytes` committed beyond what is in use: one collection per burst of work, and none at steady
 // state, however many watch events (500 installs' Lease renewals cost ~5 % of a CPU) keep the process
 // busy without reconciling. The collection stops the event loop for tens to a few hundred
