@@ -21,7 +21,7 @@ RUN npm ci --no-audit --no-fund
 #    process starts with ~55 MB less RSS than from node_modules (docs/scale.md, Memory).
 FROM deps AS build
 COPY tsconfig.json tsconfig.build.json ./
-COPY scripts/copy-assets.mjs scripts/bundle.mjs ./scripts/
+COPY scripts/copy-assets.mjs scripts/bundle.mjs scripts/ascii-source.mjs ./scripts/
 COPY src ./src
 RUN npm run build
 RUN node scripts/bundle.mjs /app/bundle

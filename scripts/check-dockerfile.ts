@@ -169,6 +169,28 @@ function productsOf(run: string, root: string): string[] {
   return out;
 }
 
+/**
+ * A script a RUN step starts with node (`node scripts/x.mjs …`) and the local modules it imports,
+ * transitively (relative specifiers), as repository paths: all of them must be in the stage.
+ */
+function scriptInputs(run: string, root: string): string[] {
+  const script = /\bnode\s+(scripts\/\S+\.m?js)\b/.exec(run)?.[1];
+  if (!script) return [];
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    if (!existsSync(join(root, file))) return;
+    const text = readFileSync(join(root, file), 'utf8');
+    for (const m of text.matchAll(
+      /\bfrom\s+['"](\.\.?\/[^'"]+)['"]|\bimport\(\s*['"](\.\.?\/[^'"]+)['"]\s*\)/g,
+    ))
+      visit(posix.join(posix.dirname(file), m[1] ?? m[2]!));
+  };
+  visit(script);
+  return [...seen];
+}
+
 export interface StaticReport {
   problems: string[];
   finalStage: Stage;
@@ -196,8 +218,16 @@ export function checkDockerfile(root = repoRoot): StaticReport {
     let workdir = workdirs.get(stage.base) ?? '/';
     for (const ins of stage.instructions) {
       if (ins.keyword === 'WORKDIR') workdir = posix.resolve(workdir, ins.args);
-      if (ins.keyword === 'RUN')
+      if (ins.keyword === 'RUN') {
+        for (const file of scriptInputs(ins.args, root)) {
+          const inStage = posix.resolve(workdir, file);
+          if (![...have].some((p) => inStage === p || inStage.startsWith(p + '/')))
+            problems.push(
+              `Dockerfile:${ins.line}: RUN ${ins.args}: needs ${file}, which no COPY before it brings into the stage`,
+            );
+        }
         for (const p of productsOf(ins.args, root)) have.add(posix.resolve(workdir, p));
+      }
       if (ins.keyword !== 'COPY') continue;
       const copy = parseCopy(ins);
       const dest = posix.resolve(workdir, copy.dest);

@@ -21,11 +21,11 @@ version=$(sed -n 's/^  "version": "\(.*\)",$/\1/p' "$repo/package.json" | head -
 image="localhost/glooha-operator:$version-ci"
 
 # The build's inputs: the Dockerfile, .dockerignore and what it lets into the context (package files,
-# tsconfigs, scripts/{copy-assets,bundle}.mjs, src/ without tests), plus the base image. Unchanged inputs: the
+# tsconfigs, scripts/{copy-assets,bundle,ascii-source}.mjs, src/ without tests), plus the base image. Unchanged inputs: the
 # image built from them is reused as is (buildah's layer cache would still copy every stage's rootfs on
 # vfs, minutes for nothing).
 inputs=$(cd "$repo" && { echo "$base"; find Dockerfile .dockerignore package.json package-lock.json tsconfig.json \
-  tsconfig.build.json scripts/copy-assets.mjs scripts/bundle.mjs src -type f ! -name '*.test.ts' | LC_ALL=C sort | xargs sha256sum; } |
+  tsconfig.build.json scripts/copy-assets.mjs scripts/bundle.mjs scripts/ascii-source.mjs src -type f ! -name '*.test.ts' | LC_ALL=C sort | xargs sha256sum; } |
   sha256sum | cut -c1-12)
 keyed="$image-$inputs"
 if buildah inspect --type image "$keyed" >/dev/null 2>&1; then

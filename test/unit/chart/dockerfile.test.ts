@@ -81,6 +81,7 @@ describe('Dockerfile', () => {
       'tsconfig.build.json',
       'scripts/copy-assets.mjs',
       'scripts/bundle.mjs',
+      'scripts/ascii-source.mjs',
       'src/log.ts',
     ])
       expect(included(p), p).toBe(true);
@@ -124,7 +125,8 @@ ENTRYPOINT node x.js
     expect(parseCopy(bad.stages[1]!.instructions[0]!).from).toBe('zzz');
   });
 
-  it('takes node flags before the file in the ENTRYPOINT, and refuses a flag after it or a bare word', () => {
+  /** Runs `fn` on a copy of the repository's build inputs, for a Dockerfile of its own. */
+  function withBuildInputs(fn: (root: string) => void): void {
     const root = mkdtempSync(join(tmpdir(), 'glooha-dockerfile-'));
     try {
       for (const f of [
@@ -137,6 +139,31 @@ ENTRYPOINT node x.js
         cpSync(join(repoRoot, f), join(root, f));
       cpSync(join(repoRoot, 'scripts'), join(root, 'scripts'), { recursive: true });
       symlinkSync(join(repoRoot, 'src'), join(root, 'src'));
+      fn(root);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }
+
+  it('refuses a RUN of a script whose local imports no COPY brought into the stage', () => {
+    withBuildInputs((root) => {
+      writeFileSync(
+        join(root, 'Dockerfile'),
+        dockerfile.replace(
+          /^COPY scripts\/copy-assets\.mjs .*$/m,
+          'COPY scripts/copy-assets.mjs scripts/bundle.mjs ./scripts/',
+        ),
+      );
+      expect(checkDockerfile(root).problems).toEqual([
+        expect.stringMatching(
+          /RUN node scripts\/bundle\.mjs \/app\/bundle: needs scripts\/ascii-source\.mjs, which no COPY before it brings/,
+        ),
+      ]);
+    });
+  });
+
+  it('takes node flags before the file in the ENTRYPOINT, and refuses a flag after it or a bare word', () => {
+    withBuildInputs((root) => {
       const check = (entrypoint: string[]) => {
         writeFileSync(
           join(root, 'Dockerfile'),
@@ -154,9 +181,7 @@ ENTRYPOINT node x.js
       expect(check(['node', 'max-semi-space-size=1', 'dist/src/main.js']).problems.join()).toMatch(
         /node flags must each be one --name\[=value\] before the file/,
       );
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
+    });
   });
 
   it('reads ARG defaults and line continuations', () => {
