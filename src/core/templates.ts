@@ -70,20 +70,16 @@ export class TemplateError extends Error {
   override name = 'TemplateError';
 }
 
-/** The values one render has put aside, in the order their placeholders appear. */
-interface RenderValues {
-  json: string[];
-}
-
 const PLACEHOLDER = 'glooha-template-value:';
 
 const handlebars = Handlebars.create();
 handlebars.registerHelper('json', (value: unknown, options: Handlebars.HelperOptions) => {
   if (value === undefined) throw new TemplateError('json helper got undefined: pass null or omit the line');
-  const values = (options.data as { values?: RenderValues } | undefined)?.values;
+  // renderObject's list of the values put aside, as JSON, in the order of their placeholders.
+  const values = (options.data as { values?: string[] } | undefined)?.values;
   if (!values) throw new TemplateError('json helper used outside renderObject');
-  values.json.push(JSON.stringify(value));
-  return JSON.stringify(`${PLACEHOLDER}${values.json.length - 1}`);
+  values.push(JSON.stringify(value));
+  return JSON.stringify(`${PLACEHOLDER}${values.length - 1}`);
 });
 
 const templateDir = fileURLToPath(new URL('../templates/', import.meta.url));
@@ -121,13 +117,13 @@ export function renderObject(
   name: TemplateName,
   data: { metadata: KubeObject['metadata'] } & Record<string, unknown>,
 ): KubeObject {
-  const values: RenderValues = { json: [] };
+  const values: string[] = [];
   const text = template(name)(data, { data: { values } });
   const filled = { count: 0 };
-  const obj = fill(layout(name, text), values.json, filled);
-  if (filled.count !== values.json.length) {
+  const obj = fill(layout(name, text), values, filled);
+  if (filled.count !== values.length) {
     throw new TemplateError(
-      `template ${name} placed ${filled.count} of its ${values.json.length} values: a {{json}} must be a whole YAML value`,
+      `template ${name} placed ${filled.count} of its ${values.length} values: a {{json}} must be a whole YAML value`,
     );
   }
   checkShape(name, obj, data.metadata);

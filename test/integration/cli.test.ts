@@ -5,23 +5,20 @@ import {
   AdmissionregistrationV1Api,
   AppsV1Api,
   CoordinationV1Api,
-  CustomObjectsApi,
   type V1Deployment,
 } from '@kubernetes/client-node';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { GROUP, RECONCILE_REQUEST_ANNOTATION, VERSION } from '../../src/api/constants.js';
-import { KGATEWAY_PLURAL } from '../../src/products/kgateway/api.js';
-import type { KgatewayHA } from '../../src/products/kgateway/types.js';
+import { RECONCILE_REQUEST_ANNOTATION } from '../../src/api/constants.js';
 import { EXIT } from '../../src/cli/args.js';
 import { main } from '../../src/cli/main.js';
 import { KubeApiError, KubeClient } from '../../src/kube/client.js';
 import { formatMicroTime } from '../../src/leader/lease-client.js';
 import { adminKubeConfig, controlPlane, createNamespace, kubeConfigFor } from '../support/cluster.js';
 import { createGlooInstall } from '../support/gloo-install.js';
-import { createGlooHA, deleteGlooHA, getGlooHA } from '../support/glooha.js';
+import { createGlooHA, createKgatewayHA, deleteGlooHA, getGlooHA, getKgatewayHA } from '../support/glooha.js';
 import {
   installOperatorRbac,
   metricValue,
@@ -74,28 +71,6 @@ function operatorDeployment(namespace: string, serviceAccountName: string): V1De
       },
     },
   };
-}
-
-const kgatewayhas = () => admin.makeApiClient(CustomObjectsApi);
-
-async function createKgatewayHA(namespace: string, name: string, spec: KgatewayHA['spec']): Promise<void> {
-  await kgatewayhas().createNamespacedCustomObject({
-    group: GROUP,
-    version: VERSION,
-    namespace,
-    plural: KGATEWAY_PLURAL,
-    body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'KgatewayHA', metadata: { name, namespace }, spec },
-  });
-}
-
-async function getKgatewayHA(namespace: string, name: string): Promise<KgatewayHA> {
-  return (await kgatewayhas().getNamespacedCustomObject({
-    group: GROUP,
-    version: VERSION,
-    namespace,
-    plural: KGATEWAY_PLURAL,
-    name,
-  })) as KgatewayHA;
 }
 
 const ready = (g: { status?: { conditions?: Array<{ type: string; status: string }> } }) =>
