@@ -93,12 +93,13 @@ describe('kgateway v2.2.0 → v2.4.0 under a running operator', () => {
     });
 
     const events: PdbEvent[] = [];
+    let watchEnded: unknown;
     const req = await new Watch(admin).watch(
       `/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`,
       {},
       (type: string, p: V1PodDisruptionBudget) =>
         events.push({ type, name: p.metadata?.name ?? '', at: Date.now() }),
-      () => {},
+      (err: unknown) => (watchEnded = err ?? 'closed by the API server'),
     );
     try {
       const fx24 = (await installKgatewayCrds('v2.4.0', { controller: true })).fx;
@@ -128,6 +129,16 @@ describe('kgateway v2.2.0 → v2.4.0 under a running operator', () => {
       ).catch((err) => {
         throw new Error(`${(err as Error).message}\n${controllers!.describe()}`);
       });
+      // The list can show the deletion before this watch has delivered it: wait for the events the
+      // timeline is made of before closing the watch.
+      await eventually(
+        "the PDB watch's ADDED web and DELETED web-glooha",
+        async () => ({ events, watchEnded }),
+        ({ events: seen }) =>
+          seen.some((e) => e.type === 'ADDED' && e.name === 'web') &&
+          seen.some((e) => e.type === 'DELETED' && e.name === 'web-glooha'),
+        { timeoutMs: 30_000 },
+      );
     } finally {
       req.abort();
     }
