@@ -8,7 +8,13 @@
 // a cache forgets (the last state of a deleted pod), and writes what client-go's release writes, as an
 // update conditional on the resourceVersion the decision read. Only the operator's leader writes.
 import type { V1Lease, V1Pod } from '@kubernetes/client-node';
-import { decideHolderRelease, podFacts, type HolderDecision, type PodFacts } from '../core/dead-holder.js';
+import {
+  decideHolderRelease,
+  podFacts,
+  timeMicros,
+  type HolderDecision,
+  type PodFacts,
+} from '../core/dead-holder.js';
 import { errorStatus, type KubeClient } from '../kube/client.js';
 import { resourcePath } from '../kube/paths.js';
 import { formatMicroTime } from '../leader/lease-client.js';
@@ -32,6 +38,8 @@ export interface HolderReleaseDeps {
   lease(namespace: string): V1Lease | undefined;
   /** The pod a holder identity names (the product's mapping). */
   holderPod(holder: string): string | undefined;
+  /** The container of those pods that runs the product's leader election. */
+  electorContainer: string;
   /** Whether an HA object manages the install in that namespace (nothing else is touched). */
   managed(namespace: string): boolean;
   /** Called after a successful clear (metrics, tests). */
@@ -49,7 +57,10 @@ export class HolderRelease {
   podDeleted(pod: V1Pod): void {
     const ns = pod.metadata?.namespace ?? '';
     const now = this.deps.clock.now();
-    this.deleted.set(`${ns}/${pod.metadata?.name ?? ''}`, { facts: podFacts(pod), atMono: now });
+    this.deleted.set(`${ns}/${pod.metadata?.name ?? ''}`, {
+      facts: podFacts(pod, this.deps.electorContainer),
+      atMono: now,
+    });
     for (const [k, v] of this.deleted)
       if (now - v.atMono > DELETED_POD_MEMORY_MS || this.deleted.size > MAX_DELETED_PODS)
         this.deleted.delete(k);
@@ -66,8 +77,10 @@ export class HolderRelease {
     const deleted = holderPod ? this.deleted.get(`${namespace}/${holderPod}`)?.facts : undefined;
     return decideHolderRelease({
       holder,
+      acquireTimeUs: timeMicros(lease.spec?.acquireTime as unknown),
+      renewTimeUs: timeMicros(lease.spec?.renewTime as unknown),
       ...(holderPod ? { holderPod } : {}),
-      ...(pod ? { pod: podFacts(pod) } : {}),
+      ...(pod ? { pod: podFacts(pod, this.deps.electorContainer) } : {}),
       ...(deleted ? { deleted } : {}),
     });
   }

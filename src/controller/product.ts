@@ -140,6 +140,11 @@ export interface Product {
     labelSelector: string;
     /** The pod a holder identity names; undefined when it names none. */
     podName(holderIdentity: string): string | undefined;
+    /**
+     * The container of those pods whose process holds the Lease: only a termination its kubelet
+     * reports for this container proves the holder's process ended.
+     */
+    container: string;
     /** The product's acquire retry period: a leaderless gap above leaseDuration + this is reported. */
     retryPeriodSeconds: number;
     /** The retry period an HA object sets for its install, where the product lets it set one. */

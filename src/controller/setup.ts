@@ -358,6 +358,7 @@ function setupController(
           },
           lease: (namespace) => shared.leases.store.get(`${namespace}/${product.leaseName}`),
           holderPod: (holder) => leaderPods.podName(holder),
+          electorContainer: leaderPods.container,
           managed: (namespace) => keysForNamespace(namespace).length > 0,
           onReleased: (namespace) => {
             for (const g of objects.store.byIndex('installNamespace', namespace))

@@ -1,28 +1,52 @@
-// Whether the managed product's leader Lease may be cleared because its holder's process has stopped
-// for good (docs/leader-election.md, "The managed product's leader: handing over a dead holder's
-// Lease"). Pure: the facts of the pod the holder names, as the caches last saw them, in; a decision and
-// its reason out. Only a kubelet's confirmation counts: a deleting pod whose every container reports
-// terminated. Everything else (force deletion, a lost node, a container still running, a missed
-// event) waits for the Lease to expire, as it would without the operator.
-import type { V1Pod } from '@kubernetes/client-node';
+// Whether the managed product's leader Lease may be cleared because the process that holds it has
+// ended (docs/leader-election.md, "The managed product's leader: handing over a dead holder's Lease",
+// which holds the argument this module follows). Pure: the Lease record and the facts of the pod its
+// holder names, as the caches last saw them, in; a decision and its reason out.
+//
+// The proof is about the holder's own process, not its pod: a termination the kubelet reported for the
+// container the product elects in, which ended after the holder acquired the Lease. Container instances
+// of one container run one after another, so an instance that ended after the holder's acquire is the
+// holder's own or a later one, and either way the holder's process is gone. Anything less (no such
+// record, a record the kubelet wrote without knowing, a record from before the acquire, facts that
+// contradict each other) waits for the Lease to expire, as it would without the operator.
+import type { V1ContainerStateTerminated, V1Pod } from '@kubernetes/client-node';
+
+/** The reason the kubelet writes for a container it can no longer find: "unknown", not "stopped". */
+export const UNKNOWN_TERMINATION_REASON = 'ContainerStatusUnknown';
+
+/** One ended instance of the elector container, as its kubelet reported it. */
+export interface Termination {
+  /** Where the kubelet put it: the current instance (`state`) or the previous one (`lastState`). */
+  field: 'state' | 'lastState';
+  containerID: string;
+  reason: string;
+  /** `finishedAt` in microseconds since the epoch (metav1.Time: whole seconds); undefined if unset. */
+  finishedAtUs: number | undefined;
+}
 
 /** What the decision reads of one pod. */
 export interface PodFacts {
   name: string;
   uid: string;
-  /** The pod has a deletionTimestamp: the kubelet stops its containers and never restarts them. */
-  deleting: boolean;
   /** Named by generateName (a Deployment's pods): a later pod does not reuse the name. */
   generatedName: boolean;
   /** Its hostname is its name (no spec.hostname): an identity built from the hostname names this pod. */
   hostnameIsName: boolean;
-  /** Each container of spec.containers and its state as the kubelet last reported it. */
-  containers: Array<{ name: string; state: 'running' | 'waiting' | 'terminated' | 'unreported' }>;
+  /** The container the product elects in: whether the pod has it, and its reported terminations. */
+  elector: { name: string; inSpec: boolean; terminations: Termination[] };
 }
 
-export interface HolderFacts {
-  /** spec.holderIdentity of the Lease ('' or undefined: nobody holds it). */
+/** The Lease record the decision is about. Times in microseconds since the epoch. */
+export interface LeaseFacts {
+  /** spec.holderIdentity ('' or undefined: nobody holds it). */
   holder?: string;
+  /** spec.acquireTime: when this holder took the record (kept by its renewals). */
+  acquireTimeUs?: number;
+  /** spec.renewTime: the holder's last renewal. */
+  renewTimeUs?: number;
+}
+
+export interface HolderFacts extends LeaseFacts {
   /** The pod the holder identity names (the product maps it); undefined: the identity names none. */
   holderPod?: string;
   /** The pod of that name in the cache now, if any. */
@@ -33,21 +57,56 @@ export interface HolderFacts {
 
 export type HolderDecision = { release: true; reason: string } | { release: false; reason: string };
 
-export function podFacts(pod: V1Pod): PodFacts {
-  const statuses = new Map((pod.status?.containerStatuses ?? []).map((s) => [s.name, s]));
+const SECOND_US = 1_000_000;
+const RFC3339 = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * Microseconds since the epoch of an RFC 3339 time (a MicroTime's six digits kept, where a Date keeps
+ * three), or of a Date; undefined for anything else, and for Go's zero time (year 1), which is how an
+ * unset metav1.Time reads when a writer serialises it anyway.
+ */
+export function timeMicros(value: unknown): number | undefined {
+  let us: number | undefined;
+  if (value instanceof Date) us = value.getTime() * 1000;
+  else if (typeof value === 'string') {
+    const m = RFC3339.exec(value);
+    if (!m) return undefined;
+    const seconds = Date.parse(`${m[1]}${m[3]}`);
+    if (Number.isNaN(seconds)) return undefined;
+    us = seconds * 1000 + Number((m[2] ?? '').padEnd(6, '0').slice(0, 6));
+  }
+  if (us === undefined || Number.isNaN(us) || us <= 0) return undefined;
+  return us;
+}
+
+function termination(field: Termination['field'], t: V1ContainerStateTerminated | undefined) {
+  if (!t) return [];
+  return [
+    {
+      field,
+      containerID: t.containerID ?? '',
+      reason: t.reason ?? '',
+      finishedAtUs: timeMicros(t.finishedAt as unknown),
+    },
+  ];
+}
+
+/** The facts of a pod, for the container `elector` the product runs its leader election in. */
+export function podFacts(pod: V1Pod, elector: string): PodFacts {
+  const status = (pod.status?.containerStatuses ?? []).find((s) => s.name === elector);
   return {
     name: pod.metadata?.name ?? '',
     uid: pod.metadata?.uid ?? '',
-    deleting: pod.metadata?.deletionTimestamp !== undefined && pod.metadata?.deletionTimestamp !== null,
     generatedName: Boolean(pod.metadata?.generateName),
     hostnameIsName: !pod.spec?.hostname || pod.spec.hostname === pod.metadata?.name,
-    containers: (pod.spec?.containers ?? []).map((c) => {
-      const s = statuses.get(c.name)?.state;
-      return {
-        name: c.name,
-        state: s?.running ? 'running' : s?.terminated ? 'terminated' : s?.waiting ? 'waiting' : 'unreported',
-      };
-    }),
+    elector: {
+      name: elector,
+      inSpec: (pod.spec?.containers ?? []).some((c) => c.name === elector),
+      terminations: [
+        ...termination('state', status?.state?.terminated),
+        ...termination('lastState', status?.lastState?.terminated),
+      ],
+    },
   };
 }
 
@@ -64,51 +123,88 @@ export function controllerRuntimeHolderPod(holder: string): string | undefined {
   return m?.[1];
 }
 
-/** The kubelet confirmed the pod's processes gone for good: deleting, every container terminated. */
-export function terminationConfirmed(p: PodFacts): { confirmed: boolean; why: string } {
-  if (!p.deleting)
-    return { confirmed: false, why: `pod ${p.name} is not being deleted (a stopped container restarts)` };
-  if (p.containers.length === 0) return { confirmed: false, why: `pod ${p.name} reports no containers` };
-  const alive = p.containers.filter((c) => c.state !== 'terminated');
-  if (alive.length > 0)
+/** Why the kubelet's record does not show what ended, if it does not. */
+function unknowing(t: Termination): string | undefined {
+  if (t.reason === UNKNOWN_TERMINATION_REASON)
+    return `${t.reason}: the kubelet could not find the container, which says nothing of its process`;
+  if (t.containerID === '') return 'it names no container ID (not a runtime report)';
+  if (t.finishedAtUs === undefined) return 'it has no finishedAt';
+  return undefined;
+}
+
+const iso = (us: number) => new Date(Math.floor(us / 1000)).toISOString();
+
+/**
+ * Whether `t` proves the holder's process ended. `finishedAt` has whole seconds, truncated: the
+ * instance ended in [finishedAt, finishedAt + 1 s). Strictly after the acquire, to the second, means it
+ * ended after the holder acquired (conservative: an end within the acquire's own second proves nothing).
+ */
+export function provesHolderEnded(
+  t: Termination,
+  lease: Required<Pick<LeaseFacts, 'acquireTimeUs' | 'renewTimeUs'>>,
+): { proves: boolean; why: string } {
+  const what = `${t.field}.terminated ${t.containerID || '(no container ID)'}`;
+  const doubt = unknowing(t);
+  if (doubt) return { proves: false, why: `${what}: ${doubt}` };
+  const finished = t.finishedAtUs!;
+  if (finished <= lease.acquireTimeUs)
     return {
-      confirmed: false,
-      why: `pod ${p.name} is terminating but its kubelet has not reported ${alive
-        .map((c) => `${c.name} (${c.state})`)
-        .join(', ')} terminated`,
+      proves: false,
+      why: `${what} ended at ${iso(finished)}, not after the holder acquired at ${iso(lease.acquireTimeUs)}: an earlier process`,
     };
-  return { confirmed: true, why: `the kubelet reported every container of pod ${p.name} terminated` };
+  // The holder's last renewal lies before its process's end; a renewal after the end's second means
+  // the clocks or the records disagree (a stepped clock, a forged status): prove nothing.
+  if (lease.renewTimeUs >= finished + SECOND_US)
+    return {
+      proves: false,
+      why: `${what} ended at ${iso(finished)} but the holder renewed later, at ${iso(lease.renewTimeUs)}: the records disagree`,
+    };
+  return {
+    proves: true,
+    why: `${what} (${t.reason || 'no reason'}) ended at ${iso(finished)}, after the holder acquired at ${iso(lease.acquireTimeUs)}`,
+  };
+}
+
+function decideForPod(p: PodFacts, lease: LeaseFacts): { proven: boolean; why: string } {
+  if (!p.generatedName)
+    return { proven: false, why: "the pod's name is not generated: a later pod may reuse it" };
+  if (!p.hostnameIsName)
+    return { proven: false, why: 'the pod sets spec.hostname: the identity may name another pod' };
+  if (!p.elector.inSpec) return { proven: false, why: `the pod has no container ${p.elector.name}` };
+  if (lease.acquireTimeUs === undefined || lease.renewTimeUs === undefined)
+    return { proven: false, why: 'the Lease has no acquireTime or renewTime to compare with' };
+  const times = { acquireTimeUs: lease.acquireTimeUs, renewTimeUs: lease.renewTimeUs };
+  const judged = p.elector.terminations.map((t) => provesHolderEnded(t, times));
+  const proof = judged.find((j) => j.proves);
+  if (proof)
+    return {
+      proven: true,
+      why: `the kubelet reported container ${p.elector.name} of pod ${p.name} ${proof.why}`,
+    };
+  if (judged.length === 0)
+    return {
+      proven: false,
+      why: `the kubelet has reported no end of container ${p.elector.name} of pod ${p.name}`,
+    };
+  return {
+    proven: false,
+    why: `container ${p.elector.name} of pod ${p.name}: ${judged.map((j) => j.why).join('; ')}`,
+  };
 }
 
 export function decideHolderRelease(f: HolderFacts): HolderDecision {
   if (!f.holder) return { release: false, reason: 'the Lease has no holder' };
   if (!f.holderPod) return { release: false, reason: `holder ${f.holder} names no pod the product runs` };
   const names = `holder ${f.holder} (pod ${f.holderPod})`;
-  // A pod of that name exists: it is the only one that can run the holder's process now.
-  if (f.pod) {
-    const unsure = nameDoubt(f.pod);
-    if (unsure) return { release: false, reason: `${names}: ${unsure}` };
-    const c = terminationConfirmed(f.pod);
-    return c.confirmed
-      ? { release: true, reason: `${names}: ${c.why}` }
-      : { release: false, reason: `${names}: ${c.why}` };
-  }
-  if (!f.deleted)
-    return { release: false, reason: `${names}: the pod was never seen, so its end was not confirmed` };
-  const unsure = nameDoubt(f.deleted);
-  if (unsure) return { release: false, reason: `${names}: ${unsure}` };
-  const c = terminationConfirmed(f.deleted);
-  return c.confirmed
-    ? { release: true, reason: `${names}: deleted after ${c.why}` }
-    : {
-        release: false,
-        reason: `${names}: deleted without its kubelet's confirmation (a force deletion, a lost node, or a missed update): ${c.why}`,
-      };
-}
-
-/** Why the pod's name may not identify the holder's process, if it may not. */
-function nameDoubt(p: PodFacts): string | undefined {
-  if (!p.generatedName) return "the pod's name is not generated: a later pod may reuse it";
-  if (!p.hostnameIsName) return 'the pod sets spec.hostname: the identity may name another pod';
-  return undefined;
+  // A pod of that name exists: it is the only one that can run the holder's process now (a deleted
+  // one of the same name is a different pod, and says nothing of this one's processes).
+  const p = f.pod ?? f.deleted;
+  if (!p) return { release: false, reason: `${names}: the pod was never seen, so no end was reported` };
+  if (f.pod && f.deleted && f.deleted.uid !== f.pod.uid)
+    return { release: false, reason: `${names}: another pod of that name existed before this one` };
+  const d = decideForPod(p, f);
+  const where = f.pod ? '' : 'deleted after ';
+  return d.proven
+    ? { release: true, reason: `${names}: ${where}${d.why}` }
+    : { release: false, reason: `${names}: ${d.why}` };
 }

@@ -1,7 +1,7 @@
 // Gloo as a product: a GlooHA keeps a Gloo install (its gloo, discovery and gateway-proxy
 // Deployments, labelled app=gloo by Gloo's chart) available.
 import type { KubernetesObject, V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
-import { GLOO_API, GLOO_LEASE_NAME, KIND, PLURAL } from './api.js';
+import { GLOO_API, GLOO_CONTAINER, GLOO_LEASE_NAME, KIND, PLURAL } from './api.js';
 import { GROUP } from '../../api/constants.js';
 import type { GlooHA } from './types.js';
 import { durationSeconds } from '../../api/duration.js';
@@ -36,6 +36,7 @@ export const glooProduct = (computeDesired: typeof desired = desired): Product =
   leaderPods: {
     labelSelector: 'gloo=gloo',
     podName: controllerRuntimeHolderPod,
+    container: GLOO_CONTAINER,
     // Gloo's own default (LEADER_ELECTION_RETRY_PERIOD) and GlooHA's; a GlooHA may set another, which
     // the operator writes into that env var.
     retryPeriodSeconds: 2,

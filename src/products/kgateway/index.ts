@@ -13,6 +13,7 @@ import type { Snapshot } from '../../controller/plan-types.js';
 import { kindKey } from '../../kube/list-types.js';
 import { desiredKgateway } from './desired.js';
 import {
+  CONTROLLER_CONTAINER,
   CONTROLLER_LEASE_NAME,
   CONTROLLER_LEASE_TIMINGS,
   CONTROLLER_POD_SELECTOR,
@@ -92,6 +93,7 @@ export const KGATEWAY: Product = {
   leaderPods: {
     labelSelector: CONTROLLER_POD_SELECTOR,
     podName: controllerRuntimeHolderPod,
+    container: CONTROLLER_CONTAINER,
     retryPeriodSeconds: Number.parseInt(CONTROLLER_LEASE_TIMINGS.retryPeriod, 10),
   },
   relatedKinds: [GATEWAYS, GATEWAY_PARAMETERS],

@@ -43,7 +43,18 @@ const pod = (states: Array<'running' | 'terminated'>, deleting = true): V1Pod =>
         imageID: '',
         ready: false,
         restartCount: 0,
-        state: s === 'running' ? { running: {} } : { terminated: { exitCode: 0 } },
+        // The kubelet's report of the holder's own process: it ended after the Lease's acquireTime.
+        state:
+          s === 'running'
+            ? { running: {} }
+            : {
+                terminated: {
+                  exitCode: 143,
+                  reason: 'Error',
+                  containerID: 'containerd://abc',
+                  finishedAt: '2030-01-01T00:00:11Z',
+                },
+              },
       })),
     },
   }) as V1Pod;
@@ -83,6 +94,7 @@ beforeEach(() => {
     pod: () => live,
     lease: () => current,
     holderPod: controllerRuntimeHolderPod,
+    electorContainer: 'controller',
     managed: (ns) => ns === NS,
     onReleased: (_ns, holder) => released.push(holder),
   });
