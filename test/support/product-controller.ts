@@ -42,6 +42,7 @@ import {
   type V1Pod,
 } from '@kubernetes/client-node';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,6 +70,12 @@ export interface ProductControllerOptions extends ControllerPod {
   extraEnv?: Record<string, string>;
   /** End a deleted pod as the kubelet does (see the module comment). Default false. */
   kubeletTermination?: boolean;
+  /**
+   * Report the container's state as the kubelet does: running (with its container ID, start time and
+   * restart count) when a process starts, terminated (exit code, finishedAt) when it exits, the previous
+   * instance in lastState after a restart. Default false (kwok's "running" stands).
+   */
+  kubeletStatus?: boolean;
   admin?: KubeConfig;
 }
 
@@ -104,6 +111,24 @@ function installExitHook(): void {
   });
 }
 
+/** What a kubelet knows of the followed container of one pod. */
+interface KubeletContainer {
+  podUid: string;
+  /** restartCount: instances before the current one. */
+  restarts: number;
+  containerID: string;
+  startedAt: Date;
+  /** The last instance that ended, as the kubelet reports it (lastState once another one runs). */
+  last?: Record<string, unknown>;
+  /** The instance that ended before it (lastState while the last one is the current state). */
+  before?: Record<string, unknown>;
+}
+
+/** A container ID as a runtime writes it (containerd: 64 hex digits). */
+function newContainerID(): string {
+  return `containerd://${randomBytes(32).toString('hex')}`;
+}
+
 interface Running {
   proc: ControllerProcess;
   child: ChildProcess;
@@ -128,6 +153,19 @@ export class ProductControllers {
   private readonly finalizing = new Set<string>();
   /** Pods cut off from the API server (a restarted container of theirs stays cut off). */
   private readonly partitioned = new Set<string>();
+  /**
+   * Pods whose kubelet is cut off from the API server: it writes nothing more and sees no deletion,
+   * but still restarts a container that exits (from the pod it last saw).
+   */
+  private readonly cutOff = new Map<string, V1Pod>();
+  /** Pods to cut off right after their next reported termination. */
+  private readonly cutOffAfterTermination = new Set<string>();
+  /** The kubelet's record of each pod's container: instances so far, the current one, the last end. */
+  private readonly instances = new Map<string, KubeletContainer>();
+  /** The last state of each pod listed (what a kubelet cut off later still believes). */
+  private readonly seen = new Map<string, V1Pod>();
+  /** Status writes per pod, in order. */
+  private readonly statusWrites = new Map<string, Promise<void>>();
 
   private constructor(
     private readonly opts: Required<Omit<ProductControllerOptions, 'admin'>> & { admin: KubeConfig },
@@ -144,6 +182,7 @@ export class ProductControllers {
       pollMs: 500,
       extraEnv: {},
       kubeletTermination: false,
+      kubeletStatus: false,
       admin: options.admin ?? adminKubeConfig(),
       ...options,
     });
@@ -183,8 +222,9 @@ export class ProductControllers {
   }
 
   /**
-   * Kills the process of a pod with a signal, as a crash or the OOM killer would (the pod stays): it
-   * is restarted after the back-off, like a container.
+   * Signals the pod's container (its process group: the controller and the forwarder beside it). A
+   * fatal signal is a crash or the OOM killer (the pod stays; the process is restarted after the
+   * back-off, like a container); SIGSTOP and SIGCONT pause and resume the container whole.
    */
   kill(pod: string, signal: NodeJS.Signals = 'SIGKILL'): ControllerProcess {
     const r = this.running.get(pod);
@@ -233,6 +273,49 @@ export class ProductControllers {
     return r.proc;
   }
 
+  /**
+   * The pod's kubelet is cut off from the API server (its node partitioned): it writes no status and
+   * sees no deletion (the process runs on), but restarts the container when it exits, as it would.
+   */
+  cutOffKubelet(pod: string): void {
+    const seen = this.seen.get(pod);
+    if (!seen) throw new Error(`pod ${pod} was never seen`);
+    this.cutOff.set(pod, seen);
+  }
+
+  /** Cuts the pod's kubelet off right after it reported its container's next termination. */
+  cutOffKubeletAfterTermination(pod: string): void {
+    this.cutOffAfterTermination.add(pod);
+  }
+
+  /** The pod's kubelet reaches the API server again: it reports the container's current state. */
+  async reconnectKubelet(pod: string): Promise<void> {
+    this.cutOff.delete(pod);
+    const r = this.running.get(pod);
+    const k = this.instances.get(pod);
+    if (r && k) await this.reportState(pod, { running: { startedAt: k.startedAt.toISOString() } }, true);
+  }
+
+  /**
+   * The kubelet no longer finds the container and says so: `terminated` with reason
+   * ContainerStatusUnknown, exit code 137 and no times or container ID (what it writes then). The
+   * process is not touched.
+   */
+  async reportUnknown(pod: string): Promise<void> {
+    await this.reportState(
+      pod,
+      {
+        terminated: {
+          exitCode: 137,
+          reason: 'ContainerStatusUnknown',
+          message:
+            'The container could not be located when the pod was deleted.  The container used to be Running',
+        },
+      },
+      false,
+    );
+  }
+
   /** Lets the pod object go without confirming anything (before a force deletion of an abandoned pod). */
   async unhold(pod: string): Promise<void> {
     await this.dropFinalizer(pod);
@@ -240,6 +323,9 @@ export class ProductControllers {
 
   /** SIGKILLs an abandoned pod's process and lets its object go (as a lost node coming back would). */
   async end(pod: string): Promise<void> {
+    // Nothing of the pod is reported or restarted any more: its node is gone with it.
+    this.abandoned.add(pod);
+    this.cutOff.delete(pod);
     const r = this.running.get(pod);
     if (r) {
       r.stopping = true;
@@ -315,7 +401,12 @@ export class ProductControllers {
 
   private async sync(pods: V1Pod[]): Promise<void> {
     const wanted = new Map<string, V1Pod>();
+    for (const pod of pods)
+      if (!this.cutOff.has(pod.metadata!.name!)) this.seen.set(pod.metadata!.name!, pod);
+    // A kubelet cut off from the API server runs the pod as it last saw it (not deleting).
+    for (const [name, pod] of this.cutOff) wanted.set(name, pod);
     for (const pod of pods) {
+      if (this.cutOff.has(pod.metadata!.name!)) continue;
       // The kubelet runs a pod once it is bound to a node, until it is deleted.
       if (
         pod.spec?.nodeName &&
@@ -326,7 +417,7 @@ export class ProductControllers {
         wanted.set(pod.metadata!.name!, pod);
     }
     for (const [name, r] of this.running) {
-      if (this.abandoned.has(name)) continue;
+      if (this.abandoned.has(name) || this.cutOff.has(name)) continue;
       const pod = wanted.get(name);
       if (!pod || pod.metadata?.uid !== r.proc.podUid) {
         const gone = pods.find((p) => p.metadata?.name === name);
@@ -338,11 +429,16 @@ export class ProductControllers {
     // A deleting pod with no process (it exited before, or never ran): its kubelet confirms at once.
     for (const pod of pods) {
       const name = pod.metadata!.name!;
-      if (pod.metadata?.deletionTimestamp && !this.running.has(name) && !this.abandoned.has(name))
+      if (
+        pod.metadata?.deletionTimestamp &&
+        !this.running.has(name) &&
+        !this.abandoned.has(name) &&
+        !this.cutOff.has(name)
+      )
         void this.confirmTermination(pod);
     }
     for (const [name, pod] of wanted) {
-      if (this.running.has(name) || this.stopped) continue;
+      if (this.running.has(name) || this.stopped || this.abandoned.has(name)) continue;
       if ((this.backoffUntil.get(name) ?? 0) > Date.now()) continue;
       await this.launch(pod);
     }
@@ -368,44 +464,119 @@ export class ProductControllers {
     if (this.finalizing.has(name) || this.abandoned.has(name)) return;
     this.finalizing.add(name);
     try {
-      const exited = [...this.history]
-        .reverse()
-        .find((h) => h.pod === name && h.podUid === pod.metadata?.uid)?.exited;
-      const exitCode =
-        exited?.signal === 'SIGKILL' ? 137 : exited?.signal === 'SIGTERM' ? 143 : (exited?.code ?? 0);
-      const now = new Date().toISOString();
-      await this.core.patchNamespacedPodStatus(
-        {
-          name,
-          namespace: this.opts.namespace,
-          body: {
-            status: {
-              containerStatuses: (pod.spec?.containers ?? []).map((c) => ({
-                name: c.name,
-                image: c.image ?? '',
-                imageID: '',
-                ready: false,
-                restartCount: 0,
-                started: false,
-                state: {
-                  terminated: {
-                    exitCode,
-                    reason: exitCode === 0 ? 'Completed' : 'Error',
-                    finishedAt: now,
-                  },
-                },
-              })),
-            },
-          },
-        },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-      );
+      const k = this.instances.get(name);
+      const ran = k?.podUid === pod.metadata?.uid ? k : undefined;
+      const state = ran?.last
+        ? { terminated: ran.last }
+        : // It never ran here: what a kubelet reports for a container that never started.
+          { terminated: { exitCode: 0, reason: 'Completed' } };
+      await this.writeStatus(pod, state, false, ran);
       await this.dropFinalizer(name);
     } catch (err) {
       this.lastError = `confirming the end of pod ${name}: ${err instanceof Error ? err.message : String(err)}`;
     } finally {
       this.finalizing.delete(name);
     }
+  }
+
+  /** A state of the followed container, as the pod's kubelet would write it now (not when cut off). */
+  private async reportState(pod: string, state: Record<string, unknown>, ready: boolean): Promise<void> {
+    const seen = this.seen.get(pod);
+    if (!seen) throw new Error(`pod ${pod} was never seen`);
+    const k = this.instances.get(pod);
+    await this.writeStatus(seen, state, ready, k?.podUid === seen.metadata?.uid ? k : undefined);
+  }
+
+  /**
+   * The kubelet's status write for the followed container (the pod's other containers as last seen),
+   * in order per pod. `k` gives the container ID, restart count and the previous instance's end.
+   */
+  private writeStatus(
+    pod: V1Pod,
+    state: Record<string, unknown>,
+    ready: boolean,
+    k: KubeletContainer | undefined,
+  ): Promise<void> {
+    const name = pod.metadata!.name!;
+    const running = 'running' in state;
+    const lastState = running ? k?.last : k?.before;
+    const ours = {
+      name: this.opts.container,
+      image: pod.spec?.containers.find((c) => c.name === this.opts.container)?.image ?? '',
+      imageID: '',
+      ready,
+      started: running,
+      restartCount: k?.restarts ?? 0,
+      ...(k && running ? { containerID: k.containerID } : {}),
+      state,
+      lastState: lastState ? { terminated: lastState } : {},
+    };
+    const others = (pod.spec?.containers ?? [])
+      .filter((c) => c.name !== this.opts.container)
+      .map(
+        (c) =>
+          pod.status?.containerStatuses?.find((x) => x.name === c.name) ?? {
+            name: c.name,
+            image: c.image ?? '',
+            imageID: '',
+            ready: true,
+            restartCount: 0,
+            state: { running: {} },
+          },
+      );
+    const write = async () => {
+      await this.core.patchNamespacedPodStatus(
+        {
+          name,
+          namespace: this.opts.namespace,
+          body: { status: { containerStatuses: [ours, ...others] } },
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+    };
+    const next = (this.statusWrites.get(name) ?? Promise.resolve()).catch(() => undefined).then(write);
+    this.statusWrites.set(name, next);
+    return next;
+  }
+
+  /** The kubelet's report of a process that started (a new container instance). */
+  private reportStarted(pod: V1Pod, proc: ControllerProcess): void {
+    const name = pod.metadata!.name!;
+    const prev = this.instances.get(name);
+    const k: KubeletContainer =
+      prev?.podUid === proc.podUid
+        ? { ...prev, restarts: prev.restarts + 1, containerID: newContainerID(), startedAt: proc.startedAt }
+        : { podUid: proc.podUid, restarts: 0, containerID: newContainerID(), startedAt: proc.startedAt };
+    this.instances.set(name, k);
+    if (this.opts.kubeletStatus && !this.cutOff.has(name))
+      void this.writeStatus(pod, { running: { startedAt: proc.startedAt.toISOString() } }, true, k).catch(
+        (err: unknown) => (this.lastError = `reporting pod ${name} running: ${String(err)}`),
+      );
+  }
+
+  /** The end of the current instance, recorded as the kubelet records it; reported after a crash. */
+  private reportExited(pod: V1Pod, proc: ControllerProcess, crashed: boolean): void {
+    const name = pod.metadata!.name!;
+    const k = this.instances.get(name);
+    const e = proc.exited;
+    if (!k || k.podUid !== proc.podUid || !e) return;
+    const exitCode = e.signal === 'SIGKILL' ? 137 : e.signal === 'SIGTERM' ? 143 : (e.code ?? 0);
+    k.before = k.last;
+    k.last = {
+      exitCode,
+      reason: exitCode === 0 ? 'Completed' : 'Error',
+      containerID: k.containerID,
+      startedAt: k.startedAt.toISOString(),
+      // The runtime's exit time; the API server keeps it to the second (metav1.Time).
+      finishedAt: e.at.toISOString(),
+    };
+    if (!crashed || !this.opts.kubeletStatus || this.cutOff.has(name)) return;
+    const cutOffAfter = this.cutOffAfterTermination.delete(name);
+    void this.writeStatus(pod, { terminated: k.last }, false, k)
+      .catch((err: unknown) => (this.lastError = `reporting pod ${name} terminated: ${String(err)}`))
+      .finally(() => {
+        if (cutOffAfter) this.cutOff.set(name, this.seen.get(name) ?? pod);
+      });
   }
 
   private async dropFinalizer(name: string): Promise<void> {
@@ -510,6 +681,7 @@ export class ProductControllers {
           killGroup(child, 'SIGKILL');
           live.delete(child);
           proc.exited = { code, signal, at: new Date() };
+          this.reportExited(pod, proc, !r.stopping);
           if (this.running.get(name) === r) this.running.delete(name);
           if (!r.stopping) {
             // Restarted by the next sync after a back-off, as the kubelet restarts a container.
@@ -527,6 +699,7 @@ export class ProductControllers {
     };
     this.running.set(name, r);
     this.history.push(proc);
+    this.reportStarted(pod, proc);
   }
 
   private async podToken(pod: V1Pod): Promise<string> {
