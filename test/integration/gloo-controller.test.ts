@@ -3,10 +3,8 @@
 // kubelet would run the chart's gloo pods: one process per pod, the pod's env, a token bound to the
 // pod, the pod's name as hostname. The install is Gloo's chart, installed with Helm 4, managed by a
 // GlooHA (3 replicas; the operator writes the leader-election env, 15s/10s/2s).
-// Then the operator's handover of Lease `gloo` (docs/leader-election.md, "The managed product's
-// leader"): a leader pod deleted gracefully, its end confirmed as the kubelet confirms it, is followed
-// by a new holder at the standbys' next retry; with the handover off the standbys wait out the Lease;
-// a force-deleted leader pod is never cleared, and its process's writes stop being accepted.
+// With the handover off, the standbys wait out the Lease after a graceful deletion of the leader pod.
+// The operator's handover of Lease `gloo` in every kubelet state: product-handover.test.ts.
 //
 // Values: the validation webhook and server are off (gateway.validation.enabled=false): gloo would
 // read the webhook's certificate from a Secret volume that only the chart's certgen Job fills, which
@@ -23,7 +21,6 @@ import { createGlooHA } from '../support/glooha.js';
 import { LeaseRecorder, podOf } from '../support/lease-recorder.js';
 import {
   installOperatorRbac,
-  metricValue,
   startOperatorInProcess,
   type InProcessOperator,
   type OperatorIdentity,
@@ -121,15 +118,6 @@ async function settled(i: Install): Promise<{ holder: string; lease: V1Lease }> 
     });
 }
 
-/** Writes the API server accepted from a token bound to `pod` since `since`. */
-const acceptedWritesOf = (pod: string, since: Date) =>
-  auditWrites({ since }).filter((e) => {
-    const extra = (e as unknown as { user: { extra?: Record<string, string[]> } }).user.extra;
-    return (
-      extra?.['authentication.kubernetes.io/pod-name']?.[0] === pod && (e.responseStatus?.code ?? 0) < 400
-    );
-  });
-
 /** The Lease updates the operator's ServiceAccount made in `ns` since `since` (the audit log). */
 const operatorLeaseWrites = (i: Install, since: Date) =>
   auditWrites({ username: i.id.username, since }).filter(
@@ -176,76 +164,7 @@ describe(`${VERSION_LABEL}'s gloo controller, with the operator's handover (the 
     expect(ev.user.extra?.['authentication.kubernetes.io/pod-name']).toEqual([podOf(holder)]);
   }, 360_000);
 
-  it('graceful deletion of the leader pod: the operator clears Lease gloo and a standby holds it within 2.2 × retryPeriod + 1 s; the old pod writes nothing after', async () => {
-    const { holder } = await settled(i);
-    const leader = podOf(holder);
-    const owner = { kind: 'GlooHA', namespace: i.ns, name: 'gloo' };
-    const releases = () =>
-      metricValue(i.operator.metricsUrl, 'glooha_product_lease_releases_total', owner).catch(() => 0);
-    const releasesBefore = await releases();
-    const pid = i.controllers.processes().get(leader)?.pid;
-    const since = new Date();
-    const deletedAt = Date.now();
-    await core.deleteNamespacedPod({ name: leader, namespace: i.ns });
-    const next = await i.recorder
-      .awaitNextHolder(
-        deletedAt,
-        holder,
-        'a new holder of Lease gloo after the graceful deletion of the leader pod',
-        60_000,
-      )
-      .catch((err) => {
-        throw new Error(`${(err as Error).message}\n${i.controllers.describe()}`);
-      });
-    const seconds = (next.at - deletedAt) / 1000;
-    const records = i.recorder.since(deletedAt);
-    const cleared = records.find((r) => r.holder === '');
-    const exited = i.controllers.all().find((p) => p.pid === pid)?.exited;
-    console.log(
-      `${VERSION_LABEL} handover after a graceful deletion of the leader pod: old process exited ${exited ? ((exited.at.getTime() - deletedAt) / 1000).toFixed(2) : '?'} s after the deletion (${exited?.signal ?? exited?.code}), new holder ${seconds.toFixed(2)} s after the deletion, ${cleared ? ((next.at - cleared.at) / 1000).toFixed(2) : '?'} s after the operator's clear`,
-    );
-    // The operator cleared the old holder's record, once, as client-go's release does.
-    expect(cleared, JSON.stringify(records)).toMatchObject({ leaseDurationSeconds: 1 });
-    expect(operatorLeaseWrites(i, since)).toHaveLength(1);
-    // client-go jitters each standby's retry to 1×–2.2× retryPeriod; without the clear the standbys
-    // wait out the 15 s Lease (the describe below).
-    expect(seconds).toBeLessThan(2.2 * RETRY_S + 1);
-    expect(acceptedWritesOf(leader, new Date(next.at))).toEqual([]);
-    expect(next.leaseDurationSeconds).toBe(LEASE_S);
-    expect(await releases()).toBe(releasesBefore + 1);
-  }, 360_000);
-
-  it('force deletion of a running leader pod (a lost node): no clear; the old process writes nothing after the takeover', async () => {
-    const { holder } = await settled(i);
-    const leader = podOf(holder);
-    const since = new Date();
-    const deletedAt = Date.now();
-    i.controllers.abandon(leader);
-    await i.controllers.unhold(leader);
-    await core.deleteNamespacedPod({ name: leader, namespace: i.ns, gracePeriodSeconds: 0 });
-    try {
-      const next = await i.recorder.awaitNextHolder(
-        deletedAt,
-        holder,
-        'a new holder of Lease gloo after the force deletion',
-        90_000,
-      );
-      const seconds = (next.at - deletedAt) / 1000;
-      console.log(
-        `${VERSION_LABEL} after a force deletion of the running leader's pod: new holder after ${seconds.toFixed(1)} s (no clear)`,
-      );
-      expect(
-        i.recorder.since(deletedAt).some((r) => r.holder === ''),
-        JSON.stringify(i.recorder.since(deletedAt)),
-      ).toBe(false);
-      expect(operatorLeaseWrites(i, since)).toEqual([]);
-      // Not before the Lease could expire: nobody shortened it.
-      expect(seconds).toBeGreaterThan(LEASE_S - RETRY_S * 2.2);
-      expect(acceptedWritesOf(leader, new Date(next.at))).toEqual([]);
-    } finally {
-      await i.controllers.end(leader);
-    }
-  }, 360_000);
+  // Its handover in every kubelet state, with and against the operator: product-handover.test.ts.
 });
 
 describe(`${VERSION_LABEL}'s gloo controller, with --product-lease-handover=false`, () => {

@@ -167,23 +167,41 @@ describe.each([KGATEWAY, GLOO])('$label: the handover in every state the kubelet
     await controllers?.stop();
   });
 
-  const pods = async () =>
-    (await core.listNamespacedPod({ namespace: ns, labelSelector: product.selector })).items.filter(
-      (p) => !p.metadata?.deletionTimestamp,
-    );
-
-  /** Three pods of the operator's template, a process each, one of them holding the Lease. */
+  /** The HA object Ready, three pods of the operator's template, a process each, one holding the Lease. */
   const settled = async (): Promise<{ holder: string; leader: string; standbys: string[] }> => {
     const x = await eventually(
-      `three ${product.label} controller pods with a process each, one of them holding Lease ${product.lease}`,
+      `${product.haName} Ready; the ${product.deployment} Deployment rolled out to three pods, none being deleted, with a process each; one of them holding Lease ${product.lease} for more than a second`,
       async () => {
         const running = controllers.processes();
-        const l = await leases
+        const lease = await leases
           .readNamespacedLease({ name: product.lease, namespace: ns })
           .catch(() => undefined);
-        return { pods: await pods(), running, holder: l?.spec?.holderIdentity ?? '', lease: l };
+        const all = (await core.listNamespacedPod({ namespace: ns, labelSelector: product.selector })).items;
+        const d = await apps.readNamespacedDeployment({ name: product.deployment, namespace: ns });
+        const ha = (await custom.getNamespacedCustomObject({
+          group: GROUP,
+          version: VERSION,
+          namespace: ns,
+          plural: product.plural,
+          name: product.haName,
+        })) as { status?: { conditions?: Array<{ type: string; status: string }> } };
+        return {
+          pods: all.filter((p) => !p.metadata?.deletionTimestamp),
+          deleting: all.some((p) => p.metadata?.deletionTimestamp),
+          rolledOut:
+            (d.status?.observedGeneration ?? 0) >= (d.metadata?.generation ?? 1) &&
+            d.status?.updatedReplicas === 3 &&
+            d.status?.replicas === 3,
+          ready: ha.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false,
+          running,
+          holder: lease?.spec?.holderIdentity ?? '',
+          lease,
+        };
       },
       (x) =>
+        x.ready &&
+        x.rolledOut &&
+        !x.deleting &&
         x.pods.length === 3 &&
         x.pods.every((p) => x.running.has(p.metadata!.name!) && product.ready(p)) &&
         // No process left of a pod that is gone, and the holder is one of the current pods.
@@ -488,6 +506,8 @@ describe.each([KGATEWAY, GLOO])('$label: the handover in every state the kubelet
       // operator cannot shorten. The API server accepted none of its writes after the takeover.
       expect(acceptedWritesOf(leader, new Date(next.at))).toEqual([]);
       expect(believedFor).toBeLessThan(RENEW_DEADLINE_S + 2.2 * RETRY_S + 1);
+      // Its renewals after waking carried the record it last read: none was accepted.
+      expect(recorder.since(next.at).some((r) => r.holder === holder)).toBe(false);
       assertOneLeaderAtATime(t0, { allowAfterResume: proc.pid });
     } finally {
       if (resumedAt === undefined) controllers.kill(leader, 'SIGCONT');
@@ -502,6 +522,10 @@ describe.each([KGATEWAY, GLOO])('$label: the handover in every state the kubelet
     controllers.partition(leader);
     try {
       const next = await nextHolder(t0, holder, `a new holder of ${product.lease} after the partition`);
+      // Healed, the old process (or its pod's restarted one, a new identity) never holds that record again.
+      controllers.heal(leader);
+      await new Promise((r) => setTimeout(r, QUIET_MS));
+      expect(recorder.since(next.at).some((r) => r.holder === holder)).toBe(false);
       expect(cleared(t0)).toEqual([]);
       expect(operatorLeaseWrites(since)).toEqual([]);
       expect(acceptedWritesOf(leader, new Date(next.at))).toEqual([]);
