@@ -243,7 +243,7 @@ describe.each([KGATEWAY, GLOO])('$label: the handover in every state the kubelet
       .flatMap((p) => leadershipSpans(p))
       .filter((s) => (s.to ?? Infinity) >= since);
     const found = overlaps(spans, suspended);
-    const detail = `${describeSpans(spans)}\nLease records: ${JSON.stringify(recorder.since(since - 20_000))}`;
+    const detail = `${describeSpans(spans)}\nLease records: ${JSON.stringify(recorder.since(since - 20_000))}\n${controllers.describe(8)}`;
     // A process resumed after a pause believes it leads until its next renew fails: client-go's own
     // window, not a clear's (nothing is cleared for a paused holder). Only that much is allowed there.
     const unexplained = found.filter(

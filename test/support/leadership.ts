@@ -31,9 +31,12 @@ export interface ProcessLog {
 
 /**
  * The time a log line carries: klog's header (`I1206 05:20:01.123456`, local time, no year: the year
- * of `reference`), or a JSON line's `ts` (epoch seconds or RFC 3339) or `time`.
+ * of `reference`), a console line that starts with an RFC 3339 time (zap's console encoder, which
+ * Gloo's klog lines go through), or a JSON line's `ts` (epoch seconds or RFC 3339) or `time`.
  */
 export function lineTime(line: string, reference: Date): number | undefined {
+  const consoleLine = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2}))\s/.exec(line);
+  if (consoleLine) return Date.parse(consoleLine[1]!);
   const klog = /^[IWEF](\d{2})(\d{2}) (\d{2}):(\d{2}):(\d{2})\.(\d{3})/.exec(line);
   if (klog) {
     const [, mo, d, h, mi, s, ms] = klog.map(Number) as number[];

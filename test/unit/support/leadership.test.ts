@@ -18,6 +18,10 @@ describe('lineTime', () => {
     expect(lineTime('{"time":"2026-12-06T05:20:01.5Z","msg":"x"}', ref)).toBe(
       Date.parse('2026-12-06T05:20:01.5Z'),
     );
+    // Gloo: client-go's klog lines through zap's console encoder.
+    expect(
+      lineTime('2026-12-06T05:25:38.670415Z\tinfo\tklog\tSuccessfully acquired lease\tlock=ns/gloo', ref),
+    ).toBe(Date.parse('2026-12-06T05:25:38.670Z'));
     expect(lineTime('plain text', ref)).toBeUndefined();
     expect(lineTime('{not json', ref)).toBeUndefined();
   });
