@@ -41,7 +41,7 @@ Flags (each also read from the environment variable shown; a flag wins):
   --metrics-bind-address ADDR            GLOOHA_METRICS_BIND_ADDRESS  /metrics, /healthz, /readyz (default :8080)
   --log-level debug|info|warn|error      LOG_LEVEL             (default info)
   --product-lease-handover[=false]       GLOOHA_PRODUCT_LEASE_HANDOVER  hand the product's leader Lease over once
-                                         its holder's pod is confirmed stopped (default true)
+                                         its kubelet reports the holder's process ended (default true)
   --leader-elect[=false]                 LEADER_ELECT          leader election (default true; false only for one replica)
   --leader-elect-lease-duration DUR      LEADER_ELECT_LEASE_DURATION  (default 15s)
   --leader-elect-renew-deadline DUR      LEADER_ELECT_RENEW_DEADLINE  (default 10s)
@@ -65,7 +65,7 @@ export interface OperatorConfig {
   resyncPeriodMs: number;
   metricsBindAddress: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
-  /** Clear the managed product's Lease once its holder's pod is confirmed stopped (holder-release.ts). */
+  /** Clear the managed product's Lease once the kubelet reports its holder's process ended (holder-release.ts). */
   productLeaseHandover: boolean;
   leaderElection: ReturnType<typeof resolveLeaderElectionConfig>;
 }

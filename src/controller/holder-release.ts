@@ -1,7 +1,7 @@
-// Hands the managed product's leader Lease over once its holder's pod is known to have stopped for
-// good (docs/leader-election.md, "The managed product's leader: handing over a dead holder's Lease"):
-// the products do not release their Lease when their leader pod stops, so without this every rolled
-// or drained leader pod leaves the install leaderless until the Lease expires.
+// Hands the managed product's leader Lease over once the kubelet reported that its holder's own
+// process ended (docs/leader-election.md, "The managed product's leader: handing over a dead holder's
+// Lease"): the products do not release their Lease when their leader stops, so without this every
+// rolled, drained or crashed leader leaves the install leaderless until the Lease expires.
 //
 // Product-agnostic: the product names the pods that elect and maps a holder identity to one of them
 // (Product.leaderPods); src/core/dead-holder.ts decides. This module keeps what the decision needs that
@@ -122,7 +122,7 @@ export class HolderRelease {
       this.attempted.delete(key);
       return false;
     }
-    log.info("cleared the product's Lease: its holder's pod has stopped for good", {
+    log.info("cleared the product's Lease: the kubelet reported its holder's process ended", {
       namespace,
       lease: lease.metadata?.name,
       holder,

@@ -37,7 +37,7 @@ export const ENGINE_PERMISSIONS: readonly Permission[] = [
   { group: '', resource: 'configmaps', verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'] },
   { group: '', resource: 'serviceaccounts', verbs: ['get', 'list', 'watch'] },
   // The product's elected pods (only those, by label selector): whether the Lease holder's pod has
-  // stopped for good (src/controller/holder-release.ts).
+  // ended (src/controller/holder-release.ts).
   { group: '', resource: 'pods', verbs: ['get', 'list', 'watch'] },
   { group: '', resource: 'events', verbs: ['create', 'patch'] },
   { group: 'events.k8s.io', resource: 'events', verbs: ['create', 'patch'] },

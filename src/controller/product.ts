@@ -132,7 +132,7 @@ export interface Product {
   leaseName: string;
   /**
    * The pods that elect through that Lease and the one a holder identity names, so that the engine can
-   * hand over the Lease of a holder whose pod the kubelet confirmed stopped (src/controller/
+   * hand over the Lease of a holder whose process the kubelet reported ended (src/controller/
    * holder-release.ts, docs/leader-election.md). Undefined: the Lease is only watched.
    */
   leaderPods?: {

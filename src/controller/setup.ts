@@ -64,7 +64,7 @@ export interface ControllerOptions {
   resyncPeriodMs: number;
   metrics?: OperatorMetrics;
   clock?: Clock;
-  /** Hand a product's Lease over once its holder's pod is confirmed stopped (default true). */
+  /** Hand a product's Lease over once the kubelet reports its holder's process ended (default true). */
   productLeaseHandover?: boolean;
 }
 
@@ -196,7 +196,7 @@ export function setupControllers(
     stripManagedFields,
   );
   // The pods that elect through the products' Leases (only products that name them): whether a
-  // holder's pod has stopped for good (holder-release.ts).
+  // holder's process has ended (holder-release.ts).
   const electing = (opts.productLeaseHandover === false ? [] : products).flatMap((p) =>
     p.leaderPods ? [{ labelSelector: p.leaderPods.labelSelector }] : [],
   );
@@ -340,7 +340,7 @@ function setupController(
   });
   mgr.onStop(() => tracker.stop());
 
-  // Hands over the Lease of a holder whose pod stopped for good (products that name their pods).
+  // Hands over the Lease of a holder whose process ended (products that name their pods).
   const matchesElected = product.leaderPods
     ? selectionMatcher({ labelSelector: product.leaderPods.labelSelector })
     : () => false;

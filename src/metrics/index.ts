@@ -103,7 +103,7 @@ export interface GloohaMetrics {
   leaderless(owner: { kind: string; namespace: string; name: string }, seconds: number): void;
   /**
    * glooha_product_lease_releases_total{kind,namespace,name}: the operator cleared the product's Lease
-   * because its holder's pod had stopped for good.
+   * because the kubelet reported its holder's process ended.
    */
   leaseReleased(owner: { kind: string; namespace: string; name: string }): void;
 }
@@ -493,7 +493,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
   });
   const leaseReleases = new Counter({
     name: 'glooha_product_lease_releases_total',
-    help: "Times the operator cleared the managed product's leader Lease because the holder's pod had stopped for good (its kubelet reported every container terminated), per HA resource.",
+    help: "Times the operator cleared the managed product's leader Lease because its kubelet reported the holder's own process ended (a termination of the elector container after the Lease's acquireTime), per HA resource.",
     labelNames: ['kind', 'namespace', 'name'] as const,
     registers,
   });

@@ -102,7 +102,7 @@ test/unit/chart/expected-rbac.ts, which the tests compare against.
   resources: ["serviceaccounts"]
   verbs: ["get", "list", "watch"]
 # The product's controller pods (read only, by label selector): whether the holder of its leader
-# Lease has stopped for good, so that the Lease is handed over at once (docs/leader-election.md).
+# Lease has ended (its kubelet's report), so that the Lease is handed over at once (docs/leader-election.md).
 - apiGroups: [""]
   resources: ["pods"]
   verbs: ["get", "list", "watch"]

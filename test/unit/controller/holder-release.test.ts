@@ -101,7 +101,7 @@ beforeEach(() => {
 });
 
 describe('HolderRelease', () => {
-  it("writes client-go's release on the resourceVersion it read once the kubelet confirmed the pod gone", async () => {
+  it("writes client-go's release on the resourceVersion it read once the kubelet reported the holder's process ended", async () => {
     release.podDeleted(pod(['terminated']));
     expect(await release.evaluate(NS)).toBe(true);
     expect(requests).toHaveLength(1);
