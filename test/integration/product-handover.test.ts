@@ -237,30 +237,39 @@ describe.each([KGATEWAY, GLOO])('$label: the handover in every state the kubelet
    * Every process's leadership spans that reach past `since`, and the check that no two led at once
    * (not counting SIGSTOPped windows). The spans must show the holders the Lease had.
    */
-  function assertOneLeaderAtATime(since: number, opts: { allowAfterResume?: number } = {}): LeadershipSpan[] {
-    const spans = controllers
-      .all()
-      .flatMap((p) => leadershipSpans(p))
-      .filter((s) => (s.to ?? Infinity) >= since);
-    const found = overlaps(spans, suspended);
-    const detail = `${describeSpans(spans)}\nLease records: ${JSON.stringify(recorder.since(since - 20_000))}\n${controllers.describe(8)}`;
-    // A process resumed after a pause believes it leads until its next renew fails: client-go's own
-    // window, not a clear's (nothing is cleared for a paused holder). Only that much is allowed there.
-    const unexplained = found.filter(
-      (o) => opts.allowAfterResume === undefined || ![o.a.pid, o.b.pid].includes(opts.allowAfterResume),
-    );
-    expect(unexplained, `two processes led at once:\n${detail}`).toEqual([]);
+  async function assertOneLeaderAtATime(
+    since: number,
+    opts: { allowAfterResume?: number } = {},
+  ): Promise<LeadershipSpan[]> {
+    const read = () =>
+      controllers
+        .all()
+        .flatMap((p) => leadershipSpans(p))
+        .filter((s) => (s.to ?? Infinity) >= since);
     const holders = new Set(
       recorder
         .since(since)
         .map((r) => podOf(r.holder))
         .filter((p) => p !== ''),
     );
-    for (const pod of holders)
-      expect(
-        spans.some((s) => s.pod === pod),
-        `no leadership line from a process of pod ${pod}, which held the Lease:\n${detail}`,
-      ).toBe(true);
+    const detail = (spans: LeadershipSpan[]) =>
+      `${describeSpans(spans)}\nLease records: ${JSON.stringify(recorder.since(since - 20_000))}\n${controllers.describe(8)}`;
+    // A holder's own line comes a moment after its acquire shows in the Lease (its log is written after
+    // the update returns): wait for every holder's line before judging.
+    const spans = await eventually(
+      `a "started leading" line from a process of each pod that held the Lease (${[...holders].join(', ')})`,
+      async () => read(),
+      (x) => [...holders].every((pod) => x.some((s) => s.pod === pod)),
+      { timeoutMs: 10_000, intervalMs: 100 },
+    ).catch((err) => {
+      throw new Error(`${(err as Error).message}\n${detail(read())}`);
+    });
+    // A process resumed after a pause believes it leads until its renew deadline: client-go's own
+    // window, not a clear's (nothing is cleared for a paused holder). Only there is it allowed.
+    const unexplained = overlaps(spans, suspended).filter(
+      (o) => opts.allowAfterResume === undefined || ![o.a.pid, o.b.pid].includes(opts.allowAfterResume),
+    );
+    expect(unexplained, `two processes led at once:\n${detail(spans)}`).toEqual([]);
     return spans;
   }
 
@@ -302,7 +311,7 @@ describe.each([KGATEWAY, GLOO])('$label: the handover in every state the kubelet
     expect(operatorLeaseWrites(since)).toHaveLength(1);
     expect(seconds).toBeLessThan(HANDOVER_BOUND_S);
     expect(acceptedWritesOf(leader, new Date(next.at))).toEqual([]);
-    assertOneLeaderAtATime(t0);
+    await assertOneLeaderAtATime(t0);
   }, 300_000);
 
   it('a crash restarted in place, reported by the kubelet (lastState.terminated after the acquire): cleared, a new holder within 2.2 × retryPeriod + 2 s', async () => {
@@ -339,7 +348,7 @@ describe.each([KGATEWAY, GLOO])('$label: the handover in every state the kubelet
     const pod = await core.readNamespacedPod({ name: leader, namespace: ns });
     const status = pod.status?.containerStatuses?.find((c) => c.name === product.pod.container);
     expect((status?.state?.terminated ?? status?.lastState?.terminated)?.exitCode).toBe(137);
-    assertOneLeaderAtATime(t0);
+    await assertOneLeaderAtATime(t0);
   }, 300_000);
 
   it('a crash the kubelet cannot report (cut off from the API server): nothing is cleared, the Lease expires', async () => {
@@ -357,7 +366,7 @@ describe.each([KGATEWAY, GLOO])('$label: the handover in every state the kubelet
       expect(cleared(t0)).toEqual([]);
       expect(operatorLeaseWrites(since)).toEqual([]);
       expect(fromLast).toBeGreaterThan(LEASE_S - 1);
-      assertOneLeaderAtATime(t0);
+      await assertOneLeaderAtATime(t0);
     } finally {
       await controllers.reconnectKubelet(leader);
     }
@@ -416,7 +425,7 @@ describe.each([KGATEWAY, GLOO])('$label: the handover in every state the kubelet
       );
       expect((next.at - lastRenewalOf(restarted.holder, next.at).at) / 1000).toBeGreaterThan(LEASE_S - 1);
       expect(operatorLeaseWrites(since)).toHaveLength(1);
-      assertOneLeaderAtATime(t0);
+      await assertOneLeaderAtATime(t0);
     } finally {
       resume();
       await controllers.end(leader).catch(() => undefined);
@@ -445,7 +454,7 @@ describe.each([KGATEWAY, GLOO])('$label: the handover in every state the kubelet
       const next = await nextHolder(endedAt, holder, `a new holder of ${product.lease} after expiry`);
       expect((next.at - lastRenewalOf(holder, next.at).at) / 1000).toBeGreaterThan(LEASE_S - 1);
       expect(cleared(t0)).toEqual([]);
-      assertOneLeaderAtATime(t0);
+      await assertOneLeaderAtATime(t0);
     } finally {
       await controllers.end(leader).catch(() => undefined);
     }
@@ -468,7 +477,7 @@ describe.each([KGATEWAY, GLOO])('$label: the handover in every state the kubelet
       expect(cleared(t0)).toEqual([]);
       expect(operatorLeaseWrites(since)).toEqual([]);
       expect(acceptedWritesOf(leader, new Date(next.at))).toEqual([]);
-      assertOneLeaderAtATime(t0);
+      await assertOneLeaderAtATime(t0);
     } finally {
       await controllers.end(leader);
     }
@@ -508,7 +517,7 @@ describe.each([KGATEWAY, GLOO])('$label: the handover in every state the kubelet
       expect(believedFor).toBeLessThan(RENEW_DEADLINE_S + 2.2 * RETRY_S + 1);
       // Its renewals after waking carried the record it last read: none was accepted.
       expect(recorder.since(next.at).some((r) => r.holder === holder)).toBe(false);
-      assertOneLeaderAtATime(t0, { allowAfterResume: proc.pid });
+      await assertOneLeaderAtATime(t0, { allowAfterResume: proc.pid });
     } finally {
       if (resumedAt === undefined) controllers.kill(leader, 'SIGCONT');
     }
@@ -529,7 +538,7 @@ describe.each([KGATEWAY, GLOO])('$label: the handover in every state the kubelet
       expect(cleared(t0)).toEqual([]);
       expect(operatorLeaseWrites(since)).toEqual([]);
       expect(acceptedWritesOf(leader, new Date(next.at))).toEqual([]);
-      assertOneLeaderAtATime(t0);
+      await assertOneLeaderAtATime(t0);
     } finally {
       controllers.heal(leader);
       await controllers.reconnectKubelet(leader);
@@ -552,7 +561,7 @@ describe.each([KGATEWAY, GLOO])('$label: the handover in every state the kubelet
       expect((next.at - lastRenewalOf(holder, next.at).at) / 1000).toBeGreaterThan(LEASE_S - 1);
       expect(cleared(t0)).toEqual([]);
       expect(operatorLeaseWrites(since)).toEqual([]);
-      assertOneLeaderAtATime(t0);
+      await assertOneLeaderAtATime(t0);
     } finally {
       await controllers.end(leader).catch(() => undefined);
     }
