@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GROUP, VERSION } from '../../src/api/constants.js';
 import { KGATEWAY_PLURAL } from '../../src/products/kgateway/api.js';
 import { PLURAL } from '../../src/products/gloo/api.js';
-import { parseAllKubeYaml, toKubeJS } from '../../src/api/kube-yaml.js';
+import { KubeYamlError, readKubeYaml, type KubeYamlDocument } from '../../src/api/kube-yaml.js';
 import type { GlooHA } from '../../src/products/gloo/types.js';
 import { defaultKgatewaySpec, validateKgatewayHA } from '../../src/products/kgateway/validate.js';
 import { defaultSpec, validateGlooHA } from '../../src/products/gloo/validate.js';
@@ -42,15 +42,15 @@ const PLURALS: Record<CaseKind, string> = { GlooHA: PLURAL, KgatewayHA: KGATEWAY
 
 /** What glooha render concludes from the text (for a KgatewayHA: the operator's validator). */
 function tsVerdict(text: string, kind: CaseKind): Verdict {
-  const docs = parseAllKubeYaml(text);
-  const doc = docs[0];
-  if (!doc || doc.errors.length > 0) return { ok: false, paths: ['<yaml>'], detail: String(doc?.errors[0]) };
-  let value: unknown;
+  let doc: KubeYamlDocument | undefined;
   try {
-    value = toKubeJS(doc);
+    doc = readKubeYaml(text)[0];
   } catch (err) {
+    if (!(err instanceof KubeYamlError)) throw err;
     return { ok: false, paths: ['<yaml>'], detail: String(err) };
   }
+  if (!doc || !doc.ok) return { ok: false, paths: ['<yaml>'], detail: String(doc?.errors[0]) };
+  const value = doc.value;
   const result = kind === 'GlooHA' ? validateGlooHA(value) : validateKgatewayHA(value);
   if (result.ok) {
     const spec = (value as GlooHA).spec;

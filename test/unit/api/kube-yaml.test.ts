@@ -6,13 +6,19 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { buildCrd } from '../../../src/api/crd.js';
 import { GLOO_API } from '../../../src/products/gloo/api.js';
-import { goYamlNumber, parseAllKubeYaml, stringifyKubeYaml, toKubeJS } from '../../../src/api/kube-yaml.js';
+import {
+  doubleQuotedValue,
+  goYamlNumber,
+  readKubeYaml,
+  stringifyKubeYaml,
+} from '../../../src/api/kube-yaml.js';
 
 const repoRoot = join(import.meta.dirname, '..', '..', '..');
 const read = (text: string) => {
-  const doc = parseAllKubeYaml(text)[0];
+  const doc = readKubeYaml(text)[0];
   if (!doc) throw new Error('no document');
-  return toKubeJS(doc) as Record<string, unknown>;
+  if (!doc.ok) throw new Error(doc.errors[0]);
+  return doc.value as Record<string, unknown>;
 };
 
 describe('reading YAML as kubectl does', () => {
@@ -95,5 +101,33 @@ describe('writing YAML that kubectl and Helm read back unchanged', () => {
     expect(read(text)).toEqual(crd);
     expect(parse(text, { version: '1.1' })).toEqual(crd);
     expect(text).toContain('- ignore');
+  });
+});
+
+describe('double-quoted scalars, resolved by render itself (the yaml package builds them a character at a time)', () => {
+  const cases = [
+    '"plain text that is long enough"',
+    '"escapes \\n \\t \\\\ \\" \\/ \\0 \\a \\b \\e \\f \\r \\v \\N \\_ \\L \\P \\x41 \\u00e9 \\U0001F600 end"',
+    '"folded\n  over\n\n\n  lines with blank ones"',
+    '"trailing spaces   \n  and tabs\t\t\n  go"',
+    '"crlf\r\n  folded\r\n\r\n  too"',
+    '"escaped line break \\\n     joins without a space"',
+    '"spaces   inside   stay, and at the end   "',
+  ];
+  for (const source of cases) {
+    it(`${JSON.stringify(source.slice(0, 30))}… as the yaml package reads it`, () => {
+      expect(doubleQuotedValue(source)).toBe(parse(`v: ${source.replaceAll('\n', '\n  ')}`).v);
+    });
+  }
+
+  it('an invalid escape is an error, as kubectl says', () => {
+    expect(() => doubleQuotedValue('"bad \\q escape"')).toThrow('Invalid escape sequence \\q');
+    expect(() => doubleQuotedValue('"bad \\x4"')).toThrow('Invalid escape sequence \\x4"');
+  });
+
+  it('a 3 MB string with a million escapes comes out whole', () => {
+    const value = doubleQuotedValue(`"${'a\\n'.repeat(1_000_000)}"`);
+    expect(value).toHaveLength(2_000_000);
+    expect(value.slice(0, 4)).toBe('a\na\n');
   });
 });
