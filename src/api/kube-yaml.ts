@@ -25,7 +25,7 @@ import {
   type SchemaOptions,
   type ToStringOptions,
 } from 'yaml';
-import { collectGarbage } from '../process/collect-garbage.js';
+import { collectGarbageIfGrown } from '../process/collect-garbage.js';
 
 /** go-yaml v2's yamlStyleFloat: what it accepts as a float after removing underscores. */
 const GO_YAML_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
@@ -519,13 +519,6 @@ export function doubleQuotedValue(source: string): string {
   return chunks.join('');
 }
 
-/**
- * A document this large is collected as soon as it is read (src/process/collect-garbage.ts), so that
- * memory follows the largest document, not how long V8 waits: a few milliseconds each, a few times
- * per chart.
- */
-const COLLECT_AFTER_NODES = 5_000;
-
 /** One document of a stream as kubectl reads it: its JSON value, or why kubectl could not read it. */
 export type KubeYamlDocument = { ok: true; value: unknown } | { ok: false; errors: string[] };
 
@@ -547,10 +540,9 @@ export function readKubeYaml(text: string, limits: YamlLimits = YAML_LIMITS): Ku
       out.push({ ok: false, errors: doc.errors.map((e) => e.message.split('\n')[0] ?? '') });
       return;
     }
-    const before = budget.nodes;
     try {
       out.push({ ok: true, value: toKubeJS(doc, limits, budget, long) });
-      if (budget.nodes - before > COLLECT_AFTER_NODES) collectGarbage();
+      collectGarbageIfGrown();
     } catch (err) {
       if (!(err instanceof KubeYamlError)) throw err;
       if (err instanceof StreamLimitError)
@@ -759,5 +751,9 @@ export function stringifyKubeYaml(
   // No %YAML directive: kubectl refuses one (it splits documents on `---` first, leaving the directive alone).
   if (doc.directives) doc.directives.yaml.explicit = false;
   if (comment) doc.commentBefore = comment;
-  return doc.toString({ lineWidth: 0, ...toString });
+  const text = doc.toString({ lineWidth: 0, ...toString });
+  // As in reading: the trees of written objects do not pile up (a chart's CRDs written back by
+  // render --merge-into peaked at 75 MB).
+  collectGarbageIfGrown();
+  return text;
 }

@@ -2,12 +2,17 @@
 // input (test/support/hostile-yaml.ts) in a fresh process and prints {bytes, ms, cpuMs, peakBytes,
 // stdoutBytes, stderrBytes, code, outcome} as JSON: peakBytes is the process's peak resident memory
 // (getrusage maxrss) above its resident memory just before the run, with the input already built;
-// output is counted, not kept. Used by test/unit/api/kube-yaml-bounds.test.ts.
+// output is counted, not kept. Used by test/unit/api/kube-yaml-bounds.test.ts and
+// test/integration/render-charts.test.ts (`file:PATH`).
+import { readFileSync } from 'node:fs';
 import { main } from '../../src/cli/main.js';
-import { hostileYaml, VALID_GLOOHA } from './hostile-yaml.js';
+import { hostileYaml, VALID_GLOOHA, type HostileCase } from './hostile-yaml.js';
 
 const kind = process.argv[2] ?? '';
-const { text, as } = hostileYaml(kind);
+// `file:PATH`: a real install's manifests (a chart's helm template), rendered with --merge-into.
+const { text, as }: HostileCase = kind.startsWith('file:')
+  ? { text: readFileSync(kind.slice('file:'.length), 'utf8'), as: 'merge-into' }
+  : hostileYaml(kind);
 const files: Record<string, string> =
   as === 'input' ? { 'in.yaml': text } : { 'in.yaml': VALID_GLOOHA, 'manifests.yaml': text };
 const args = ['render', '-f', 'in.yaml', ...(as === 'merge-into' ? ['--merge-into', 'manifests.yaml'] : [])];
