@@ -253,7 +253,7 @@ export class KubeYamlError extends Error {
 }
 
 /** Where a document starts, for a message: "document 3 (line 120)". */
-export const documentAt = (index: number, line: number) => `document ${index + 1} (line ${line})`;
+const documentAt = (index: number, line: number) => `document ${index + 1} (line ${line})`;
 
 const HELM_HINT =
   'a helm template of a chart is far below it; without --include-crds it is smaller still (glooha reads only Deployments, HPAs and PDBs from it)';

@@ -8,6 +8,7 @@ import { buildCrd } from '../../../src/api/crd.js';
 import { GLOO_API } from '../../../src/products/gloo/api.js';
 import {
   doubleQuotedValue,
+  goJsonBytes,
   goYamlNumber,
   readKubeYaml,
   stringifyKubeYaml,
@@ -129,5 +130,24 @@ describe('double-quoted scalars, resolved by render itself (the yaml package bui
     const value = doubleQuotedValue(`"${'a\\n'.repeat(1_000_000)}"`);
     expect(value).toHaveLength(2_000_000);
     expect(value.slice(0, 4)).toBe('a\na\n');
+  });
+});
+
+describe('the size of a value as the JSON kubectl sends (Go encoding/json, compact)', () => {
+  it('is JSON.stringify’s length, with <, > and & escaped in 6 bytes and UTF-8 counted in bytes', () => {
+    const plain = { a: [1, 2.5, true, null, 'x"y\\z\n'], b: { c: 'text' } };
+    expect(goJsonBytes(plain)).toBe(JSON.stringify(plain).length);
+    expect(goJsonBytes({ h: '<a href="x">&</a>' })).toBe(
+      JSON.stringify({ h: '<a href="x">&</a>' }).length + 5 * 5, // 2 <, 2 >, 1 &
+    );
+    expect(goJsonBytes('é')).toBe(4); // "é": two bytes of UTF-8
+    expect(goJsonBytes('\u0001')).toBe(8); // "\u0001"
+    expect(goJsonBytes(9223372036854775807n)).toBe(19);
+  });
+
+  it('stops counting beyond its cap', () => {
+    const s = 'x'.repeat(1_000);
+    expect(goJsonBytes([s, s, s, s], 1_500)).toBeLessThan(2_100);
+    expect(goJsonBytes([s, s, s, s], 1_500)).toBeGreaterThan(1_500);
   });
 });
