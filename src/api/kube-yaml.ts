@@ -751,9 +751,5 @@ export function stringifyKubeYaml(
   // No %YAML directive: kubectl refuses one (it splits documents on `---` first, leaving the directive alone).
   if (doc.directives) doc.directives.yaml.explicit = false;
   if (comment) doc.commentBefore = comment;
-  const text = doc.toString({ lineWidth: 0, ...toString });
-  // As in reading: the trees of written objects do not pile up (a chart's CRDs written back by
-  // render --merge-into peaked at 75 MB).
-  collectGarbageIfGrown();
-  return text;
+  return doc.toString({ lineWidth: 0, ...toString });
 }

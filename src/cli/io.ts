@@ -1,5 +1,6 @@
 // The outside world of a CLI command: its I/O (so tests run commands in-process) and the error for
 // input the user must fix.
+import { collectGarbageIfGrown } from '../process/collect-garbage.js';
 
 export interface CliIO {
   /** The file's text; may stop reading (and throw UnreadableInput) beyond maxBytes. */
@@ -8,6 +9,23 @@ export interface CliIO {
   /** Resolves when the text may be followed by more (stdout's backpressure). */
   stdout(text: string): void | Promise<void>;
   stderr(text: string): void;
+}
+
+/**
+ * `io` with garbage collected after each write once the heap has grown (collect-garbage.ts): render
+ * --merge-into writes a chart's objects back one YAML tree at a time, and V8 collected the trees late
+ * (Gloo's chart with its CRDs peaked at 59-75 MB, 44-46 MB this way). The CLI's only: the operator
+ * never runs it.
+ */
+export function collectingGarbage(io: CliIO): CliIO {
+  return {
+    ...io,
+    stdout: (text) => {
+      const written = io.stdout(text);
+      collectGarbageIfGrown();
+      return written;
+    },
+  };
 }
 
 /**
