@@ -7,10 +7,12 @@
 //   OUT/package.json        name, version and "type": "module" (src/version.ts reads it)
 //
 //   node scripts/bundle.mjs OUT
-/* global process, console */
+// (bin/glooha.js bundles the CLI the same way, as OUT/dist/src/glooha.js.)
+/* global process, console, URL */
 import { build } from 'esbuild';
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { escapeNonAscii } from './ascii-source.mjs';
 
 /**
@@ -38,38 +40,51 @@ function sideEffectFree(pattern) {
   };
 }
 
-const out = process.argv[2];
-if (!out) {
-  console.error('usage: node scripts/bundle.mjs OUTDIR');
-  process.exit(2);
+/**
+ * Bundles `entry` (a path from the repository root) into OUT/dist/src/<entry's name>.js, with the
+ * templates and a package.json beside it as laid out above. Used by this script for the operator, and
+ * by bin/glooha.js for the CLI from a checkout.
+ */
+export async function bundle(out, entry = 'src/main.ts') {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  mkdirSync(join(out, 'dist/src'), { recursive: true });
+  const outJs = join(out, 'dist/src', `${basename(entry).replace(/\.ts$/, '')}.js`);
+  const result = await build({
+    entryPoints: [join(root, entry)],
+    outfile: outJs,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: `node${pkg.engines.node.replace(/^>=\s*/, '')}`,
+    treeShaking: true,
+    minifySyntax: true,
+    legalComments: 'linked',
+    metafile: true,
+    logLevel: 'warning',
+    plugins: [sideEffectFree(/[\\/]node_modules[\\/]@kubernetes[\\/]client-node[\\/]/)],
+    // CommonJS dependencies (handlebars, prom-client, ...) call require(): give the ESM bundle one.
+    banner: {
+      js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+    },
+  });
+  writeFileSync(outJs, escapeNonAscii(readFileSync(outJs, 'utf8')));
+  cpSync(join(root, 'src/templates'), join(out, 'dist/templates'), { recursive: true });
+  writeFileSync(
+    join(out, 'package.json'),
+    JSON.stringify({ name: pkg.name, version: pkg.version, type: 'module', license: pkg.license }, null, 2) +
+      '\n',
+  );
+  const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
+  return { file: outJs, bytes };
 }
-const pkg = JSON.parse(readFileSync('package.json', 'utf8'));
-mkdirSync(join(out, 'dist/src'), { recursive: true });
-const mainJs = join(out, 'dist/src/main.js');
-const result = await build({
-  entryPoints: ['src/main.ts'],
-  outfile: mainJs,
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: `node${pkg.engines.node.replace(/^>=\s*/, '')}`,
-  treeShaking: true,
-  minifySyntax: true,
-  legalComments: 'linked',
-  metafile: true,
-  logLevel: 'warning',
-  plugins: [sideEffectFree(/[\\/]node_modules[\\/]@kubernetes[\\/]client-node[\\/]/)],
-  // CommonJS dependencies (handlebars, prom-client, ...) call require(): give the ESM bundle one.
-  banner: {
-    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-  },
-});
-writeFileSync(mainJs, escapeNonAscii(readFileSync(mainJs, 'utf8')));
-cpSync('src/templates', join(out, 'dist/templates'), { recursive: true });
-writeFileSync(
-  join(out, 'package.json'),
-  JSON.stringify({ name: pkg.name, version: pkg.version, type: 'module', license: pkg.license }, null, 2) +
-    '\n',
-);
-const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
-console.error(`bundle: ${mainJs} (${(bytes / 2 ** 20).toFixed(1)} MB of JavaScript)`);
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const out = process.argv[2];
+  if (!out) {
+    console.error('usage: node scripts/bundle.mjs OUTDIR');
+    process.exit(2);
+  }
+  const { file, bytes } = await bundle(out);
+  console.error(`bundle: ${file} (${(bytes / 2 ** 20).toFixed(1)} MB of JavaScript)`);
+}

@@ -112,10 +112,20 @@ export function isInt64(v: unknown): v is number | bigint {
   return typeof v === 'number' && Number.isSafeInteger(v);
 }
 
-/** A value for an error message: JSON, with a bigint's exact digits. */
+/** The most characters of a value an error message quotes. */
+export const SHOWN_VALUE_CHARS = 80;
+
+/**
+ * A value for an error message: JSON, with a bigint's exact digits, at most SHOWN_VALUE_CHARS of it
+ * (a 3 MB string is quoted by its start and its length, not whole).
+ */
 export function showValue(v: unknown): string {
   if (typeof v === 'bigint') return v.toString();
-  return JSON.stringify(v, (_key, x: unknown) => (typeof x === 'bigint' ? x.toString() : x)) ?? String(v);
+  if (typeof v === 'string' && v.length > SHOWN_VALUE_CHARS)
+    return `${JSON.stringify(v.slice(0, SHOWN_VALUE_CHARS))}... (${v.length} characters)`;
+  const json =
+    JSON.stringify(v, (_key, x: unknown) => (typeof x === 'bigint' ? x.toString() : x)) ?? String(v);
+  return json.length > SHOWN_VALUE_CHARS ? `${json.slice(0, SHOWN_VALUE_CHARS)}...` : json;
 }
 
 /** Characters as the API server counts them for maxLength/minLength: Unicode code points, not UTF-16 units. */
@@ -281,7 +291,7 @@ function checkArray(value: unknown[], schema: Schema, path: string, errors: Fiel
     const seen = new Set<string>();
     value.forEach((item, i) => {
       if (!isObject(item)) return;
-      const id = showValue(
+      const id = JSON.stringify(
         keys.map((k) => (typeof item[k] === 'bigint' ? { bigint: `${item[k]}` } : item[k])),
       );
       if (seen.has(id)) {

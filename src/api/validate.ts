@@ -59,6 +59,10 @@ export function validateObject<T>(input: unknown, api: ApiKind): ValidationResul
   // not evaluated at all; nor are they without a name (the API server refuses the object before).
   errors.push(...structural.map(withoutKind));
   const named = !meta.some((e) => e.path === 'metadata.name');
+  // As the API server: a generated name is set before the object is validated.
+  const metadata = defaulted.metadata as Record<string, unknown> | undefined;
+  if (named && metadata && (typeof metadata.name !== 'string' || metadata.name === ''))
+    setOwn(metadata, 'name', nameOf(metadata));
   if (named && !structural.some((e) => e.kind === 'blocking'))
     errors.push(...runRules(defaulted, schema, api.rules));
   if (errors.length > 0) return { ok: false, errors };
@@ -71,21 +75,35 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 /**
  * metadata.name and metadata.namespace as the API server checks them (a DNS subdomain; a DNS label
  * of at most 63 characters). `glooha render` writes both into YAML it prints, so anything else could
- * also smuggle text into the output (a namespace holding a newline and `---`).
+ * also smuggle text into the output (a namespace holding a newline and `---`). Without a name, the
+ * name generateName makes (generatedName) is checked, as the API server checks the one it makes.
  */
 function metadataErrors(metadata: unknown, kind: string): FieldError[] {
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) {
     return [{ path: 'metadata.name', message: `is required: name the ${kind} (at most 63 characters)` }];
   }
-  const { name, namespace } = metadata as Record<string, unknown>;
+  const { name, namespace, generateName } = metadata as Record<string, unknown>;
   const errors: FieldError[] = [];
-  if (typeof name !== 'string' || name === '') {
-    errors.push({ path: 'metadata.name', message: `is required: name the ${kind} (at most 63 characters)` });
-  } else if (name.length > 253 || !DNS_SUBDOMAIN.test(name)) {
+  if (typeof generateName === 'string' && generateName !== '' && !isDnsSubdomain(generateName, true)) {
+    errors.push({
+      path: 'metadata.generateName',
+      message:
+        'must be the start of a lowercase RFC 1123 name: letters, digits, dashes and dots, starting with a letter or digit (a trailing dash is fine)',
+    });
+  }
+  const effective = nameOf(metadata as Record<string, unknown>);
+  if (effective === undefined) {
+    errors.push({
+      path: 'metadata.name',
+      message: `is required: name the ${kind} (at most 63 characters), or give generateName`,
+    });
+  } else if (!isDnsSubdomain(effective, false)) {
     errors.push({
       path: 'metadata.name',
       message:
-        'must be a lowercase RFC 1123 name: letters, digits, dashes and dots, starting and ending with a letter or digit',
+        typeof name === 'string' && name !== ''
+          ? 'must be a lowercase RFC 1123 name: letters, digits, dashes and dots, starting and ending with a letter or digit'
+          : `the name generateName makes (${showValue(effective)}) must be a lowercase RFC 1123 name`,
     });
   }
   if (namespace !== undefined && namespace !== null) {
@@ -100,6 +118,27 @@ function metadataErrors(metadata: unknown, kind: string): FieldError[] {
   errors.push(...objectMetaErrors(metadata as Record<string, unknown>));
   return errors;
 }
+
+/** apimachinery's NameIsDNSSubdomain; as a prefix (generateName), a trailing dash is allowed. */
+function isDnsSubdomain(name: string, prefix: boolean): boolean {
+  const masked = prefix && name.endsWith('-') ? `${name.slice(0, -1)}a` : name;
+  return masked.length <= 253 && DNS_SUBDOMAIN.test(masked);
+}
+
+/**
+ * The name the object will have: metadata.name, or without one the name the API server makes from
+ * generateName (its first 58 characters and 5 random ones; "xxxxx" stands in for them here, a suffix
+ * the API server could draw), or undefined.
+ */
+export function nameOf(metadata: Record<string, unknown>): string | undefined {
+  const { name, generateName } = metadata;
+  if (typeof name === 'string' && name !== '') return name;
+  if (typeof generateName === 'string' && generateName !== '') return generatedName(generateName);
+  return undefined;
+}
+
+/** apiserver's names.SimpleNameGenerator, with a fixed suffix. */
+export const generatedName = (generateName: string): string => `${generateName.slice(0, 58)}xxxxx`;
 
 /**
  * ObjectMeta's fields, by the JSON type Go decodes them into; anything else under metadata fails
@@ -119,7 +158,7 @@ const OBJECT_META_FIELDS = {
   deletionGracePeriodSeconds: 'int64',
   labels: 'string map',
   annotations: 'string map',
-  ownerReferences: 'list',
+  ownerReferences: 'owner list',
   finalizers: 'string list',
   managedFields: 'list',
 } as const;
@@ -141,6 +180,10 @@ const DECODES: Record<MetaType, [(v: unknown) => boolean, string]> = {
     'a map of strings (quote values such as "true" or "1")',
   ],
   list: [(v) => Array.isArray(v), 'a list'],
+  'owner list': [
+    (v) => Array.isArray(v) && v.every((ref) => ref === null || ownerReferenceDecodeError(ref) === undefined),
+    'a list of owner references ({apiVersion, kind, name, uid} strings, controller and blockOwnerDeletion booleans)',
+  ],
   'string list': [(v) => Array.isArray(v) && v.every(isString), 'a list of strings'],
 };
 
@@ -154,19 +197,57 @@ function objectMetaDecodeErrors(metadata: unknown): FieldError[] {
   for (const [key, value] of Object.entries(metadata)) {
     if (!Object.hasOwn(OBJECT_META_FIELDS, key) || value === null || value === undefined) continue;
     const [decodes, what] = DECODES[OBJECT_META_FIELDS[key as keyof typeof OBJECT_META_FIELDS]];
-    if (!decodes(value))
-      return [{ path: `metadata.${key}`, message: `must be ${what}, not ${showValue(value)}` }];
+    if (decodes(value)) continue;
+    // Go names the field of an owner reference that fails (OwnerReference.metadata.ownerReferences.uid).
+    const field = Array.isArray(value)
+      ? value.map((ref) => (ref === null ? undefined : ownerReferenceDecodeError(ref))).find((f) => f)
+      : undefined;
+    const path = field ? `metadata.${key}.${field}` : `metadata.${key}`;
+    return [{ path, message: `must be ${what}, not ${showValue(value)}` }];
   }
   return [];
+}
+
+/** OwnerReference's fields and the JSON types Go decodes them into. */
+const OWNER_REFERENCE_FIELDS: Record<string, 'string' | 'boolean'> = {
+  apiVersion: 'string',
+  kind: 'string',
+  name: 'string',
+  uid: 'string',
+  controller: 'boolean',
+  blockOwnerDeletion: 'boolean',
+};
+
+/** The field of an owner reference that does not decode, or undefined. */
+function ownerReferenceDecodeError(ref: unknown): string | undefined {
+  if (typeof ref !== 'object' || ref === null || Array.isArray(ref)) return '';
+  for (const [key, value] of Object.entries(ref)) {
+    const type = OWNER_REFERENCE_FIELDS[key];
+    if (type && value !== null && value !== undefined && typeof value !== type) return key;
+  }
+  return undefined;
 }
 
 /** ObjectMeta has no such field: strict decoding fails on it. */
 function objectMetaUnknownFields(metadata: unknown): FieldError[] {
   if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) return [];
-  return Object.entries(metadata)
+  const errors = Object.entries(metadata)
     .filter(([key, value]) => value !== undefined && !Object.hasOwn(OBJECT_META_FIELDS, key))
     .map(([key]) => key)
     .map((key) => ({ path: `metadata.${key}`, message: 'unknown field: ObjectMeta has no such field' }));
+  const refs = (metadata as Record<string, unknown>).ownerReferences;
+  if (Array.isArray(refs))
+    refs.forEach((ref, i) => {
+      if (typeof ref !== 'object' || ref === null) return;
+      for (const key of Object.keys(ref))
+        if (!Object.hasOwn(OWNER_REFERENCE_FIELDS, key))
+          errors.push({
+            path: `metadata.ownerReferences[${i}].${key}`,
+            message:
+              'unknown field: an owner reference has apiVersion, kind, name, uid, controller and blockOwnerDeletion',
+          });
+    });
+  return errors;
 }
 const QUALIFIED = new RegExp(QUALIFIED_NAME);
 /** apimachinery's IsValidLabelValue: at most 63 characters, alphanumeric at both ends. */
@@ -177,11 +258,15 @@ const ANNOTATIONS_MAX_BYTES = 256 * 1024;
 const isKey = (k: string) => QUALIFIED.test(k) && (!k.includes('/') || k.indexOf('/') <= 253);
 
 /**
- * What the API server checks of ObjectMeta beyond name and namespace (ValidateObjectMeta): labels and
- * annotations, and no fields ObjectMeta does not have.
+ * What the API server checks of ObjectMeta beyond name and namespace (ValidateObjectMeta): finalizers,
+ * owner references, labels and annotations (reported at metadata.labels and metadata.annotations, the
+ * key in the message, as the API server reports them).
  */
 function objectMetaErrors(meta: Record<string, unknown>): FieldError[] {
-  const errors: FieldError[] = [];
+  const errors: FieldError[] = [
+    ...finalizerErrors(meta.finalizers),
+    ...ownerReferenceErrors(meta.ownerReferences),
+  ];
   const { labels, annotations } = meta;
   if (labels !== undefined && labels !== null) {
     if (typeof labels !== 'object' || Array.isArray(labels))
@@ -192,15 +277,13 @@ function objectMetaErrors(meta: Record<string, unknown>): FieldError[] {
         const v = value ?? '';
         if (!isKey(k))
           errors.push({
-            path: `metadata.labels[${k}]`,
-            message:
-              'is not a valid label key: an optional DNS-subdomain prefix and /, then at most 63 letters, digits, -, _ and ., alphanumeric at both ends',
+            path: 'metadata.labels',
+            message: `${showValue(k)} is not a valid label key: an optional DNS-subdomain prefix and /, then at most 63 letters, digits, -, _ and ., alphanumeric at both ends`,
           });
         if (typeof v !== 'string' || v.length > 63 || !LABEL_VALUE.test(v))
           errors.push({
-            path: `metadata.labels[${k}]`,
-            message:
-              'must be a label value: a string of at most 63 letters, digits, -, _ and ., alphanumeric at both ends (or empty)',
+            path: 'metadata.labels',
+            message: `the value of ${showValue(k)} must be a label value: a string of at most 63 letters, digits, -, _ and ., alphanumeric at both ends (or empty)`,
           });
       }
   }
@@ -213,8 +296,8 @@ function objectMetaErrors(meta: Record<string, unknown>): FieldError[] {
         const v = (value ?? '') as string;
         if (!isKey(k.toLowerCase()))
           errors.push({
-            path: `metadata.annotations[${k}]`,
-            message: 'is not a valid annotation key (a qualified name)',
+            path: 'metadata.annotations',
+            message: `${showValue(k)} is not a valid annotation key (a qualified name)`,
           });
         bytes += Buffer.byteLength(k) + Buffer.byteLength(v);
       }
@@ -226,6 +309,72 @@ function objectMetaErrors(meta: Record<string, unknown>): FieldError[] {
     }
   }
   return errors;
+}
+
+/**
+ * apimachinery's ValidateFinalizers: each a qualified name (`example.com/name`, the name at most 63
+ * characters), and not both orphan and foregroundDeletion. The API server reports them at
+ * metadata.finalizers, without an index.
+ */
+function finalizerErrors(finalizers: unknown): FieldError[] {
+  if (!Array.isArray(finalizers)) return [];
+  const errors: FieldError[] = [];
+  for (const f of finalizers) {
+    const finalizer = typeof f === 'string' ? f : ''; // Go decodes a null one as ""
+    if (!isKey(finalizer))
+      errors.push({
+        path: 'metadata.finalizers',
+        message: `${showValue(finalizer)} is not a valid finalizer: a qualified name (an optional DNS-subdomain prefix and /, then at most 63 letters, digits, -, _ and ., alphanumeric at both ends), such as example.com/cleanup`,
+      });
+  }
+  if (finalizers.includes('orphan') && finalizers.includes('foregroundDeletion'))
+    errors.push({
+      path: 'metadata.finalizers',
+      message: 'finalizers orphan and foregroundDeletion cannot both be set',
+    });
+  return errors;
+}
+
+/**
+ * apimachinery's ValidateOwnerReferences: each with a version in apiVersion, a kind, a name and a
+ * uid, no Event as owner, and at most one with controller: true (reported at metadata.ownerReferences,
+ * the others at the reference, as the API server reports them).
+ */
+function ownerReferenceErrors(refs: unknown): FieldError[] {
+  if (!Array.isArray(refs)) return [];
+  const errors: FieldError[] = [];
+  let controller: string | undefined;
+  refs.forEach((value, i) => {
+    const ref = (value ?? {}) as Record<string, unknown>;
+    const text = (k: string) => (typeof ref[k] === 'string' ? (ref[k] as string) : '');
+    const { group, version } = groupVersion(text('apiVersion'));
+    const missing = (field: string, what: string) =>
+      errors.push({ path: `metadata.ownerReferences[${i}].${field}`, message: what });
+    if (version === '') missing('apiVersion', 'apiVersion needs a version (v1, or group/version)');
+    if (text('kind') === '') missing('kind', 'kind must not be empty');
+    if (text('name') === '') missing('name', 'name must not be empty');
+    if (text('uid') === '') missing('uid', "uid must not be empty: give the owner's metadata.uid");
+    if (group === '' && version === 'v1' && text('kind') === 'Event')
+      errors.push({ path: `metadata.ownerReferences[${i}]`, message: 'an Event cannot be an owner' });
+    if (ref.controller === true) {
+      const owner = `${text('kind')}/${text('name')}`;
+      if (controller !== undefined)
+        errors.push({
+          path: 'metadata.ownerReferences',
+          message: `only one owner reference may have controller: true; ${controller} and ${owner} both do`,
+        });
+      else controller = owner;
+    }
+  });
+  return errors;
+}
+
+/** apimachinery's ParseGroupVersion as FromAPIVersionAndKind uses it: an invalid one is empty. */
+function groupVersion(apiVersion: string): { group: string; version: string } {
+  const parts = apiVersion === '/' ? [''] : apiVersion.split('/');
+  if (parts.length === 1) return { group: '', version: parts[0] ?? '' };
+  if (parts.length === 2) return { group: parts[0] ?? '', version: parts[1] ?? '' };
+  return { group: '', version: '' };
 }
 
 const withoutKind = ({ kind: _kind, ...e }: FieldError): FieldError => e;

@@ -232,7 +232,7 @@ installed, exit 3.
 
 Flags:
   -n, --namespace NS    namespace (default: the context's, else "default")
-  -A, --all-namespaces  every namespace
+  -A, --all-namespaces  every namespace (wins over -n, as in kubectl)
   -o, --output FORMAT   table (default), json or yaml
 ${KIND_FLAG}
 ${CLUSTER_FLAGS}
@@ -539,9 +539,9 @@ export function parseArgs(argv: readonly string[]): Args {
     switch (shared) {
       case 'status': {
         const allNamespaces = values['all-namespaces'] === true;
-        const namespace = namespaceFlag(values);
+        // As kubectl: -A wins over -n (`kubectl get pods -n x -A` lists every namespace).
+        const namespace = allNamespaces ? undefined : namespaceFlag(values);
         const kind = kindFlag(values);
-        if (allNamespaces && namespace !== undefined) throw new UsageError('give -n NS or -A, not both');
         if (allNamespaces && positionals[0] !== undefined)
           throw new UsageError('NAME needs one namespace: give -n NS instead of -A');
         return {

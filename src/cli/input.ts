@@ -5,7 +5,7 @@
 // a few objects and comments in one stream, nothing like a heap.
 
 import { open } from 'node:fs/promises';
-import { KubeYamlError, parseAllKubeYaml, toKubeJS } from '../api/kube-yaml.js';
+import { KubeYamlError, readKubeYaml, type KubeYamlDocument } from '../api/kube-yaml.js';
 import type { FieldError } from '../api/structural.js';
 import type { ValidationResult } from '../api/validate.js';
 import { InvalidInput, type CliIO } from './io.js';
@@ -107,30 +107,22 @@ export async function readOrFail(io: CliIO, path: string, kind: string): Promise
 
 /** The documents of a YAML stream as kubectl reads them, or the problems that stop that. */
 export function parseDocuments(text: string): { values: unknown[]; problems: string[] } {
-  let docs;
+  let docs: KubeYamlDocument[];
   try {
-    docs = parseAllKubeYaml(text);
+    docs = readKubeYaml(text);
   } catch (err) {
-    // Beyond the parse limits (YAML_LIMITS), or a directive kubectl refuses.
+    // Beyond a limit of the stream (YAML_LIMITS), or a directive kubectl refuses.
     if (err instanceof KubeYamlError) return { values: [], problems: [`YAML: ${err.message}`] };
     throw err;
   }
-  const list = Array.isArray(docs) ? docs : [];
   const problems: string[] = [];
-  if (!Array.isArray(docs)) problems.push('not a YAML stream');
   const values: unknown[] = [];
-  list.forEach((doc, i) => {
-    const where = list.length > 1 ? `document ${i + 1}: ` : '';
-    if (doc.errors.length > 0) {
-      for (const e of doc.errors) problems.push(`${where}YAML: ${e.message.split('\n')[0]}`);
-      return;
-    }
-    try {
-      values.push(toKubeJS(doc));
-    } catch (err) {
-      // Too many alias expansions (a "billion laughs"), a null key, a merge of a non-mapping.
-      problems.push(`${where}YAML: ${(err as Error).message.split('\n')[0]}`);
-    }
+  docs.forEach((doc, i) => {
+    const where = docs.length > 1 ? `document ${i + 1}: ` : '';
+    // Too many alias expansions (a "billion laughs"), a null key, a merge of a non-mapping, a
+    // document over the API server's request limit, or what the YAML parser found.
+    if (doc.ok) values.push(doc.value);
+    else for (const e of doc.errors) problems.push(`${where}YAML: ${e}`);
   });
   return { values, problems };
 }

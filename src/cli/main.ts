@@ -19,7 +19,7 @@ import { escapeControl } from './escape.js';
 import { helmValuesCommand } from './helm-values.js';
 import { readFileCapped, readStreamCapped } from './input.js';
 import { lifecycle } from './lifecycle.js';
-import { InvalidInput, type CliIO } from './io.js';
+import { InvalidInput, collectingGarbage, type CliIO } from './io.js';
 import { PRODUCT_COMMANDS } from './registry.js';
 import { status } from './status.js';
 import { errorStatus } from '../kube/client.js';
@@ -27,9 +27,10 @@ import { version } from '../version.js';
 
 export async function main(
   argv: readonly string[],
-  io: CliIO,
+  cliIO: CliIO,
   env: Record<string, string | undefined> = {},
 ): Promise<number> {
+  const io = collectingGarbage(cliIO);
   let cluster: Cluster | undefined;
   const connectTo = (flags: ClusterFlags) => (cluster = connect(flags, env));
   try {

@@ -21,6 +21,12 @@ export interface GeneratedCase {
   kind: 'json' | 'file';
   /** The whole GlooHA document, as the user (or client) would write it. */
   text: string;
+  /**
+   * JSON that kubectl and Helm never send as written: duplicate keys, or a float literal (3.0, 1e0)
+   * where an integer belongs. They re-encode what they read (the last duplicate, the number 3), so
+   * as a json case it is raw JSON only an API client sends.
+   */
+  rawJson?: true;
 }
 
 /** mulberry32: small, fast, and the same sequence on every platform for a seed. */
@@ -728,10 +734,101 @@ function objectCase(r: Rand, index: number): GeneratedCase {
   return { id, object: kind, kind: index % 4 === 3 ? 'file' : 'json', text: json };
 }
 
+// ---- ObjectMeta beyond labels, the request size, and raw JSON ------------------------------------
+
+const OWNER =
+  '{"apiVersion":"v1","kind":"ConfigMap","name":"owner","uid":"7d0c0a1e-0000-4000-8000-000000000001"';
+const MiB = 1024 * 1024;
+
+/** Metadata fragments (after `"metadata":{`), each at or across one of ValidateObjectMeta's lines. */
+const META_VALUES: readonly string[] = [
+  // finalizers: qualified names, at most 63 characters of name, a prefix of at most 253
+  '"finalizers":["a b"]',
+  `"finalizers":["${'f'.repeat(63)}"]`,
+  `"finalizers":["${'f'.repeat(64)}"]`,
+  `"finalizers":["example.com/${'f'.repeat(63)}"]`,
+  `"finalizers":["${'p'.repeat(253)}/f"]`,
+  `"finalizers":["${'p'.repeat(254)}/f"]`,
+  '"finalizers":["Example.com/f"]',
+  '"finalizers":["/f"]',
+  '"finalizers":[null]',
+  '"finalizers":["orphan","foregroundDeletion"]',
+  '"finalizers":["orphan","glooha.io/handover","glooha.io/handover"]',
+  // ownerReferences: a version, kind, name and uid each; one controller; no Event owner
+  `"ownerReferences":[${OWNER}}]`,
+  `"ownerReferences":[${OWNER.replace(/,"uid":"[^"]*"/, '')}}]`,
+  `"ownerReferences":[${OWNER.replace('"name":"owner"', '"name":""')}}]`,
+  `"ownerReferences":[${OWNER.replace('"name":"owner"', '"name":"Bad Name!"')}}]`,
+  `"ownerReferences":[${OWNER},"controller":true},${OWNER.replace('"owner"', '"other"')},"controller":true}]`,
+  `"ownerReferences":[${OWNER},"controller":true},${OWNER.replace('"owner"', '"other"')},"controller":false}]`,
+  `"ownerReferences":[${OWNER.replace('"v1"', '"apps/"')}}]`,
+  `"ownerReferences":[${OWNER.replace('"v1"', '"a/b/c"')}}]`,
+  `"ownerReferences":[${OWNER.replace('"ConfigMap"', '"Event"')}}]`,
+  `"ownerReferences":[${OWNER.replace('"ConfigMap"', '""')}}]`,
+  `"ownerReferences":[${OWNER},"controller":"yes"}]`,
+  `"ownerReferences":[${OWNER},"bogus":1}]`,
+  '"ownerReferences":[null]',
+  '"ownerReferences":["x"]',
+  // labels and annotations at their lines
+  `"labels":{"${'p'.repeat(253)}/${'n'.repeat(63)}":"${'v'.repeat(63)}"}`,
+  `"labels":{"${'p'.repeat(254)}/n":"v"}`,
+  `"labels":{"n":"${'v'.repeat(64)}"}`,
+  `"annotations":{"a":"${'v'.repeat(256 * 1024 - 1)}"}`,
+  `"annotations":{"a":"${'v'.repeat(256 * 1024)}"}`,
+  // the request: the API server refuses a body over 3 MiB (413) before it decodes it
+  `"annotations":{"a":"${'v'.repeat(3 * MiB - 4_000)}"}`,
+  `"annotations":{"a":"${'v'.repeat(3 * MiB + 100)}"}`,
+  // raw JSON: a duplicate key
+  '"labels":{"a":"1","a":"2"}',
+];
+
+/** generateName with or without a name (the API server makes one from it). */
+const GENERATE_NAMES = ['gen-', 'gen', 'Gen-', 'a.', '-a', 'a..b', 'g'.repeat(100), 'g'.repeat(254)] as const;
+
+/** Specs as raw JSON writes them: float literals where integers belong, duplicate keys. */
+const RAW_SPECS: Record<CaseKind, readonly string[]> = {
+  GlooHA: [
+    '{"gloo":{"replicas":3.0,"leaderElection":{"enabled":true}}}',
+    '{"gloo":{"replicas":1e0}}',
+    '{"gloo":{"replicas":1.5}}',
+    '{"gloo":{"replicas":2,"replicas":1}}',
+    '{"gloo":{"replicas":1},"gloo":{"replicas":"x"}}',
+  ],
+  KgatewayHA: [
+    '{"controller":{"replicas":2.0}}',
+    '{"controller":{"replicas":2E0}}',
+    '{"controller":{"replicas":2,"replicas":1}}',
+  ],
+};
+
+/** A case about ObjectMeta, the request size or raw JSON, of either kind, as JSON or as a kubectl file. */
+function metaCase(r: Rand, index: number): GeneratedCase {
+  const kind: CaseKind = chance(r, 0.5) ? 'GlooHA' : 'KgatewayHA';
+  const id = `meta-${index}`;
+  let spec = INT_FIELDS[kind].base;
+  let meta = `"name":"${id}"`;
+  const which = r();
+  if (which < 0.6) meta += `,${pick(r, META_VALUES)}`;
+  else if (which < 0.8) {
+    const generateName = `"generateName":"${pick(r, GENERATE_NAMES)}"`;
+    meta = chance(r, 0.75) ? generateName : `${meta},${generateName}`;
+  } else spec = pick(r, RAW_SPECS[kind]);
+  const json = `{"apiVersion":"glooha.io/v1alpha1","kind":"${kind}","metadata":{${meta}},"spec":${spec}}`;
+  const raw = spec !== INT_FIELDS[kind].base || meta.includes('"a":"1","a":"2"');
+  return {
+    id,
+    object: kind,
+    kind: index % 3 === 2 ? 'file' : 'json',
+    text: json,
+    ...(raw ? { rawJson: true as const } : {}),
+  };
+}
+
 /**
  * The reported inputs, then `count` JSON cases and count/5 YAML cases (each YAML case costs a kubectl
  * run) of GlooHA, from `seed`; then as many KgatewayHA cases, and count/5 cases about the object around
- * the spec (status, metadata, integers beyond 2^53) of either kind, each from its own sequence, so
+ * the spec (status, metadata, integers beyond 2^53) of either kind, and count/3 about ObjectMeta, the
+ * request size and raw JSON (meta-N), each from its own sequence, so
  * that GlooHA's cases for a seed stay the ones earlier runs measured.
  */
 export function generateCases(seed: number, count: number): GeneratedCase[] {
@@ -744,6 +841,8 @@ export function generateCases(seed: number, count: number): GeneratedCase[] {
   for (let i = 0; i < Math.max(1, Math.round(count / 5)); i++) cases.push(kgatewayYamlCase(k, i));
   const o = prng(seed ^ 0x0b1ec7);
   for (let i = 0; i < Math.max(1, Math.round(count / 5)); i++) cases.push(objectCase(o, i));
+  const m = prng(seed ^ 0x3e7a);
+  for (let i = 0; i < Math.max(1, Math.round(count / 3)); i++) cases.push(metaCase(m, i));
   return cases;
 }
 
@@ -754,4 +853,5 @@ export const GENERATOR_SIZE = {
   kgatewayMutations: KGATEWAY_MUTATIONS.length,
   kgatewayYamlFragments: KGATEWAY_FRAGMENTS.length,
   objectMutations: OBJECT_MUTATIONS.length,
+  metaValues: META_VALUES.length,
 };

@@ -32,11 +32,14 @@ Invalid input exits with status 2 and lists every problem as "path: message". Wa
 replica, no PodDisruptionBudget, ...) and problems the install shows go to stderr; the exit status
 stays 0.
 
-Input is bounded, so hostile YAML costs little: at most 4 MiB, 16,000 YAML nodes (inside flow
-collections [ ] { } each counts twice), 1,000 documents, nesting 100 deep and 100 alias expansions
-per document (merge keys included). Beyond a limit render exits 2 before building anything: parsing
-peaks below 40 MiB of memory (10 x the input cap) and a few seconds of CPU. YAML is read as kubectl
-reads it, so a %YAML or %TAG directive is refused, as kubectl refuses it.
+Input is bounded, so any input costs little: at most 4 MiB; per document 32,000 YAML nodes and
+32,000 lines, 100 alias expansions (merge keys included) and 3 MiB as the JSON kubectl sends (the
+API server's request limit); 160,000 nodes, 160,000 lines and 16 MiB of JSON in all, 1,000 documents,
+nesting 100 deep. Nodes and bytes are counted after alias expansion, and reading stops at the first
+excess (naming the document and the limit); a helm template of Gloo's chart with its CRDs (125,000
+nodes) is within them. Any input peaks below 64 MiB of memory above the process's own and a few
+seconds of CPU, and an error quotes at most the start of a value and a few problems of one kind.
+YAML is read as kubectl reads it, so a %YAML or %TAG directive is refused, as kubectl refuses it.
 
 Each GlooHA is judged as the API server judges it on create (strict field validation, kubectl's
 default): metadata as ObjectMeta (field types, labels, annotations), an unknown field anywhere,

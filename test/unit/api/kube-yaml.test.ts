@@ -6,13 +6,20 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { buildCrd } from '../../../src/api/crd.js';
 import { GLOO_API } from '../../../src/products/gloo/api.js';
-import { goYamlNumber, parseAllKubeYaml, stringifyKubeYaml, toKubeJS } from '../../../src/api/kube-yaml.js';
+import {
+  doubleQuotedValue,
+  goJsonBytes,
+  goYamlNumber,
+  readKubeYaml,
+  stringifyKubeYaml,
+} from '../../../src/api/kube-yaml.js';
 
 const repoRoot = join(import.meta.dirname, '..', '..', '..');
 const read = (text: string) => {
-  const doc = parseAllKubeYaml(text)[0];
+  const doc = readKubeYaml(text)[0];
   if (!doc) throw new Error('no document');
-  return toKubeJS(doc) as Record<string, unknown>;
+  if (!doc.ok) throw new Error(doc.errors[0]);
+  return doc.value as Record<string, unknown>;
 };
 
 describe('reading YAML as kubectl does', () => {
@@ -95,5 +102,52 @@ describe('writing YAML that kubectl and Helm read back unchanged', () => {
     expect(read(text)).toEqual(crd);
     expect(parse(text, { version: '1.1' })).toEqual(crd);
     expect(text).toContain('- ignore');
+  });
+});
+
+describe('double-quoted scalars, resolved by render itself (the yaml package builds them a character at a time)', () => {
+  const cases = [
+    '"plain text that is long enough"',
+    '"escapes \\n \\t \\\\ \\" \\/ \\0 \\a \\b \\e \\f \\r \\v \\N \\_ \\L \\P \\x41 \\u00e9 \\U0001F600 end"',
+    '"folded\n  over\n\n\n  lines with blank ones"',
+    '"trailing spaces   \n  and tabs\t\t\n  go"',
+    '"crlf\r\n  folded\r\n\r\n  too"',
+    '"escaped line break \\\n     joins without a space"',
+    '"spaces   inside   stay, and at the end   "',
+  ];
+  for (const source of cases) {
+    it(`${JSON.stringify(source.slice(0, 30))}… as the yaml package reads it`, () => {
+      expect(doubleQuotedValue(source)).toBe(parse(`v: ${source.replaceAll('\n', '\n  ')}`).v);
+    });
+  }
+
+  it('an invalid escape is an error, as kubectl says', () => {
+    expect(() => doubleQuotedValue('"bad \\q escape"')).toThrow('Invalid escape sequence \\q');
+    expect(() => doubleQuotedValue('"bad \\x4"')).toThrow('Invalid escape sequence \\x4"');
+  });
+
+  it('a 3 MB string with a million escapes comes out whole', () => {
+    const value = doubleQuotedValue(`"${'a\\n'.repeat(1_000_000)}"`);
+    expect(value).toHaveLength(2_000_000);
+    expect(value.slice(0, 4)).toBe('a\na\n');
+  });
+});
+
+describe('the size of a value as the JSON kubectl sends (Go encoding/json, compact)', () => {
+  it('is JSON.stringify’s length, with <, > and & escaped in 6 bytes and UTF-8 counted in bytes', () => {
+    const plain = { a: [1, 2.5, true, null, 'x"y\\z\n'], b: { c: 'text' } };
+    expect(goJsonBytes(plain)).toBe(JSON.stringify(plain).length);
+    expect(goJsonBytes({ h: '<a href="x">&</a>' })).toBe(
+      JSON.stringify({ h: '<a href="x">&</a>' }).length + 5 * 5, // 2 <, 2 >, 1 &
+    );
+    expect(goJsonBytes('é')).toBe(4); // "é": two bytes of UTF-8
+    expect(goJsonBytes('\u0001')).toBe(8); // "\u0001"
+    expect(goJsonBytes(9223372036854775807n)).toBe(19);
+  });
+
+  it('stops counting beyond its cap', () => {
+    const s = 'x'.repeat(1_000);
+    expect(goJsonBytes([s, s, s, s], 1_500)).toBeLessThan(2_100);
+    expect(goJsonBytes([s, s, s, s], 1_500)).toBeGreaterThan(1_500);
   });
 });

@@ -18,9 +18,11 @@ const paths = (meta: Record<string, unknown>) => {
 
 describe('ObjectMeta', () => {
   it('refuses what the API server refuses', () => {
-    expect(paths({ labels: { 'a b': 'c' } })).toEqual(['metadata.labels[a b]']);
-    expect(paths({ labels: { a: 'x'.repeat(64) } })).toEqual(['metadata.labels[a]']);
-    expect(paths({ labels: { a: '-x' } })).toEqual(['metadata.labels[a]']);
+    expect(paths({ labels: { 'a b': 'c' } })).toEqual(['metadata.labels']);
+    expect(paths({ labels: { a: 'x'.repeat(64) } })).toEqual(['metadata.labels']);
+    expect(paths({ labels: { a: '-x' } })).toEqual(['metadata.labels']);
+    expect(paths({ labels: { [`${'p'.repeat(254)}/n`]: 'v' } })).toEqual(['metadata.labels']);
+    expect(paths({ annotations: { 'a b': 'c' } })).toEqual(['metadata.annotations']);
     expect(paths({ annotations: { a: 'x'.repeat(256 * 1024) } })).toEqual(['metadata.annotations']);
     expect(paths({ bogus: 1 })).toEqual(['metadata.bogus']);
     const k = validateKgatewayHA(withMeta({ labels: { 'a b': 'c' } }, KGATEWAY_KIND));
@@ -62,5 +64,81 @@ describe('ObjectMeta fields decoded by type, as the API server decodes them befo
     expect(paths({ deletionGracePeriodSeconds: 9007199254740993n })).toEqual([]);
     expect(paths({ generation: null, creationTimestamp: '2026-12-05T16:03:48Z' })).toEqual([]);
     expect(paths({ labels: { team: null } })).toEqual([]);
+  });
+});
+
+describe('ObjectMeta beyond labels, as apimachinery ValidateObjectMeta checks it', () => {
+  const ref = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    name: 'owner',
+    uid: '7d0c0a1e-0000-4000-8000-000000000001',
+  };
+
+  it('finalizers: qualified names, not both orphan and foregroundDeletion (reported without an index)', () => {
+    expect(paths({ finalizers: ['a b'] })).toEqual(['metadata.finalizers']);
+    expect(paths({ finalizers: ['x'.repeat(64)] })).toEqual(['metadata.finalizers']);
+    expect(paths({ finalizers: [`${'x'.repeat(254)}/y`] })).toEqual(['metadata.finalizers']);
+    expect(paths({ finalizers: [null] })).toEqual(['metadata.finalizers']); // decoded as ""
+    expect(paths({ finalizers: ['orphan', 'foregroundDeletion'] })).toEqual(['metadata.finalizers']);
+    expect(paths({ finalizers: ['x'.repeat(63), 'example.com/cleanup', 'orphan'] })).toEqual([]);
+  });
+
+  it('ownerReferences: a version, kind, name and uid each, no Event owner, one controller', () => {
+    expect(paths({ ownerReferences: [ref] })).toEqual([]);
+    expect(paths({ ownerReferences: [{ ...ref, uid: undefined }] })).toEqual([
+      'metadata.ownerReferences[0].uid',
+    ]);
+    expect(paths({ ownerReferences: [ref, { ...ref, name: '' }] })).toEqual([
+      'metadata.ownerReferences[1].name',
+    ]);
+    expect(paths({ ownerReferences: [{ ...ref, apiVersion: 'apps/' }] })).toEqual([
+      'metadata.ownerReferences[0].apiVersion',
+    ]);
+    expect(paths({ ownerReferences: [{ ...ref, apiVersion: 'a/b/c' }] })).toEqual([
+      'metadata.ownerReferences[0].apiVersion',
+    ]);
+    expect(paths({ ownerReferences: [{ ...ref, kind: 'Event' }] })).toEqual(['metadata.ownerReferences[0]']);
+    // The API server checks no format of the owner's name: "Bad Name!" is accepted.
+    expect(paths({ ownerReferences: [{ ...ref, name: 'Bad Name!' }] })).toEqual([]);
+    expect(paths({ ownerReferences: [null] })).toEqual([
+      'metadata.ownerReferences[0].apiVersion',
+      'metadata.ownerReferences[0].kind',
+      'metadata.ownerReferences[0].name',
+      'metadata.ownerReferences[0].uid',
+    ]);
+    const controllers = [
+      { ...ref, controller: true },
+      { ...ref, name: 'other', controller: true },
+    ];
+    expect(paths({ ownerReferences: controllers })).toEqual(['metadata.ownerReferences']);
+    expect(
+      paths({
+        ownerReferences: [
+          { ...ref, controller: true },
+          { ...ref, controller: false },
+        ],
+      }),
+    ).toEqual([]);
+  });
+
+  it('ownerReferences decode as Go decodes them: field types, and no unknown fields', () => {
+    expect(paths({ ownerReferences: [{ ...ref, controller: 'yes' }] })).toEqual([
+      'metadata.ownerReferences.controller',
+    ]);
+    expect(paths({ ownerReferences: [{ ...ref, uid: 5 }] })).toEqual(['metadata.ownerReferences.uid']);
+    expect(paths({ ownerReferences: ['x'] })).toEqual(['metadata.ownerReferences']);
+    expect(paths({ ownerReferences: [{ ...ref, bogus: 1 }] })).toEqual(['metadata.ownerReferences[0].bogus']);
+  });
+
+  it('generateName without a name: the name the API server makes from it is checked, and used', () => {
+    const r = validateGlooHA({ ...haObject(undefined, {}), metadata: { generateName: 'gloo-' } });
+    expect(r.ok && r.value.metadata.name).toBe('gloo-xxxxx');
+    const long = validateGlooHA({ ...haObject(undefined, {}), metadata: { generateName: 'g'.repeat(100) } });
+    expect(long.ok && long.value.metadata.name).toBe(`${'g'.repeat(58)}xxxxx`);
+    const bad = validateGlooHA({ ...haObject(undefined, {}), metadata: { generateName: 'Gloo' } });
+    expect(bad.ok ? [] : bad.errors.map((e) => e.path)).toEqual(['metadata.generateName', 'metadata.name']);
+    const none = validateGlooHA({ ...haObject(undefined, {}), metadata: {} });
+    expect(none.ok ? [] : none.errors.map((e) => e.path)).toEqual(['metadata.name']);
   });
 });

@@ -38,6 +38,9 @@ describe('kubectl flag forms', () => {
     expect(parseArgs(['status', '--all-namespaces=true'])).toEqual(status({ allNamespaces: true }));
     expect(parseArgs(['status', '--all-namespaces=false'])).toEqual(status());
     expect(parseArgs(['status', '-Aojson'])).toEqual(status({ allNamespaces: true, output: 'json' }));
+    // -A wins over -n, in either order, as in kubectl.
+    expect(parseArgs(['status', '-n', 'x', '-A'])).toEqual(status({ allNamespaces: true }));
+    expect(parseArgs(['status', '-A', '--namespace=x'])).toEqual(status({ allNamespaces: true }));
   });
 
   it('-- ends the flags: what follows is an argument even if it starts with a dash', () => {

@@ -168,7 +168,6 @@ describe('glooha cluster commands: flags', () => {
   });
 
   it.each([
-    [['status', '-A', '-n', 'x'], 'give -n NS or -A, not both', 'status'],
     [['status', 'gloo', '-A'], 'NAME needs one namespace', 'status'],
     [['status', '-o', 'wide'], '--output must be one of table, json, yaml', 'status'],
     [['status', 'a', 'b'], 'unexpected argument "b"', 'status'],

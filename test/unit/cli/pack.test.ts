@@ -57,7 +57,7 @@ describe('the glooha executable, packed and from a checkout', () => {
 
 describe('npx glooha in a fresh checkout', () => {
   it(
-    'works without a build (bin/glooha.js runs the source through tsx), with no npm banner in its output',
+    'works without a build (bin/glooha.js builds and caches a bundle of the source), with no npm banner in its output',
     { timeout: 300_000 },
     async () => {
       // The checkout as git has it (tracked and new files, no dist/), and the dependencies npm ci
@@ -82,6 +82,9 @@ describe('npx glooha in a fresh checkout', () => {
       const npx = (args: string[]) => exec('npx', args, { cwd: checkout, env });
       const version = await npx(['glooha', '--version']);
       expect(version.stdout).toMatch(/^glooha \d+\.\d+\.\d+\n$/);
+      // The bundle it ran, cached under the sources' hash (node_modules here is the repository's).
+      const cache = join(checkout, 'node_modules', '.cache', 'glooha-cli');
+      expect(readdirSync(cache).some((d) => /^[0-9a-f]{16}$/.test(d))).toBe(true);
       // The output is glooha's alone (what `npx glooha render ... | kubectl apply -f -` reads).
       const render = await npx(['glooha', 'render', '-f', 'examples/glooha-small.yaml']);
       expect(render.stdout).toMatch(/^apiVersion: /);

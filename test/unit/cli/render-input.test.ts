@@ -200,3 +200,19 @@ describe('the glooha executable with hostile input', () => {
     },
   );
 });
+
+describe('render errors are bounded', () => {
+  it('a long value is quoted by its start and length, and many problems of one kind are counted', async () => {
+    const keys = Array.from({ length: 200 }, (_, i) => `    "${'!'.repeat(500)}${i}": v\n`).join('');
+    const r = await render(
+      `apiVersion: "${'v'.repeat(100_000)}"\nkind: GlooHA\nmetadata:\n  name: g\n  labels:\n${keys}spec: {}\n`,
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      `apiVersion: must be glooha.io/v1alpha1, not "${'v'.repeat(80)}"... (100000 characters)`,
+    );
+    expect(r.stderr.match(/is not a valid label key/g)).toHaveLength(3); // then one line counting the rest
+    expect(r.stderr).toContain('... and 197 more like "metadata.labels: ');
+    expect(r.stderr.length).toBeLessThan(4_000);
+  });
+});
