@@ -39,9 +39,9 @@ import { parseArgs } from 'node:util';
 import { KGATEWAY_VERSION, glooChartVersion, glooController } from '../test/env/binaries.js';
 import { startControlPlane } from '../test/env/controlplane.js';
 import { adminKubeConfig, createNamespace, setControlPlane } from '../test/support/cluster.js';
-import { GLOO_CONTROLLER_POD, helm, installGloo } from '../test/support/gloo-chart.js';
+import { GLOO_CONTROLLER_POD, installGloo } from '../test/support/gloo-chart.js';
 import { createGlooHA, createKgatewayHA } from '../test/support/glooha.js';
-import { KGATEWAY_CONTROLLER_POD, installKgatewayCrds } from '../test/support/kgateway.js';
+import { KGATEWAY_CONTROLLER_POD, installKgatewayController } from '../test/support/kgateway.js';
 import { ProductControllers } from '../test/support/product-controller.js';
 import { LeaseRecorder, podOf } from '../test/support/lease-recorder.js';
 import {
@@ -141,21 +141,9 @@ async function waitFor<T>(
 }
 
 async function installKgateway(): Promise<Subject> {
-  const fx = (await installKgatewayCrds(KGATEWAY_VERSION, { controller: true })).fx;
   const ns = await createNamespace('bench-kgw-handover');
   log(`installing kgateway ${KGATEWAY_VERSION} into ${ns}`);
-  const r = await helm(4, [
-    'install',
-    'kgateway',
-    fx.chart,
-    '-n',
-    ns,
-    '--set',
-    'controller.replicaCount=3',
-    '--set',
-    'controller.resources.limits.cpu=1',
-  ]);
-  if (!r.ok) throw new Error(`helm install of kgateway failed: ${r.stderr}`);
+  const fx = await installKgatewayController(ns, 3);
   const controllers = await ProductControllers.start({
     ...KGATEWAY_CONTROLLER_POD,
     namespace: ns,

@@ -30,9 +30,9 @@ import { KGATEWAY_PLURAL } from '../../src/products/kgateway/api.js';
 import { glooChartVersion, glooController, KGATEWAY_VERSION } from '../env/binaries.js';
 import { auditWrites } from '../support/audit.js';
 import { adminKubeConfig, createNamespace } from '../support/cluster.js';
-import { GLOO_CONTROLLER_POD, helm, installGloo } from '../support/gloo-chart.js';
+import { GLOO_CONTROLLER_POD, installGloo } from '../support/gloo-chart.js';
 import { createGlooHA, createKgatewayHA } from '../support/glooha.js';
-import { KGATEWAY_CONTROLLER_POD, installKgatewayCrds } from '../support/kgateway.js';
+import { KGATEWAY_CONTROLLER_POD, installKgatewayController } from '../support/kgateway.js';
 import {
   describeSpans,
   leadershipSpans,
@@ -92,20 +92,7 @@ const KGATEWAY: Product = {
   pod: KGATEWAY_CONTROLLER_POD,
   selector: 'app.kubernetes.io/name=kgateway',
   async install(ns) {
-    const fx = (await installKgatewayCrds(KGATEWAY_VERSION, { controller: true })).fx;
-    const r = await helm(4, [
-      'install',
-      'kgateway',
-      fx.chart,
-      '-n',
-      ns,
-      '--set',
-      'controller.replicaCount=3',
-      // GOMAXPROCS from limits.cpu (the chart's resourceFieldRef); without a limit, kwok's 32.
-      '--set',
-      'controller.resources.limits.cpu=1',
-    ]);
-    expect(r.ok, r.stderr).toBe(true);
+    const fx = await installKgatewayController(ns, 3);
     return { binary: fx.controller! };
   },
   createHA: (ns) => createKgatewayHA(ns, 'kgateway', { controller: { replicas: 3 } }),

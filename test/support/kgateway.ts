@@ -140,6 +140,32 @@ export async function installKgatewayCrds(
  * (2.4's chart names its objects from the latter only), and the GatewayParameters' deployment and
  * podTemplate fields.
  */
+/**
+ * kgateway's CRDs and chart (Helm 4, release `kgateway`) in `namespace`, with `replicas` controller
+ * pods limited to one CPU each (GOMAXPROCS comes from limits.cpu through the chart's resourceFieldRef;
+ * without a limit it would be the kwok node's 32). Returns the fixtures (the controller binary).
+ */
+export async function installKgatewayController(
+  namespace: string,
+  replicas: number,
+  version: string = KGATEWAY_VERSION,
+): Promise<KgatewayFixtures> {
+  const fx = (await installKgatewayCrds(version, { controller: true })).fx;
+  const r = await helm(4, [
+    'install',
+    'kgateway',
+    fx.chart,
+    '-n',
+    namespace,
+    '--set',
+    `controller.replicaCount=${replicas}`,
+    '--set',
+    'controller.resources.limits.cpu=1',
+  ]);
+  if (!r.ok) throw new Error(`helm install of kgateway ${version} into ${namespace} failed: ${r.stderr}`);
+  return fx;
+}
+
 export function deployerValues(
   gateway: string,
   namespace: string,
