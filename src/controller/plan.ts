@@ -26,6 +26,7 @@ import { canonicalJson, isSubset, stableHash } from './compare.js';
 import { olderRival, selfConflicts } from './conflicts.js';
 import { describeDrift } from './drift.js';
 import { handoverOf } from './handover.js';
+import { secondsToFailoverBound } from './leaderless-gap.js';
 import { isOwnedBy } from './observe.js';
 import {
   APPLIED_ANNOTATION,
@@ -142,7 +143,14 @@ function livePlan(s: Snapshot, g: HAObject, product: Product): Plan {
     });
   }
 
-  return applyPlan(s, g, d, ns, product);
+  return lookAgainAtFailoverBound(applyPlan(s, g, d, ns, product), s);
+}
+
+/** Nothing announces that a leaderless spell passed its failover bound: look again when it does. */
+function lookAgainAtFailoverBound(p: Plan, s: Snapshot): Plan {
+  const seconds = s.leaderless ? secondsToFailoverBound(s.leaderless) : 0;
+  if (seconds > 0) p.requeueAfterMs = Math.min(p.requeueAfterMs ?? Infinity, Math.ceil(seconds * 1000) + 100);
+  return p;
 }
 
 function liveOf(s: Snapshot, body: KubeObject, patch: boolean): KubernetesObject | undefined {
@@ -291,6 +299,7 @@ function observedStatusInput(
     pdbs: byName([...s.pdbs, ...ownedIn('PodDisruptionBudget')]) as never,
     hpas: byName([...s.hpas, ...ownedIn('HorizontalPodAutoscaler')]) as never,
     leader: s.leader,
+    ...(s.leaderless ? { leaderless: s.leaderless } : {}),
     ...reconcileRequestOf(g),
   };
 }

@@ -606,6 +606,15 @@ describe('plan: applies', () => {
     expect(condition(s.object!.status, 'Ready')).toMatchObject({ status: 'True' });
   });
 
+  it('a leaderless product: looks again when the spell reaches its failover bound, not before, not after', () => {
+    const g = finalizedGlooHA({ gloo: { replicas: 3 }, gatewayProxies: { gatewayProxy: { replicas: 2 } } });
+    const s = settled(snapshotOf(g));
+    const spell = (seconds: number) => ({ seconds, leaseDurationSeconds: 15, retryPeriodSeconds: 2 });
+    // Bound 25 s (leaderless-gap.ts failoverBound); 100 ms past it, so the spell is beyond it then.
+    expect(plan({ ...s, leaderless: spell(20) }).requeueAfterMs).toBe(5_100);
+    expect(plan({ ...s, leaderless: spell(30) }).requeueAfterMs).toBeUndefined();
+  });
+
   it('update: a spec change re-applies what it changes (hash mismatch), not drift', () => {
     const g = finalizedGlooHA(spec);
     const s = settled(snapshotOf(g));
