@@ -19,6 +19,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { ANNOTATION_OWNER, ANNOTATION_OWNER_KIND, RECONCILE_REQUEST_ANNOTATION } from '../api/constants.js';
 import type { HAObject, HAStatus } from '../api/types.js';
 import { ownerOf } from '../core/ownership.js';
+import { replicasFloorsConfigMap } from '../core/replicas-floors.js';
 import type { KubeObject } from '../core/templates.js';
 import { kindKey, type ListTypes } from '../kube/list-types.js';
 import { isOlderResourceVersion } from '../kube/resource-version.js';
@@ -143,7 +144,16 @@ function livePlan(s: Snapshot, g: HAObject, product: Product): Plan {
     });
   }
 
-  return lookAgainAtFailoverBound(applyPlan(s, g, d, ns, product), s);
+  return lookAgainAtFailoverBound(applyPlan(s, g, withReplicasFloors(s, g, d, ns), ns, product), s);
+}
+
+/** The Deployments' replicas floors, also as the ConfigMap the chart's scale policy reads. */
+function withReplicasFloors(s: Snapshot, g: HAObject, d: Desired, ns: string): Desired {
+  const releaseOf = (name: string) =>
+    s.deployments.find((x) => x.metadata?.name === name && x.metadata?.namespace === ns)?.metadata
+      ?.annotations?.['meta.helm.sh/release-name'];
+  const floors = replicasFloorsConfigMap(ownerOf(g), ns, d.patches, releaseOf);
+  return floors ? { ...d, owned: [...d.owned, floors] } : d;
 }
 
 /** Nothing announces that a leaderless spell passed its failover bound: look again when it does. */
