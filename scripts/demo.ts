@@ -11,6 +11,7 @@
 // leading replica to show the standby take over, and stops everything. Exit status: 0 on success,
 // 1 when a step fails (the message says which, with the operator's log tail), 130 when interrupted.
 import {
+  AdmissionregistrationV1Api,
   AppsV1Api,
   AuthorizationV1Api,
   AutoscalingV2Api,
@@ -46,6 +47,7 @@ import { startControlPlane, type ControlPlane } from '../test/env/controlplane.j
 import { adminKubeConfig, installCrds, setControlPlane } from '../test/support/cluster.js';
 import { createGlooInstall } from '../test/support/gloo-install.js';
 import {
+  boundToPod,
   installOperatorRbac,
   metricValue,
   repoRoot,
@@ -235,6 +237,7 @@ interface Clients {
   autoscaling: AutoscalingV2Api;
   leases: CoordinationV1Api;
   authz: AuthorizationV1Api;
+  admission: AdmissionregistrationV1Api;
   objects: KubernetesObjectApi;
 }
 
@@ -460,6 +463,7 @@ class Demo {
       autoscaling: kc.makeApiClient(AutoscalingV2Api),
       leases: kc.makeApiClient(CoordinationV1Api),
       authz: kc.makeApiClient(AuthorizationV1Api),
+      admission: kc.makeApiClient(AdmissionregistrationV1Api),
       objects: KubernetesObjectApi.makeApiClient(kc),
     };
     const nodes = (await this.c.core.listNode()).items;
@@ -483,11 +487,24 @@ class Demo {
       await this.c.core.createNamespace({ body: { metadata: { name } } });
     // The RBAC comes from the chart as `helm template` renders it (helm is built with the control plane).
     process.env.HELM ||= locateBinaries().path('helm');
-    this.id = await installOperatorRbac(OPERATOR_NAMESPACE, { release: OPERATOR_RELEASE });
+    // What the chart installs: the RBAC, the server-side fencing policy (waited for until enforced)
+    // and the replicas-floor policies, each ValidatingAdmissionPolicy with its binding.
+    this.id = await installOperatorRbac(OPERATOR_NAMESPACE, {
+      release: OPERATOR_RELEASE,
+      fencingPolicy: true,
+    });
     const role = await this.c.rbac.readClusterRole({ name: OPERATOR_RELEASE });
     this.ok(
       `operator RBAC from charts/glooha-operator (release ${OPERATOR_RELEASE}): ServiceAccount ` +
         `${OPERATOR_NAMESPACE}/${this.id.serviceAccount}, ClusterRole and ClusterRoleBinding ${OPERATOR_RELEASE}`,
+    );
+    const policies = (await this.c.admission.listValidatingAdmissionPolicy()).items
+      .map((p) => p.metadata?.name ?? '')
+      .filter((n) => n.startsWith(`${OPERATOR_RELEASE}-`))
+      .sort();
+    this.ok(
+      `admission policies from the chart, bound and enforced: ${policies.join(', ')} ` +
+        "(fencing: only the Lease holder's pod writes; replicas floor: Deployment writes and kubectl scale)",
     );
     const rules = role.rules ?? [];
     const broad = rules.some((r) =>
@@ -559,7 +576,13 @@ class Demo {
     const id = this.id;
     if (!id) throw new Error('operator RBAC not installed');
     for (const name of ['glooha-operator-0', 'glooha-operator-1']) {
-      const proc = spawnOperator(id, { podName: name });
+      // The fencing policy admits the operator's writes only with a token bound to the Lease holder's
+      // pod, as in a cluster: each process gets one bound to its (kwok) pod, and requires the policy,
+      // as the chart's Deployment sets it.
+      const proc = spawnOperator(await boundToPod(id, name), {
+        podName: name,
+        env: { LEADER_ELECT_REQUIRE_FENCING_POLICY: 'true' },
+      });
       const replica: Replica = {
         name,
         proc,
@@ -945,22 +968,37 @@ class Demo {
   }
 
   private async drift(): Promise<void> {
-    this.heading('Drift: someone runs `kubectl scale deployment gloo --replicas=1`');
+    this.heading('Drift: someone runs `kubectl scale deployment gloo` (to 1, then to 5)');
     const c = this.clients();
     const leader = this.replicaOf((await this.operatorLease()).spec?.holderIdentity);
     if (!leader) throw new DemoFailure('no operator replica holds the Lease');
     const corrections = await this.driftCorrections(leader);
-    await c.apps.patchNamespacedDeploymentScale(
-      {
-        name: 'gloo',
-        namespace: GLOO_NAMESPACE,
-        body: { spec: { replicas: 1 } },
-        fieldManager: 'kubectl-scale',
-      },
-      mergePatch,
+    const scaleGloo = (replicas: number) =>
+      c.apps.patchNamespacedDeploymentScale(
+        {
+          name: 'gloo',
+          namespace: GLOO_NAMESPACE,
+          body: { spec: { replicas } },
+          fieldManager: 'kubectl-scale',
+        },
+        mergePatch,
+      );
+    // Below the floor: the chart's scale policy refuses it before any pod goes.
+    const refused = await scaleGloo(1).then(
+      () => undefined,
+      (err: unknown) => err,
     );
+    const body = (refused as { body?: unknown } | undefined)?.body;
+    const status = (typeof body === 'string' ? JSON.parse(body) : body) as { message?: string } | undefined;
+    if (!status?.message?.includes('is below 3, the floor that GlooHA'))
+      throw new DemoFailure(
+        `kubectl scale below the floor was not refused by the replicas-floor policy: ${String(status?.message ?? refused ?? 'accepted')}`,
+      );
+    this.ok('kubectl scale deployment gloo --replicas=1: refused by the replicas floor, no pod deleted');
+    this.info(status.message.replace(/^.*denied request: /, ''));
+    await scaleGloo(5);
     const t0 = performance.now();
-    this.info('gloo scaled to 1 with field manager "kubectl-scale".');
+    this.info('gloo scaled to 5 with field manager "kubectl-scale" (above the floor: admitted).');
     await this.waitFor(
       'the operator to restore gloo to 3 replicas',
       () => this.deployment('gloo'),
@@ -1064,13 +1102,13 @@ class Demo {
     );
     await this.printReplicas();
 
-    this.sub(`The new leader reconciles: kubectl scale deployment gateway-proxy --replicas=1`);
+    this.sub(`The new leader reconciles: kubectl scale deployment gateway-proxy --replicas=5`);
     const before = await this.driftCorrections(standby);
     await c.apps.patchNamespacedDeploymentScale(
       {
         name: 'gateway-proxy',
         namespace: GLOO_NAMESPACE,
-        body: { spec: { replicas: 1 } },
+        body: { spec: { replicas: 5 } },
         fieldManager: 'kubectl-scale',
       },
       mergePatch,
@@ -1121,7 +1159,14 @@ class Demo {
             metadata: { labels },
             spec: {
               serviceAccountName: this.id!.serviceAccount,
-              containers: [{ name: 'operator', image: 'ghcr.io/glooha/glooha-operator:demo' }],
+              containers: [
+                {
+                  name: 'operator',
+                  image: 'ghcr.io/glooha/glooha-operator:demo',
+                  // As the chart's Deployment (and the two processes) set it: check reads it here.
+                  env: [{ name: 'LEADER_ELECT_REQUIRE_FENCING_POLICY', value: 'true' }],
+                },
+              ],
             },
           },
         },

@@ -4,7 +4,9 @@
 --   no status for this generation yet        -> Progressing (operator down, or not watching the namespace)
 --   Stalled=True                              -> Degraded    (only a person can fix it; the message says what)
 --   spec.suspend: true                        -> Suspended
---   Reconciling=True, or Ready=False          -> Progressing
+--   Reconciling=True                          -> Progressing
+--   Ready=False and Degraded=True             -> Degraded    (the product leaderless past its failover bound)
+--   Ready=False                               -> Progressing
 --   Degraded=True                             -> Degraded    (a component without ready pods, the product's leader lost)
 --   Ready=True                                -> Healthy
 -- Argo CD runs user scripts without Lua's string library: only base, table and package are used.
@@ -82,13 +84,18 @@ if ready == nil then
   hs.message = "no Ready condition yet"
   return hs
 end
+local degraded = condition("Degraded")
 if ready.status ~= "True" then
-  hs.status = "Progressing"
+  -- Not converging (Reconciling is not True) and something is wrong: waiting will not make it Ready.
+  if degraded ~= nil and degraded.status == "True" then
+    hs.status = "Degraded"
+  else
+    hs.status = "Progressing"
+  end
   hs.message = describe(ready)
   return hs
 end
 
-local degraded = condition("Degraded")
 if degraded ~= nil and degraded.status == "True" then
   hs.status = "Degraded"
   hs.message = describe(degraded)

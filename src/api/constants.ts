@@ -34,6 +34,11 @@ export const ANNOTATION_OWNER = 'glooha.io/owner';
 export const ANNOTATION_HELM_VALUES = 'glooha.io/helm-values';
 /** On a Deployment whose floor glooha keeps: the owner's kind (absent, from an earlier release: a GlooHA's). */
 export const ANNOTATION_OWNER_KIND = 'glooha.io/owner-kind';
+/**
+ * On the ConfigMap of an owner's replicas floors in the install's namespace (core/replicas-floors.ts):
+ * the chart's scale-subresource policy selects its parameters by this label.
+ */
+export const LABEL_REPLICAS_FLOORS = 'glooha.io/replicas-floors';
 
 /**
  * Set it to any new value (a timestamp, by convention) to have the operator reconcile the GlooHA at

@@ -12,6 +12,38 @@ export function leaderlessBoundSeconds(leaseDurationSeconds: number, retryPeriod
   return leaseDurationSeconds + retryPeriodSeconds;
 }
 
+/** Watch delivery of the new holder's record to the operator, and the pods' start-up: fixed seconds. */
+export const FAILOVER_SLACK_FIXED_SECONDS = 5;
+
+/**
+ * How long the product may go without a live leader before the HA object stops being Ready: the
+ * failover bound its settings imply. A crashed holder's Lease expires after leaseDuration, and a
+ * candidate retries every retryPeriod with client-go's jitter (up to 1.2 × retryPeriod more), so a
+ * normal failover ends within leaseDuration + retryPeriod + slack, slack = 1.2 × retryPeriod + 5 s.
+ * Rounded up to a whole second (status messages quote it). docs/health.md explains it.
+ */
+export function failoverBound(
+  leaseDurationSeconds: number,
+  retryPeriodSeconds: number,
+): { seconds: number; slackSeconds: number } {
+  const slackSeconds = Math.ceil(1.2 * retryPeriodSeconds + FAILOVER_SLACK_FIXED_SECONDS);
+  return { seconds: leaseDurationSeconds + retryPeriodSeconds + slackSeconds, slackSeconds };
+}
+
+/** How long the product has gone without a live leader, against the bound its settings imply. */
+export interface LeaderlessSpell {
+  /** Since the last holder's last renewal (or the release of the Lease), on the operator's clock. */
+  seconds: number;
+  leaseDurationSeconds: number;
+  retryPeriodSeconds: number;
+}
+
+/** Seconds left before `spell` passes its failover bound; 0 once it has. */
+export function secondsToFailoverBound(spell: LeaderlessSpell): number {
+  const { seconds } = failoverBound(spell.leaseDurationSeconds, spell.retryPeriodSeconds);
+  return Math.max(0, seconds - spell.seconds);
+}
+
 /** The event for a gap above the bound; undefined within it. */
 export function leaderlessGapEvent(
   gap: LeaderlessGap,

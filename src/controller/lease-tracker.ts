@@ -123,6 +123,21 @@ export class LeaseTracker {
     };
   }
 
+  /**
+   * While nobody leads (the Lease is stale or released): seconds since the last holder's last renewal
+   * seen (the start of the leaderless spell, as a gap is measured), and that holder's leaseDuration.
+   * Undefined while a holder is fresh, or when no Lease was seen.
+   */
+  leaderless(namespace: string): { seconds: number; leaseDurationSeconds: number } | undefined {
+    const t = this.leases.get(namespace);
+    if (!t || t.fresh) return undefined;
+    const since = t.lastHeld?.changedMono ?? t.lastSeenChangeMono;
+    return {
+      seconds: Math.max(0, this.clock.now() - since) / 1000,
+      leaseDurationSeconds: t.lastHeld?.leaseDurationSeconds ?? t.leaseDurationSeconds,
+    };
+  }
+
   stop(): void {
     for (const t of this.leases.values()) if (t.timer !== undefined) this.clock.clearTimeout(t.timer);
   }

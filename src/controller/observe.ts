@@ -100,5 +100,8 @@ export function observedPdbs(
       ? {}
       : { maxUnavailable: p.spec.maxUnavailable as IntOrPercent }),
     ours: owns(p),
+    ...(p.metadata?.annotations?.[HELM_RELEASE_ANNOTATION]
+      ? { helmRelease: p.metadata.annotations[HELM_RELEASE_ANNOTATION] }
+      : {}),
   }));
 }

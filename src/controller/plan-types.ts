@@ -10,6 +10,7 @@ import type { HAObject, HAStatus, LeaderStatus } from '../api/types.js';
 import type { ListTypes } from '../kube/list-types.js';
 import type { ServedFields } from '../kube/served-fields.js';
 import type { OwnershipRelease } from './handover.js';
+import type { LeaderlessSpell } from './leaderless-gap.js';
 import type { DriftReport, Stall } from './status.js';
 
 export const FINALIZER = 'glooha.io/handover';
@@ -45,6 +46,8 @@ export interface Snapshot {
   owned: ReadonlyMap<string, readonly KubernetesObject[]>;
   /** Who holds the product's leader Lease in the install's namespace. */
   leader: LeaderStatus | undefined;
+  /** While the product has no live leader: for how long, and the settings its failover bound comes from. */
+  leaderless?: LeaderlessSpell;
   /** The drift corrections of an earlier reconcile, still worth reporting (see ReconcilerMemory). */
   lastCorrections: readonly DriftReport[];
   /** Our own earlier applies to this GlooHA's objects, by "Kind namespace/name" (see OwnApply). */

@@ -19,6 +19,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { ANNOTATION_OWNER, ANNOTATION_OWNER_KIND, RECONCILE_REQUEST_ANNOTATION } from '../api/constants.js';
 import type { HAObject, HAStatus } from '../api/types.js';
 import { ownerOf } from '../core/ownership.js';
+import { replicasFloorsConfigMap } from '../core/replicas-floors.js';
 import type { KubeObject } from '../core/templates.js';
 import { kindKey, type ListTypes } from '../kube/list-types.js';
 import { isOlderResourceVersion } from '../kube/resource-version.js';
@@ -26,6 +27,7 @@ import { canonicalJson, isSubset, stableHash } from './compare.js';
 import { olderRival, selfConflicts } from './conflicts.js';
 import { describeDrift } from './drift.js';
 import { handoverOf } from './handover.js';
+import { secondsToFailoverBound } from './leaderless-gap.js';
 import { isOwnedBy } from './observe.js';
 import {
   APPLIED_ANNOTATION,
@@ -142,7 +144,23 @@ function livePlan(s: Snapshot, g: HAObject, product: Product): Plan {
     });
   }
 
-  return applyPlan(s, g, d, ns, product);
+  return lookAgainAtFailoverBound(applyPlan(s, g, withReplicasFloors(s, g, d, ns), ns, product), s);
+}
+
+/** The Deployments' replicas floors, also as the ConfigMap the chart's scale policy reads. */
+function withReplicasFloors(s: Snapshot, g: HAObject, d: Desired, ns: string): Desired {
+  const releaseOf = (name: string) =>
+    s.deployments.find((x) => x.metadata?.name === name && x.metadata?.namespace === ns)?.metadata
+      ?.annotations?.['meta.helm.sh/release-name'];
+  const floors = replicasFloorsConfigMap(ownerOf(g), ns, d.patches, releaseOf);
+  return floors ? { ...d, owned: [...d.owned, floors] } : d;
+}
+
+/** Nothing announces that a leaderless spell passed its failover bound: look again when it does. */
+function lookAgainAtFailoverBound(p: Plan, s: Snapshot): Plan {
+  const seconds = s.leaderless ? secondsToFailoverBound(s.leaderless) : 0;
+  if (seconds > 0) p.requeueAfterMs = Math.min(p.requeueAfterMs ?? Infinity, Math.ceil(seconds * 1000) + 100);
+  return p;
 }
 
 function liveOf(s: Snapshot, body: KubeObject, patch: boolean): KubernetesObject | undefined {
@@ -291,6 +309,7 @@ function observedStatusInput(
     pdbs: byName([...s.pdbs, ...ownedIn('PodDisruptionBudget')]) as never,
     hpas: byName([...s.hpas, ...ownedIn('HorizontalPodAutoscaler')]) as never,
     leader: s.leader,
+    ...(s.leaderless ? { leaderless: s.leaderless } : {}),
     ...reconcileRequestOf(g),
   };
 }

@@ -34,7 +34,7 @@ import { objectKey } from '../runtime/store.js';
 import { EventRecorder } from './actions/events.js';
 import { kubeWriter } from './actions/writer.js';
 import { HolderRelease } from './holder-release.js';
-import { leaderlessGapEvent } from './leaderless-gap.js';
+import { leaderlessGapEvent, type LeaderlessSpell } from './leaderless-gap.js';
 import {
   DEPLOYMENTS,
   HPAS,
@@ -402,6 +402,13 @@ function setupController(
     return inf ? [[k.kind, inf] as const] : [];
   });
 
+  const leaderlessOf = (g: HAObjectK | undefined, ns: string): { leaderless?: LeaderlessSpell } => {
+    const spell = g ? tracker.leaderless(ns) : undefined;
+    if (!g || !spell) return {};
+    const retry = product.leaderPods?.retryPeriodSecondsOf?.(g) ?? retryPeriodSeconds;
+    return { leaderless: { ...spell, retryPeriodSeconds: retry } };
+  };
+
   const snapshot = (key: string): Snapshot => {
     const g = objects.store.get(key);
     const ns = g ? installNamespaceOf(g) : '';
@@ -423,6 +430,7 @@ function setupController(
         [...shared.owned].map(([kind, inf]) => [kind, g ? inf.store.byIndex(OWNER_INDEX, ownerIndex) : []]),
       ),
       leader: g ? tracker.status(ns) : undefined,
+      ...leaderlessOf(g, ns),
       lastCorrections: memory.lastCorrections(key),
       ownApplies: memory.ownApplies(key),
       now: clock.wallNow(),

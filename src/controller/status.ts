@@ -15,6 +15,7 @@ import type { V1Deployment, V1PodDisruptionBudget, V2HorizontalPodAutoscaler } f
 import type { ComponentStatus, HAStatus, LeaderStatus } from '../api/types.js';
 import type { Finding } from '../core/findings.js';
 import { setCondition, type Condition, type ConditionInput } from './conditions.js';
+import { failoverBound, type LeaderlessSpell } from './leaderless-gap.js';
 import type { ComponentPlan, Desired } from './product.js';
 import { rolloutStall } from './rollout-status.js';
 
@@ -40,6 +41,8 @@ export interface StatusInput {
   pdbs?: Map<string, V1PodDisruptionBudget>;
   hpas?: Map<string, V2HorizontalPodAutoscaler>;
   leader?: LeaderStatus;
+  /** While the product has no live leader: for how long (Ready turns False past its failover bound). */
+  leaderless?: LeaderlessSpell;
   /** Writes this reconcile made (objects applied); >0 means the install is still converging. */
   applied: number;
   drift: DriftReport[];
@@ -110,8 +113,16 @@ const SUSPENDED = 'spec.suspend is true: the operator writes nothing to the inst
 
 type SetCondition = (c: Omit<ConditionInput, 'observedGeneration'>) => void;
 
-/** Ready for a GlooHA that is not stalled: True once every component is rolled out and ready. */
-function setReadiness(set: SetCondition, notReady: string[], applying: boolean): void {
+/**
+ * Ready for a GlooHA that is not stalled: True once every component is rolled out and ready, and the
+ * product has not been leaderless past its failover bound (`leaderMissing` then says so).
+ */
+function setReadiness(
+  set: SetCondition,
+  notReady: string[],
+  applying: boolean,
+  leaderMissing?: { reason: string; message: string },
+): void {
   if (notReady.length > 0 || applying) {
     set({
       type: 'Ready',
@@ -121,6 +132,8 @@ function setReadiness(set: SetCondition, notReady: string[], applying: boolean):
         ? `waiting for ${notReady.join(', ')}`
         : 'changes applied, waiting for them to settle',
     });
+  } else if (leaderMissing) {
+    set({ type: 'Ready', status: 'False', ...leaderMissing });
   } else {
     set({
       type: 'Ready',
@@ -133,6 +146,18 @@ function setReadiness(set: SetCondition, notReady: string[], applying: boolean):
 
 function describe(findings: Finding[]): string {
   return findings.map((f) => f.message).join('; ');
+}
+
+/**
+ * The failover bound a leaderless spell has passed (leaderless-gap.ts failoverBound), spelled out;
+ * undefined within it. The message names the bound, not the spell's growing length, so that a
+ * reconcile during a long spell rewrites no status (Ready's lastTransitionTime says when it began).
+ */
+function leaderlessBeyondBound(spell: LeaderlessSpell | undefined): string | undefined {
+  if (!spell) return undefined;
+  const bound = failoverBound(spell.leaseDurationSeconds, spell.retryPeriodSeconds);
+  if (spell.seconds <= bound.seconds) return undefined;
+  return `longer than its failover bound of ${bound.seconds}s (leaseDuration ${spell.leaseDurationSeconds}s + retryPeriod ${spell.retryPeriodSeconds}s + ${bound.slackSeconds}s slack)`;
 }
 
 export function computeStatus(input: StatusInput): HAStatus {
@@ -207,6 +232,19 @@ export function computeStatus(input: StatusInput): HAStatus {
   const stall: Stall | undefined =
     rolloutStall(d.components, input.deployments) ??
     (d.problems.length > 0 ? { reason: d.problems[0]!.code, message: describe(d.problems) } : undefined);
+  const le = d.leaderElection;
+  const elected = statusOf.get(le.component);
+  const expectsLeader = le.enabled && elected !== undefined && (elected.readyReplicas ?? 0) > 0;
+  const leaderLost = expectsLeader && input.leader !== undefined && !input.leader.fresh;
+  // A handover leaves the product leaderless for a while (Degraded says so at once); past the bound
+  // its settings imply, it is no longer a handover and the object is not Ready.
+  const beyondBound = leaderLost ? leaderlessBeyondBound(input.leaderless) : undefined;
+  const leaderMissing = beyondBound
+    ? {
+        reason: le.lostReason,
+        message: `the ${le.lease} Lease has had no live holder ${beyondBound}: ${le.leaderless}`,
+      }
+    : undefined;
   const suspended = input.suspended;
   const converging = !stall && !suspended && (input.applied > 0 || notReady.length > 0);
 
@@ -241,7 +279,7 @@ export function computeStatus(input: StatusInput): HAStatus {
     set({ type: 'Reconciling', status: 'False', reason: 'Suspended', message: `${SUSPENDED}${waiting}` });
     if (suspended.pending.length > 0)
       set({ type: 'Ready', status: 'False', reason: 'Suspended', message: `${SUSPENDED}${waiting}` });
-    else setReadiness(set, notReady, false);
+    else setReadiness(set, notReady, false, leaderMissing);
   } else if (converging) {
     set({
       type: 'Reconciling',
@@ -258,7 +296,7 @@ export function computeStatus(input: StatusInput): HAStatus {
       reason: 'Reconciled',
       message: 'the install matches the spec',
     });
-    setReadiness(set, notReady, false);
+    setReadiness(set, notReady, false, leaderMissing);
   }
 
   const pending = input.drift.filter((r) => !r.corrected);
@@ -287,10 +325,7 @@ export function computeStatus(input: StatusInput): HAStatus {
     });
   }
 
-  const le = d.leaderElection;
-  const elected = statusOf.get(le.component);
-  const expectsLeader = le.enabled && elected !== undefined && (elected.readyReplicas ?? 0) > 0;
-  if (expectsLeader && input.leader && !input.leader.fresh) {
+  if (leaderLost && input.leader) {
     set({
       type: 'Degraded',
       status: 'True',

@@ -215,7 +215,7 @@ function planBudget(
         code: 'ForeignPodDisruptionBudget',
         component: c.id,
         path: `${c.specPath}.podDisruptionBudget`,
-        message: `PDB ${existing.name} (not glooha's) already covers the pods of ${dep.name} with ${describeBudget(existing)}, not ${describeBudget(budget)}; glooha does not add a second PDB. Set it through the Helm values in ${ctx.helmValuesConfigMap}, or delete it so glooha manages the PDB`,
+        message: `PDB ${existing.name} (not glooha's) already covers the pods of ${dep.name} with ${describeBudget(existing)}, not ${describeBudget(budget)}; glooha does not add a second PDB. ${foreignBudgetFix(ctx, existing, budget)}`,
       });
     }
     return {
@@ -244,6 +244,26 @@ function planBudget(
     }),
   );
   return { name, owned: true, ...budget };
+}
+
+/**
+ * How to make a PDB that is not glooha's match the spec, in the terms of what made it: a Helm
+ * release's PDB through the release's values (a kubectl edit would be undone by the next upgrade),
+ * any other (kubectl create pdb, a manifest) with kubectl. Either way, deleting it lets glooha own one.
+ */
+function foreignBudgetFix(
+  ctx: ComponentContext,
+  existing: ObservedPDB,
+  budget: PodDisruptionBudgetSpec,
+): string {
+  const del = `or delete it so glooha manages the PDB (kubectl -n ${ctx.ns} delete pdb ${existing.name})`;
+  if (existing.helmRelease)
+    return `It belongs to Helm release ${existing.helmRelease}: set it through that release's values (glooha's suggestion is in ConfigMap ${ctx.helmValuesConfigMap}), ${del}`;
+  const [set, unset] =
+    budget.minAvailable !== undefined
+      ? [`"minAvailable":${JSON.stringify(budget.minAvailable)}`, '"maxUnavailable":null']
+      : [`"maxUnavailable":${JSON.stringify(budget.maxUnavailable)}`, '"minAvailable":null'];
+  return `It was not made by Helm: change it with kubectl -n ${ctx.ns} patch pdb ${existing.name} --type=merge -p '{"spec":{${set},${unset}}}', ${del}`;
 }
 
 function describeBudget(b: PodDisruptionBudgetSpec): string {

@@ -54,4 +54,6 @@ export interface ObservedPDB {
   minAvailable?: IntOrPercent;
   maxUnavailable?: IntOrPercent;
   ours: boolean;
+  /** The Helm release that installed it (annotation meta.helm.sh/release-name), if any. */
+  helmRelease?: string;
 }

@@ -21,6 +21,7 @@ export type TemplateName =
   | 'role'
   | 'role-binding'
   | 'helm-values-configmap'
+  | 'replicas-floors-configmap'
   | 'deployment-patch'
   | 'horizontal-pod-autoscaler'
   | 'horizontal-pod-autoscaler-patch'
@@ -36,6 +37,7 @@ const SHAPES: Record<TemplateName, { apiVersion: string; kind: string; keys: str
     keys: ['roleRef', 'subjects'],
   },
   'helm-values-configmap': { apiVersion: 'v1', kind: 'ConfigMap', keys: ['data'] },
+  'replicas-floors-configmap': { apiVersion: 'v1', kind: 'ConfigMap', keys: ['data'] },
   'deployment-patch': { apiVersion: 'apps/v1', kind: 'Deployment', keys: ['spec'] },
   'horizontal-pod-autoscaler': {
     apiVersion: 'autoscaling/v2',

@@ -35,7 +35,8 @@ const SPEC: GlooHASpec = {
 };
 /**
  * Writes one install costs while converging, as measured (25–32 with pods on kwok): the
- * finalizer, 7 applies (2 PDBs, Role, RoleBinding, ConfigMap, 2 Deployments), one Event naming them, the
+ * finalizer, 8 applies (2 PDBs, Role, RoleBinding, 2 ConfigMaps: Helm values and replicas floors,
+ * 2 Deployments), one Event naming them, the
  * release of spec.replicas ownership on each of the 2 Deployments (replicas-ownership.ts) with up to
  * RELEASE_RETRIES refused (409: the Deployment controller wrote status in between) and retried, and
  * the status as the pods come up (status carries replica counts, so each readiness step is a write).
@@ -45,7 +46,7 @@ const SPEC: GlooHASpec = {
 // after it: at most about one per status change while the pods come up (~5 per Deployment with 2 pods
 // on kwok). Measured 3–4 over all 6 installs; a loop would not stop at 10.
 const RELEASE_RETRIES = 10;
-const MAX_WRITES_PER_INSTALL = 1 + 7 + 1 + 2 + RELEASE_RETRIES + 48;
+const MAX_WRITES_PER_INSTALL = 1 + 8 + 1 + 2 + RELEASE_RETRIES + 48;
 /**
  * Status writes per install while 4 pods come up on kwok. Each readiness step the operator happens to
  * observe is one, so the count grows with the machine's load: measured 20–28 at load 14–19, and 32
@@ -178,7 +179,9 @@ describe.each(['cluster', 'namespaced'] as const)('API requests per install (%s 
       expect(deploymentWrites.length - refused, deploymentWrites.map(describeAudit).join('\n')).toBe(4);
       expect(refused).toBeLessThanOrEqual(RELEASE_RETRIES);
       expect(patchesOf('poddisruptionbudgets')).toBe(2);
-      for (const r of ['roles', 'rolebindings', 'configmaps']) expect(patchesOf(r)).toBe(1);
+      for (const r of ['roles', 'rolebindings']) expect(patchesOf(r)).toBe(1);
+      // The Helm values, and the replicas floors the scale policy reads (core/replicas-floors.ts).
+      expect(patchesOf('configmaps')).toBe(2);
       // One Event for the change set of the reconcile that applied (it was one per object: 7).
       expect(patchesOf('events')).toBe(1);
       expect(patchesOf('gloohas', 'status')).toBeLessThanOrEqual(MAX_STATUS_WRITES_PER_INSTALL);

@@ -38,7 +38,10 @@ const MY_VALUES = JSON.stringify(BASE_VALUES);
 
 describe('docs/helm.md: its commands, run as printed', () => {
   const blocks = shellBlocks('docs/helm.md');
-  const valuesPath = blocks.find((b) => b.includes('get configmap gloo-helm-values'));
+  const valuesPath = blocks.find(
+    (b) => b.includes('get configmap gloo-helm-values') && !b.includes('--revision'),
+  );
+  const rollback = blocks.find((b) => b.includes('get values gloo') && b.includes('--revision'));
   const rbacInstall = blocks.find((b) => b.includes('global.glooRbac.create=false'));
   let operator: InProcessOperator;
   let removeFloorPolicy: (() => Promise<void>) | undefined;
@@ -60,8 +63,9 @@ describe('docs/helm.md: its commands, run as printed', () => {
   });
 
   it('has the two blocks this test runs, and no other', () => {
-    expect(blocks).toHaveLength(2);
+    expect(blocks).toHaveLength(3);
     expect(valuesPath).toBeDefined();
+    expect(rollback).toBeDefined();
     expect(rbacInstall).toBeDefined();
   });
 
@@ -97,6 +101,20 @@ describe('docs/helm.md: its commands, run as printed', () => {
     const run = await runAsPrinted(valuesPath!, { helm: 4, files: { 'my-values.yaml': MY_VALUES } });
     const changes = watch.stop();
     expect(run.code, run.stderr).toBe(0);
+    expect(run.files['values-glooha.yaml']).toMatch(/^# Helm values/);
+    expect(
+      changes.filter((c) => c.field === 'replicas'),
+      AvailabilityWatch.describe(changes),
+    ).toEqual([]);
+  });
+
+  it('the rollback under the floor: to revision 1 (the install before the GlooHA), as an upgrade with the exported values last, changes no replica count', async () => {
+    const watch = new AvailabilityWatch(admin, NS);
+    await watch.start();
+    const run = await runAsPrinted(rollback!, { helm: 4, files: { 'my-values.yaml': MY_VALUES } });
+    const changes = watch.stop();
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.files['values-revision.yaml']).toContain('enabled');
     expect(run.files['values-glooha.yaml']).toMatch(/^# Helm values/);
     expect(
       changes.filter((c) => c.field === 'replicas'),

@@ -20,9 +20,11 @@ import { PLURAL } from '../../src/products/gloo/api.js';
 import { UNRECONCILED_STATUS } from '../../src/products/gloo/schema.js';
 import type { GlooHA } from '../../src/products/gloo/types.js';
 import { CONTROLLER_LEASE_NAME, controllerSelectorLabels } from '../../src/products/kgateway/facts.js';
+import { EXIT } from '../../src/cli/args.js';
+import { main as cliMain } from '../../src/cli/main.js';
 import { formatMicroTime } from '../../src/leader/lease-client.js';
 import { auditWrites, describeAudit } from '../support/audit.js';
-import { adminKubeConfig, createNamespace } from '../support/cluster.js';
+import { adminKubeConfig, controlPlane, createNamespace } from '../support/cluster.js';
 import { createGlooInstall } from '../support/gloo-install.js';
 import { createGlooHA, deleteGlooHA, getGlooHA } from '../support/glooha.js';
 import {
@@ -76,6 +78,21 @@ function judge(
     argo: want.argo,
   });
   return { kstatus: k!.message, argo: a?.message };
+}
+
+/** `glooha` as users run it (in process), with the admin kubeconfig; its output goes into `out`. */
+function glooha(args: string[], out: { stdout: string; stderr: string }): Promise<number> {
+  out.stdout = out.stderr = '';
+  return cliMain(
+    args,
+    {
+      readFile: () => '',
+      readStdin: async () => '',
+      stdout: (t) => void (out.stdout += t),
+      stderr: (t) => void (out.stderr += t),
+    },
+    { KUBECONFIG: controlPlane().kubeconfigPath },
+  );
 }
 
 function condition(g: GlooHA, type: string) {
@@ -646,6 +663,108 @@ describe('health semantics: a KgatewayHA through its lifecycle, judged the same 
       mergePatch,
     );
     await waitKha('kgateway', 'Ready', 'True');
+  });
+
+  it('a leader handover within the failover bound leaves Ready alone; a leader lost beyond it fails kubectl wait, glooha status and glooha_ready, Degraded for Argo CD', async () => {
+    // A 4 s Lease (kgateway's retryPeriod 2 s): failover bound 4 + 2 + 8 s slack = 14 s
+    // (src/controller/leaderless-gap.ts failoverBound; docs/health.md).
+    const leases = admin.makeApiClient(CoordinationV1Api);
+    const now = () => formatMicroTime(new Date()) as unknown as Date;
+    const successor = 'kgateway-7d9f8c-fghij_1c2d3e4f-5061-7283-94a5-b6c7d8e9f0a1';
+    const renew = (spec: object = {}) =>
+      leases.patchNamespacedLease(
+        { name: CONTROLLER_LEASE_NAME, namespace: ns, body: { spec: { renewTime: now(), ...spec } } },
+        mergePatch,
+      );
+    const renewEverySecond = () => setInterval(() => void renew().catch(() => undefined), 1_000);
+    clearInterval(renewing);
+    await renew({ leaseDurationSeconds: 4 });
+    renewing = renewEverySecond();
+    const labelsOf = { kind: KGATEWAY_KIND, namespace: ns, name: 'kgateway' };
+    await eventually(
+      'the operator to see the 4 s Lease',
+      () =>
+        metricValue(operator!.metricsUrl, 'glooha_product_leader_lease_duration_seconds', {
+          ...labelsOf,
+          lease: CONTROLLER_LEASE_NAME,
+        }),
+      (v) => v === 4,
+    );
+    const before = condition(await waitKha('kgateway', 'Ready', 'True'), 'Ready')!;
+
+    // A handover after a crash: the holder stops renewing, its Lease expires (Degraded at once), and
+    // a successor takes it over within the bound.
+    clearInterval(renewing);
+    await waitKha('kgateway', 'Degraded', 'True', 'KgatewayLeaderLost', 30_000);
+    await renew({ holderIdentity: successor, acquireTime: now(), leaseTransitions: 1 });
+    renewing = renewEverySecond();
+    const handedOver = await waitKha('kgateway', 'Degraded', 'False', undefined, 30_000);
+    expect(handedOver.status?.leader?.holder).toBe(successor);
+    expect(condition(handedOver, 'Ready'), 'Ready never flipped during the handover').toEqual(before);
+    const waitedDuringHandover = await kubectl([
+      'wait',
+      'kgatewayha/kgateway',
+      '-n',
+      ns,
+      '--for=condition=Ready',
+      '--timeout=5s',
+    ]);
+    expect(waitedDuringHandover.code, waitedDuringHandover.stderr).toBe(0);
+
+    // Lost for good: the successor stops renewing and nobody takes over.
+    clearInterval(renewing);
+    const lastRenewal = Date.now();
+    await renew();
+    const lost = await waitKha('kgateway', 'Ready', 'False', 'KgatewayLeaderLost', 60_000);
+    const flippedAfterMs = Date.now() - lastRenewal;
+    expect(flippedAfterMs, 'not before the failover bound').toBeGreaterThanOrEqual(14_000);
+    expect(flippedAfterMs, 'soon after the failover bound').toBeLessThan(14_000 + 20_000);
+    expect(condition(lost, 'Ready')!.message).toBe(
+      'the kgateway-envoy Lease has had no live holder longer than its failover bound of 14s (leaseDuration 4s + retryPeriod 2s + 8s slack): no kgateway controller replica runs the deployer or writes Gateway statuses',
+    );
+    expect(condition(lost, 'Degraded')).toMatchObject({ status: 'True', reason: 'KgatewayLeaderLost' });
+    expect(condition(lost, 'Reconciling')?.status).toBe('False');
+    expect(condition(lost, 'Stalled')?.status).toBe('False');
+    judge('KgatewayHA: product leader lost beyond its failover bound', lost, {
+      kstatus: 'InProgress',
+      argo: 'Degraded',
+    });
+    const waited = await kubectl([
+      'wait',
+      'kgatewayha/kgateway',
+      '-n',
+      ns,
+      '--for=condition=Ready',
+      '--timeout=3s',
+    ]);
+    expect(waited.code, 'kubectl wait --for=condition=Ready fails').not.toBe(0);
+    expect(waited.stderr).toContain('timed out');
+    const cliOut = { stdout: '', stderr: '' };
+    const statusCode = await glooha(['status', 'kgateway', '-n', ns, '--kind', 'KgatewayHA'], cliOut);
+    expect(statusCode, cliOut.stderr).toBe(EXIT.UNHEALTHY);
+    expect(cliOut.stdout).toContain('KgatewayLeaderLost');
+    expect(cliOut.stderr).toContain('no live holder longer than its failover bound of 14s');
+    await eventually(
+      'glooha_ready{kind="KgatewayHA"} = 0',
+      () => metricValue(operator!.metricsUrl, 'glooha_ready', labelsOf),
+      (v) => v === 0,
+    );
+
+    // A leader again: Ready at once, as every tool sees it.
+    await renew();
+    renewing = renewEverySecond();
+    const back = await waitKha('kgateway', 'Ready', 'True', undefined, 30_000);
+    judge('KgatewayHA: a leader again', back, { kstatus: 'Current', argo: 'Healthy' });
+    const waitedAgain = await kubectl([
+      'wait',
+      'kgatewayha/kgateway',
+      '-n',
+      ns,
+      '--for=condition=Ready',
+      '--timeout=5s',
+    ]);
+    expect(waitedAgain.code, waitedAgain.stderr).toBe(0);
+    expect(await glooha(['status', 'kgateway', '-n', ns, '--kind', 'KgatewayHA'], cliOut)).toBe(EXIT.OK);
   });
 
   it('deleted: Terminating while the finalizer runs, then NotFound; its metric series goes', async () => {

@@ -39,6 +39,7 @@ import {
   type InProcessOperator,
 } from '../support/operator.js';
 import { printedValuesPathCommand, runAsPrinted, type ShellRun } from '../support/shell.js';
+import { kubectl } from '../support/kubectl.js';
 import { eventually } from '../support/wait.js';
 
 const admin = adminKubeConfig();
@@ -55,6 +56,7 @@ const SPEC: GlooHASpec = {
   },
 };
 const HPA_MIN = 3;
+const HPA_MAX = 6;
 
 /**
  * The user's own values file (what a plain upgrade is fed): discovery on, a second proxy with the
@@ -254,6 +256,53 @@ describe.each(HELM_MAJORS)("Gloo's chart with Helm %i", (major) => {
     expect(glooEnv(now.get('gloo'))).toEqual(glooEnv(before.get('gloo')));
   });
 
+  it("helm rollback to a revision rendered without the exported values is refused by the floor too; that revision's values, then the exported ones, through helm upgrade, work (docs/helm.md)", async () => {
+    // Revision 1: the install with the user's values alone (gloo at the chart's 1 replica).
+    let rolled: Awaited<ReturnType<typeof helm>> | undefined;
+    const m = await record('helm rollback to revision 1', async () => {
+      rolled = await helm(major, ['rollback', 'gloo', '1', '-n', ns]);
+    });
+    expect(rolled?.ok, 'helm rollback is refused').toBe(false);
+    expect(rolled?.stderr).toMatch(/spec\.replicas 1 is below 3, the floor that GlooHA [^ ]+\/gloo keeps/);
+    expect(totalRestarts(m)).toBe(0);
+    expect(m.replicaChanges).toEqual([]);
+
+    // The rollback that works: the revision's own values, the operator's last.
+    const revisionValues = await helm(major, [
+      'get',
+      'values',
+      'gloo',
+      '-n',
+      ns,
+      '--revision',
+      '1',
+      '-o',
+      'yaml',
+    ]);
+    expect(revisionValues.ok, revisionValues.stderr).toBe(true);
+    const glooha = (await core.readNamespacedConfigMap({ name: 'gloo-helm-values', namespace: ns })).data?.[
+      'values.yaml'
+    ];
+    const mu = await record(
+      'rollback as an upgrade: revision 1 values, then the exported values',
+      async () => {
+        const res = await upgradeGloo(
+          major,
+          ns,
+          'gloo',
+          ['--reset-values'],
+          revisionValues.stdout,
+          glooha ?? '',
+        );
+        expect(res.ok, res.stderr).toBe(true);
+      },
+    );
+    expect(mu.podRestarts).toEqual({});
+    expect(mu.replicaChanges).toEqual([]);
+    expect(mu.driftCorrections).toBe(0);
+    expect((await deployments(ns)).get('gloo')?.spec?.replicas).toBe(3);
+  });
+
   it('values path: helm upgrade with the exported values restarts no pod, changes no replica count, corrects nothing', async () => {
     const cm = await core.readNamespacedConfigMap({ name: 'gloo-helm-values', namespace: ns });
     exported = cm.data?.['values.yaml'] ?? '';
@@ -309,30 +358,69 @@ describe.each(HELM_MAJORS)("Gloo's chart with Helm %i", (major) => {
     },
   );
 
-  it('the floor refuses a lowering update, but not the scale subresource (kubectl scale, the HPA controller)', async () => {
+  it('the floor refuses a lowering scale (kubectl scale, any deployments/scale write) with the same message as a lowering update, deleting no pod; an HPA still scales within its bounds', async () => {
+    const denied = (text: string) => text.slice(text.indexOf('denied request: ') + 'denied request: '.length);
     const refused = await apps
       .patchNamespacedDeployment(
-        { name: 'gateway-proxy', namespace: ns, body: { spec: { replicas: 1 } } },
+        { name: 'gloo', namespace: ns, body: { spec: { replicas: 1 } } },
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
       )
       .then(
         () => undefined,
         (e: unknown) => e,
       );
-    expect(String((refused as { body?: unknown })?.body ?? refused)).toMatch(/spec\.replicas 1 is below 2/);
-    await apps.patchNamespacedDeploymentScale(
-      { name: 'gateway-proxy', namespace: ns, body: { spec: { replicas: 1 } } },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    // The client's error carries the API server's Status as JSON text.
+    const body = (refused as { body?: unknown } | undefined)?.body;
+    const status = (typeof body === 'string' ? JSON.parse(body) : body) as { message?: string } | undefined;
+    const updateMessage = denied(status?.message ?? String(refused));
+    expect(updateMessage).toMatch(/^spec\.replicas 1 is below 3, the floor that GlooHA [^ ]+\/gloo keeps/);
+
+    const podsOf = async () =>
+      (await core.listNamespacedPod({ namespace: ns, labelSelector: 'gloo=gloo' })).items.map(
+        (p) => `${p.metadata?.name}${p.metadata?.deletionTimestamp ? ' (terminating)' : ''}`,
+      );
+    const podsBefore = (await podsOf()).sort();
+    expect(podsBefore).toHaveLength(3);
+    const scaled = await kubectl(['-n', ns, 'scale', 'deploy/gloo', '--replicas=1']);
+    expect(scaled.code, 'kubectl scale below the floor is refused').not.toBe(0);
+    expect(scaled.stderr).toMatch(/ValidatingAdmissionPolicy '[^']*-replicas-floor-scale'/);
+    expect(denied(scaled.stderr).trim(), 'the same message as the Deployment write').toBe(updateMessage);
+    // Any client of the scale subresource, not only kubectl; replicas 0 (omitted from a Scale) too.
+    for (const replicas of [2, 0]) {
+      const viaApi = await apps
+        .patchNamespacedDeploymentScale(
+          { name: 'gloo', namespace: ns, body: { spec: { replicas } } },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+        )
+        .then(
+          () => 'allowed',
+          (e: unknown) => String((e as { body?: unknown }).body),
+        );
+      expect(viaApi).toContain(`spec.replicas ${replicas} is below 3`);
+    }
+    const gloo = await apps.readNamespacedDeployment({ name: 'gloo', namespace: ns });
+    expect(gloo.spec?.replicas).toBe(3);
+    expect((await podsOf()).sort(), 'no gloo pod deleted').toEqual(podsBefore);
+    // Raising, and lowering to the floor, stay allowed.
+    const raised = await kubectl(['-n', ns, 'scale', 'deploy/gateway-proxy', '--replicas=4']);
+    expect(raised.code, raised.stderr).toBe(0);
+    const toFloor = await kubectl(['-n', ns, 'scale', 'deploy/gateway-proxy', '--replicas=2']);
+    expect(toFloor.code, toFloor.stderr).toBe(0);
+
+    // The HPA (3–6, its minimum is the floor) scales within its bounds through the same subresource:
+    // above its maximum, the HPA controller brings public-gw back to 6, a lowering the floor lets by.
+    const above = await kubectl(['-n', ns, 'scale', 'deploy/public-gw', `--replicas=${HPA_MAX + 1}`]);
+    expect(above.code, above.stderr).toBe(0);
+    await eventually(
+      `the HPA controller to scale public-gw down to its maximum ${HPA_MAX}`,
+      () => apps.readNamespacedDeployment({ name: 'public-gw', namespace: ns }),
+      (d) => d.spec?.replicas === HPA_MAX,
+      { timeoutMs: 90_000 },
     );
-    // Allowed, then restored by the operator (driftPolicy enforce), as any drift; the restoring apply
-    // takes spec.replicas again, and the operator releases it once more (no owner left, value kept).
-    const restored = await eventually(
-      'gateway-proxy back at 2 replicas, spec.replicas owned by no one',
-      () => apps.readNamespacedDeployment({ name: 'gateway-proxy', namespace: ns }),
-      (d) => d.spec?.replicas === 2 && !ownsReplicas(d),
-      { timeoutMs: 30_000 },
+    const lowered = (await core.listNamespacedEvent({ namespace: ns })).items.filter(
+      (e) => e.involvedObject.name === 'public-gw-hpa' && e.reason === 'SuccessfulRescale',
     );
-    expect(restored.spec?.replicas).toBe(2);
+    expect(lowered.map((e) => e.message).join('\n')).toContain(`New size: ${HPA_MAX}`);
   });
 
   it('after the GlooHA is deleted: fields stay, no operator manager is left, and a plain upgrade succeeds without --force-conflicts', async () => {

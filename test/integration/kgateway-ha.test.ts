@@ -258,8 +258,9 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's real controller", (version) => {
     }, 240_000);
 
     it('restores a drifted replica count and reports it', async () => {
+      // Above the floor: the chart's replicas-floor policies (installed here) refuse a scale below it.
       await apps.patchNamespacedDeploymentScale(
-        { name: 'kgateway', namespace: ns, body: { spec: { replicas: 1 } } },
+        { name: 'kgateway', namespace: ns, body: { spec: { replicas: 5 } } },
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
       );
       await eventually('replicas restored', controller, (d) => d.spec?.replicas === 3);

@@ -250,8 +250,10 @@ describe('GlooHA reconciler (as the chart ServiceAccount)', () => {
           `${e.objectRef?.resource}${e.objectRef?.subresource ? '/' + e.objectRef.subresource : ''}/${e.objectRef?.name}`,
       ),
     );
-    // The gloo Deployment (replicas), the Helm values (gloo.deployment.replicas) and the status; nothing else.
+    // The gloo Deployment (replicas), the Helm values (gloo.deployment.replicas), the replicas floor
+    // the scale policy reads (core/replicas-floors.ts) and the status; nothing else.
     expect([...targets].sort(), writes.map(describeAudit).join('\n')).toEqual([
+      'configmaps/gloo-glooha-replicas-floors',
       'configmaps/gloo-helm-values',
       'deployments/gloo',
       'gloohas/status/gloo',

@@ -72,12 +72,11 @@ export class InstallRecorder {
     const deps = await apps.listNamespacedDeployment({ namespace: this.namespace });
     for (const d of deps.items) this.replicas.set(d.metadata?.name ?? '', d.spec?.replicas);
     const pods = await core.listNamespacedPod({ namespace: this.namespace });
-    const watch = new Watch(this.kc);
     const ns = this.namespace;
     this.aborts.push(
-      await watch.watch(
+      await this.watchResuming(
         `/apis/apps/v1/namespaces/${ns}/deployments`,
-        { resourceVersion: deps.metadata?.resourceVersion },
+        deps.metadata?.resourceVersion,
         (type: string, d: V1Deployment) => {
           const name = d.metadata?.name ?? '';
           if (type === 'DELETED') return;
@@ -92,20 +91,50 @@ export class InstallRecorder {
           }
           this.replicas.set(name, d.spec?.replicas);
         },
-        () => {},
       ),
-      await watch.watch(
+      await this.watchResuming(
         `/api/v1/namespaces/${ns}/pods`,
-        { resourceVersion: pods.metadata?.resourceVersion },
+        pods.metadata?.resourceVersion,
         (type: string, pod: V1Pod) => {
           if (type !== 'DELETED') return;
           if (!(pod.metadata?.ownerReferences ?? []).some((o) => o.kind === 'ReplicaSet')) return;
           const dep = deploymentOfPod(pod);
           this.restarts[dep] = (this.restarts[dep] ?? 0) + 1;
         },
-        () => {},
       ),
     );
+  }
+
+  /**
+   * A watch from `resourceVersion` that resumes from the last one seen when the API server ends it (a
+   * quiet watch ends after ~35 s: a slow helm upgrade on a loaded machine outlasts it), so no stretch
+   * of the window goes unwatched. Returns one controller that stops it for good.
+   */
+  private async watchResuming<T extends { metadata?: { resourceVersion?: string } }>(
+    path: string,
+    resourceVersion: string | undefined,
+    onEvent: (type: string, obj: T) => void,
+  ): Promise<AbortController> {
+    const stop = new AbortController();
+    let last = resourceVersion;
+    let current: AbortController | undefined;
+    let resumes = 0;
+    const open = async (): Promise<void> => {
+      // Bounded: a resourceVersion the API server no longer has (410) must not spin.
+      if (stop.signal.aborted || resumes++ > 50) return;
+      current = await new Watch(this.kc).watch(
+        path,
+        last ? { resourceVersion: last } : {},
+        (type: string, obj: T) => {
+          last = obj.metadata?.resourceVersion ?? last;
+          onEvent(type, obj);
+        },
+        () => void open().catch(() => undefined),
+      );
+    };
+    await open();
+    stop.signal.addEventListener('abort', () => current?.abort());
+    return stop;
   }
 
   /** Stops after a quiet `settleMs` (events still in flight arrive), and returns what happened. */

@@ -40,17 +40,22 @@ export interface OperatorIdentity {
 }
 
 /**
- * Applies the chart's replicas-floor ValidatingAdmissionPolicy and its binding (cluster-scoped, so a
+ * Applies the chart's replicas-floor ValidatingAdmissionPolicies (Deployment writes and the scale
+ * subresource) and their bindings (cluster-scoped, so a
  * test that installs them removes them with the returned function: other files scale Deployments
  * down on purpose).
  */
 export async function installReplicasFloorPolicy(): Promise<() => Promise<void>> {
   const release = `glooha-${randomBytes(3).toString('hex')}`;
   const objects = (await render({ release, namespace: 'default' })).filter(
-    (o) => o.kind?.startsWith('ValidatingAdmissionPolicy') && o.metadata?.name?.endsWith('-replicas-floor'),
+    (o) =>
+      o.kind?.startsWith('ValidatingAdmissionPolicy') &&
+      /-replicas-floor(-scale)?$/.test(o.metadata?.name ?? ''),
   );
-  if (objects.length !== 2)
-    throw new Error(`expected the policy and its binding, the chart rendered ${objects.length}`);
+  if (objects.length !== 4)
+    throw new Error(
+      `expected both policies (Deployment writes, the scale subresource) and their bindings, the chart rendered ${objects.length}`,
+    );
   const api = KubernetesObjectApi.makeApiClient(adminKubeConfig());
   for (const obj of objects)
     await api.patch(obj, undefined, undefined, 'glooha-tests', true, PatchStrategy.ServerSideApply);

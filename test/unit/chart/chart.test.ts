@@ -18,6 +18,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { LABEL_REPLICAS_FLOORS } from '../../../src/api/constants.js';
+import { FLOOR_KEYS } from '../../../src/core/replicas-floors.js';
 import { FENCING_DENIAL_MARKER } from '../../../src/kube/client.js';
 import { FENCING_PROBE_ANNOTATION, FENCING_PROBE_MARKER } from '../../../src/leader/fencing-probe.js';
 import { electionPermissions, reconcilerPermissions, triples } from './expected-rbac.js';
@@ -74,8 +76,10 @@ describe('chart defaults (cluster mode)', () => {
       'ServiceAccount/glooha-operator',
       'ValidatingAdmissionPolicy/glooha-operator-fencing',
       'ValidatingAdmissionPolicy/glooha-operator-replicas-floor',
+      'ValidatingAdmissionPolicy/glooha-operator-replicas-floor-scale',
       'ValidatingAdmissionPolicyBinding/glooha-operator-fencing',
       'ValidatingAdmissionPolicyBinding/glooha-operator-replicas-floor',
+      'ValidatingAdmissionPolicyBinding/glooha-operator-replicas-floor-scale',
     ]);
     for (const o of objects.filter(
       (o) => !/^(Cluster|ValidatingAdmissionPolicy|FlowSchema)/.test(o.kind ?? ''),
@@ -342,6 +346,8 @@ describe('options', () => {
       'Service',
       'ValidatingAdmissionPolicy',
       'ValidatingAdmissionPolicy',
+      'ValidatingAdmissionPolicy',
+      'ValidatingAdmissionPolicyBinding',
       'ValidatingAdmissionPolicyBinding',
       'ValidatingAdmissionPolicyBinding',
     ]);
@@ -363,7 +369,47 @@ describe('options', () => {
     expect(binding.spec.policyName).toBe(policy.metadata?.name);
     expect(binding.spec.validationActions).toEqual(['Deny']);
     const off = await render({ values: { replicasFloorPolicy: { enabled: false } } });
-    expect(off.filter((o) => o.metadata?.name?.endsWith('-replicas-floor'))).toEqual([]);
+    expect(off.filter((o) => /-replicas-floor(-scale)?$/.test(o.metadata?.name ?? ''))).toEqual([]);
+  });
+
+  it('the scale policy reads its floors from the ConfigMaps the operator labels, in the request’s namespace, and lets a namespace without one through', async () => {
+    const objects = await render({});
+    const policy = find<KubernetesObject & { spec: Record<string, unknown> }>(
+      objects,
+      'ValidatingAdmissionPolicy',
+      'glooha-operator-replicas-floor-scale',
+    );
+    const binding = find<KubernetesObject & { spec: Record<string, unknown> }>(
+      objects,
+      'ValidatingAdmissionPolicyBinding',
+      'glooha-operator-replicas-floor-scale',
+    );
+    expect(policy.spec).toMatchObject({
+      failurePolicy: 'Fail',
+      paramKind: { apiVersion: 'v1', kind: 'ConfigMap' },
+      matchConstraints: {
+        resourceRules: [
+          {
+            apiGroups: ['apps'],
+            apiVersions: ['v1'],
+            operations: ['UPDATE'],
+            resources: ['deployments/scale'],
+          },
+        ],
+      },
+    });
+    // No namespace in the paramRef: the params are looked up in the namespace of the request.
+    expect(binding.spec).toEqual({
+      policyName: 'glooha-operator-replicas-floor-scale',
+      paramRef: {
+        selector: { matchLabels: { [LABEL_REPLICAS_FLOORS]: 'true' } },
+        parameterNotFoundAction: 'Allow',
+      },
+      validationActions: ['Deny'],
+    });
+    // The keys it reads are those the operator writes (src/core/replicas-floors.ts).
+    const text = JSON.stringify(policy.spec);
+    for (const prefix of Object.values(FLOOR_KEYS)) expect(text).toContain(`'${prefix}.' + request.name`);
   });
 
   it("puts the operator's Lease requests, and only those, at the leader-election priority level; off with the value or without leader election", async () => {

@@ -426,3 +426,35 @@ describe('leaderless gaps (glooha_product_leaderless_seconds)', () => {
     expect(gaps.map((g) => g.seconds)).toEqual([17]);
   });
 });
+
+describe('leaderless: how long nobody has led', () => {
+  it('is undefined while the holder is fresh and for a namespace never seen', () => {
+    expect(tracker.leaderless(NS)).toBeUndefined();
+    tracker.observe(NS, lease('a_1', at(0), { leaseDurationSeconds: 15 }));
+    advance(14_000);
+    expect(tracker.leaderless(NS)).toBeUndefined();
+  });
+
+  it('once stale, counts from the holder’s last renewal seen, with its leaseDuration', () => {
+    tracker.observe(NS, lease('a_1', at(0), { leaseDurationSeconds: 15 }));
+    advance(3_000);
+    tracker.observe(NS, lease('a_1', at(3), { leaseDurationSeconds: 15 }));
+    advance(20_000);
+    expect(tracker.leaderless(NS)).toEqual({ seconds: 20, leaseDurationSeconds: 15 });
+  });
+
+  it('a release after the holder stopped does not restart the count, nor shorten the holder’s leaseDuration', () => {
+    tracker.observe(NS, lease('a_1', at(0), { leaseDurationSeconds: 15 }));
+    advance(16_000);
+    tracker.observe(NS, lease('', at(16), { leaseDurationSeconds: 1 }));
+    advance(4_000);
+    expect(tracker.leaderless(NS)).toEqual({ seconds: 20, leaseDurationSeconds: 15 });
+  });
+
+  it('ends when a new holder appears', () => {
+    tracker.observe(NS, lease('a_1', at(0), { leaseDurationSeconds: 15 }));
+    advance(17_000);
+    tracker.observe(NS, lease('b_2', at(17), { leaseDurationSeconds: 15 }));
+    expect(tracker.leaderless(NS)).toBeUndefined();
+  });
+});

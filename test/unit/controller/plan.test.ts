@@ -558,6 +558,7 @@ describe('plan: applies', () => {
     const kinds = p.applies.map((a) => `${a.reason} ${a.body.kind} ${a.body.metadata?.name}`);
     expect(kinds).toContain('create PodDisruptionBudget gloo-glooha');
     expect(kinds).toContain('create ConfigMap ha-helm-values');
+    expect(kinds).toContain('create ConfigMap ha-glooha-replicas-floors');
     expect(kinds).toContain('create HorizontalPodAutoscaler public-gw-glooha');
     expect(kinds).toContain('update Deployment gloo');
     // owned objects first, then the partial applies to Gloo's objects
@@ -579,7 +580,7 @@ describe('plan: applies', () => {
     const stageOf = (kind: string) => p.applies.filter((a) => a.body.kind === kind).map((a) => a.stage);
     expect(stageOf('Role')).toEqual([0]);
     expect(stageOf('RoleBinding')).toEqual([1]);
-    expect(stageOf('ConfigMap')).toEqual([0]);
+    expect(stageOf('ConfigMap')).toEqual([0, 0]);
     expect(new Set(stageOf('Deployment'))).toEqual(new Set([2]));
     // no timed requeue: the applied objects' watch events bring the GlooHA back
     expect(p.requeueAfterMs).toBeUndefined();
@@ -604,6 +605,45 @@ describe('plan: applies', () => {
     expect(p.status).toBeUndefined();
     expect(p.requeueAfterMs).toBeUndefined();
     expect(condition(s.object!.status, 'Ready')).toMatchObject({ status: 'True' });
+  });
+
+  it('replicas floors: the ConfigMap the scale policy reads holds each floor annotation, per Deployment; none without a floor', () => {
+    const g = finalizedGlooHA({
+      gloo: { replicas: 3 },
+      gatewayProxies: { gatewayProxy: { replicas: 2 } },
+    });
+    const p = plan(snapshotOf(g));
+    const floors = p.applies.find((a) => a.what.endsWith('/ha-glooha-replicas-floors'))!.body as {
+      metadata: { labels: Record<string, string>; ownerReferences?: unknown[] };
+      data: Record<string, string>;
+    };
+    expect(floors.metadata.labels['glooha.io/replicas-floors']).toBe('true');
+    expect(floors.metadata.ownerReferences).toHaveLength(1);
+    const deployment = (name: string) =>
+      p.applies.find((a) => a.what === `Deployment gloo-system/${name}`)!.body.metadata as {
+        annotations: Record<string, string>;
+      };
+    for (const name of ['gloo', 'gateway-proxy']) {
+      const a = deployment(name).annotations;
+      expect(floors.data[`min-replicas.${name}`], name).toBe(a['glooha.io/min-replicas']);
+      expect(floors.data[`owner.${name}`], name).toBe(a['glooha.io/owner']);
+      expect(floors.data[`owner-kind.${name}`], name).toBe('GlooHA');
+      expect(floors.data[`helm-values.${name}`], name).toBe(a['glooha.io/helm-values']);
+    }
+    expect(floors.data['min-replicas.gloo']).toBe('3');
+    expect(floors.data['min-replicas.gateway-proxy']).toBe('2');
+
+    const warn = plan(snapshotOf(finalizedGlooHA({ gloo: { replicas: 3 }, driftPolicy: 'warn' })));
+    expect(warn.applies.map((a) => a.what)).not.toContain('ConfigMap gloo-system/ha-glooha-replicas-floors');
+  });
+
+  it('a leaderless product: looks again when the spell reaches its failover bound, not before, not after', () => {
+    const g = finalizedGlooHA({ gloo: { replicas: 3 }, gatewayProxies: { gatewayProxy: { replicas: 2 } } });
+    const s = settled(snapshotOf(g));
+    const spell = (seconds: number) => ({ seconds, leaseDurationSeconds: 15, retryPeriodSeconds: 2 });
+    // Bound 25 s (leaderless-gap.ts failoverBound); 100 ms past it, so the spell is beyond it then.
+    expect(plan({ ...s, leaderless: spell(20) }).requeueAfterMs).toBe(5_100);
+    expect(plan({ ...s, leaderless: spell(30) }).requeueAfterMs).toBeUndefined();
   });
 
   it('update: a spec change re-applies what it changes (hash mismatch), not drift', () => {

@@ -529,6 +529,81 @@ describe('Degraded', () => {
     const s = computeStatus(input({ leader: staleLeader }));
     expect(cond(s, 'Ready').status).toBe('True');
   });
+});
+
+describe('Ready and a product without a leader: not Ready only past the failover bound', () => {
+  // leaseDuration 15 s, retryPeriod 2 s: bound 15 + 2 + (ceil(1.2 × 2 + 5) = 8) = 25 s.
+  const spell = (seconds: number) => ({ seconds, leaseDurationSeconds: 15, retryPeriodSeconds: 2 });
+
+  it('within the bound (a handover, a takeover after expiry) Ready stays True; Degraded says the leader is lost', () => {
+    const s = computeStatus(input({ leader: staleLeader, leaderless: spell(25) }));
+    expect(cond(s, 'Ready')).toMatchObject({ status: 'True', reason: 'Reconciled' });
+    expect(cond(s, 'Degraded')).toMatchObject({ status: 'True', reason: 'GlooLeaderLost' });
+  });
+
+  it('past the bound: Ready=False with the product’s reason and the bound spelled out; not Reconciling, not Stalled', () => {
+    const s = computeStatus(input({ leader: staleLeader, leaderless: spell(25.1) }));
+    expect(summary(s)).toEqual({
+      Stalled: ['False', 'Progressing'],
+      Reconciling: ['False', 'Reconciled'],
+      Ready: ['False', 'GlooLeaderLost'],
+      Drifted: ['False', 'NoDrift'],
+      Degraded: ['True', 'GlooLeaderLost'],
+    });
+    expect(cond(s, 'Ready').message).toBe(
+      'the gloo Lease has had no live holder longer than its failover bound of 25s (leaseDuration 15s + retryPeriod 2s + 8s slack): no gloo replica is writing statuses',
+    );
+  });
+
+  it('a longer spell rewrites nothing (the message names the bound, not the growing length)', () => {
+    const s1 = computeStatus(input({ leader: staleLeader, leaderless: spell(30) }));
+    const s2 = computeStatus(input({ previous: s1, now: T1, leader: staleLeader, leaderless: spell(90) }));
+    expect(canonicalJson(s2)).toBe(canonicalJson(s1));
+  });
+
+  it('a released Lease (no holder) past the bound is not Ready either', () => {
+    const s = computeStatus(
+      input({ leader: { fresh: false, leaseDurationSeconds: 1 }, leaderless: spell(40) }),
+    );
+    expect(cond(s, 'Ready')).toMatchObject({ status: 'False', reason: 'GlooLeaderLost' });
+  });
+
+  it('a new leader makes it Ready again, the flip recorded once each way', () => {
+    const lost = computeStatus(input({ leader: staleLeader, leaderless: spell(26) }));
+    expect(cond(lost, 'Ready').lastTransitionTime).toBe(T0.toISOString());
+    const back = computeStatus(input({ previous: lost, now: T1, leader: freshLeader }));
+    expect(cond(back, 'Ready')).toMatchObject({ status: 'True', lastTransitionTime: T1.toISOString() });
+  });
+
+  it('no leader is expected when leader election is disabled, or when the elected component has no ready pod', () => {
+    const g2 = glooHA({ gloo: { replicas: 1, leaderElection: { enabled: false } } }, { generation: 1 });
+    const off = computeStatus(
+      input({
+        desired: run(g2),
+        generation: 1,
+        leader: staleLeader,
+        leaderless: spell(600),
+        deployments: deployments({ gloo: { ready: 1 } }),
+      }),
+    );
+    expect(cond(off, 'Ready').status).toBe('True');
+    const down = computeStatus(
+      input({
+        leader: staleLeader,
+        leaderless: spell(600),
+        deployments: deployments({ gloo: { ready: 0 } }),
+      }),
+    );
+    expect(cond(down, 'Degraded')).toMatchObject({ status: 'True', reason: 'ComponentUnavailable' });
+    expect(cond(down, 'Ready').reason).toBe('Progressing');
+  });
+
+  it('suspended: still not Ready past the bound (suspending writes nothing, it hides nothing)', () => {
+    const s = computeStatus(
+      input({ leader: staleLeader, leaderless: spell(60), suspended: { pending: [] } }),
+    );
+    expect(cond(s, 'Ready')).toMatchObject({ status: 'False', reason: 'GlooLeaderLost' });
+  });
 
   it('no leader is expected when leader election is disabled', () => {
     const g2 = glooHA({ gloo: { replicas: 1, leaderElection: { enabled: false } } }, { generation: 1 });

@@ -212,6 +212,31 @@ describe('PodDisruptionBudgets', () => {
     );
   });
 
+  it('tell how to fix a foreign PDB in the terms of what made it: kubectl for one Helm did not make', () => {
+    const g = glooHA({ gloo: { replicas: 3, podDisruptionBudget: { minAvailable: 2 } } });
+    const made = (helmRelease?: string) =>
+      run(
+        g,
+        installFor(g, (i) =>
+          i.pdbs.push({
+            name: 'gloo-pdb',
+            selector: {},
+            maxUnavailable: 1,
+            ours: false,
+            ...(helmRelease ? { helmRelease } : {}),
+          }),
+        ),
+      ).problems[0]!.message;
+    const byKubectl = made();
+    expect(byKubectl).toContain(
+      `It was not made by Helm: change it with kubectl -n gloo-system patch pdb gloo-pdb --type=merge -p '{"spec":{"minAvailable":2,"maxUnavailable":null}}', or delete it so glooha manages the PDB (kubectl -n gloo-system delete pdb gloo-pdb)`,
+    );
+    expect(byKubectl).not.toContain('Helm values');
+    const byHelm = made('gloo');
+    expect(byHelm).toContain("It belongs to Helm release gloo: set it through that release's values");
+    expect(byHelm).toContain('kubectl -n gloo-system delete pdb gloo-pdb');
+  });
+
   it('report two PDBs over the same pods (the eviction API refuses them)', () => {
     const g = glooHA({});
     const d = run(
