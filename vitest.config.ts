@@ -1,31 +1,51 @@
 import { defineConfig } from 'vitest/config';
 
-// `unit` needs nothing. The integration files are split into three projects so that npm test
-// (scripts/test-lanes.ts) can run the first two side by side, each in its own `vitest run` with its own
-// control plane (test/env/global-setup.ts), and the third alone afterwards:
-//  - integration-helm: helm-coexistence, Helm installs and upgrades of Gloo's chart (~200 s, mostly
-//    waiting on the API server and kwok);
-//  - integration: every other file that does not measure time;
-//  - integration-timing: the files that measure failover (the operator's and kgateway's real
-//    controller's), fencing windows, lease expiry and steady-state request counts, which parallel CPU
-//    load would distort.
-// Within each project the files run one at a time: they share its control plane.
-const TIMING = [
-  'operator-ha',
-  'leader-election',
-  'fencing',
-  'api-requests',
-  'kgateway-controller',
-  'gloo-controller',
-  'product-handover',
-].map((f) => `test/integration/${f}.test.ts`);
+// The lanes, each a set of projects named after what it needs (test/env/binaries.ts LANE_NEEDS; each
+// project's GLOOHA_LANE makes a test that reaches for more fail at once, naming its lane):
+//  - unit: pure TypeScript. No Go, no control plane, no network.
+//  - charts: Helm 4 and 3 and the products' charts (build-helm.sh, build-kgateway.sh without
+//    --controller): the unit-level tests that render or package a chart or run helm.
+//  - integration: the test control plane (build-testbin.sh), one per `vitest run` (global setup):
+//     - integration-helm: helm-coexistence and the docs' Helm commands, Helm installs and upgrades of
+//       Gloo's chart (~200 s, mostly waiting on the API server and kwok);
+//     - integration: every other file that neither measures time nor runs a product's controller;
+//     - integration-timing: the files that measure failover, fencing windows, lease expiry and
+//       steady-state request counts, which parallel CPU load would distort.
+//  - products: the products' real controllers (build-kgateway.sh --controller, build-gloo.sh):
+//     - products: kgateway's controller under the operator;
+//     - products-timing: the files that time a product's leader handover, alone like integration-timing.
+// scripts/test-lanes.ts runs them (npm test: all; --only <lane>). Within each project the files run
+// one at a time: they share its control plane.
+const CHARTS = [
+  'chart/chart',
+  'chart/floor-coverage',
+  'chart/observability',
+  'chart/release',
+  'chart/sync',
+  'cli/cli',
+  'kgateway/controller-values',
+  'kgateway/migrate',
+].map((f) => `test/unit/${f}.test.ts`);
+const TIMING = ['operator-ha', 'leader-election', 'fencing', 'api-requests'].map(
+  (f) => `test/integration/${f}.test.ts`,
+);
 const HELM = ['test/integration/helm-coexistence.test.ts', 'test/integration/docs-helm-commands.test.ts'];
+const PRODUCTS = [
+  'kgateway-ha',
+  'kgateway-autoscale',
+  'kgateway-controller-autoscale',
+  'kgateway-upgrade',
+].map((f) => `test/integration/${f}.test.ts`);
+const PRODUCTS_TIMING = ['kgateway-controller', 'gloo-controller', 'product-handover'].map(
+  (f) => `test/integration/${f}.test.ts`,
+);
 
-const integration = (name: string, include: string[], exclude: string[] = []) => ({
+const integration = (name: string, lane: string, include: string[], exclude: string[] = []) => ({
   test: {
     name,
     include,
     exclude,
+    env: { GLOOHA_LANE: lane },
     globalSetup: ['test/env/global-setup.ts'],
     fileParallelism: false,
     testTimeout: 120_000,
@@ -41,14 +61,33 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
-          // Some unit tests spawn helm or the CLI; beside two integration lanes (npm test) they take
-          // several times as long as alone (a chart test: 0.7 s alone, 4–10 s beside them).
+          exclude: CHARTS,
+          env: { GLOOHA_LANE: 'unit' },
+          // Some unit tests spawn the CLI (tsx); beside the integration lanes (npm test) they take several
+          // times as long as alone.
           testTimeout: 30_000,
         },
       },
-      integration('integration', ['test/integration/**/*.test.ts'], [...TIMING, ...HELM]),
-      integration('integration-helm', HELM),
-      integration('integration-timing', TIMING),
+      {
+        test: {
+          name: 'charts',
+          include: CHARTS,
+          env: { GLOOHA_LANE: 'charts' },
+          // These spawn helm or the CLI; beside two integration lanes (npm test) they take several
+          // times as long as alone (a chart test: 0.7 s alone, 4–10 s beside them).
+          testTimeout: 30_000,
+        },
+      },
+      integration(
+        'integration',
+        'integration',
+        ['test/integration/**/*.test.ts'],
+        [...TIMING, ...HELM, ...PRODUCTS, ...PRODUCTS_TIMING],
+      ),
+      integration('integration-helm', 'integration', HELM),
+      integration('integration-timing', 'integration', TIMING),
+      integration('products', 'products', PRODUCTS),
+      integration('products-timing', 'products', PRODUCTS_TIMING),
     ],
   },
 });

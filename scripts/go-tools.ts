@@ -4,12 +4,14 @@
 // never waits for a tool it was not asked for).
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
+import { laneMayUse } from '../test/env/binaries.js';
 import { repoRoot } from './sync-chart.js';
 
 export type GoTool = 'actionlint' | 'kube-score' | 'kstatus' | 'argo-health' | 'promtool';
 
 /** Path of `name`: `$<envName>` if set, else the binary tools/build-tools.sh built (or had cached). */
 export function goToolPath(name: GoTool, envName: string): string {
+  laneMayUse('go tool');
   const explicit = process.env[envName];
   if (explicit) return explicit;
   const out = execFileSync('bash', [join(repoRoot, 'tools', 'build-tools.sh'), name], {

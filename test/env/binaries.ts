@@ -1,9 +1,14 @@
-// Finds the test control plane's binaries: envtest conventions first (TEST_ASSET_<NAME>, then
-// $KUBEBUILDER_ASSETS/<name>), so people with setup-envtest reuse theirs; otherwise the per-machine
-// cache that test/env/build-testbin.sh fills from the pinned Go wrapper modules (built on first use).
+// Finds the tests' binaries: envtest conventions first (TEST_ASSET_<NAME>, then $KUBEBUILDER_ASSETS/
+// <name>), so people with setup-envtest reuse theirs; otherwise the per-machine caches that the build
+// scripts of test/env fill from the pinned Go wrapper modules (built on first use), each building only
+// its own: build-helm.sh Helm 4, Helm 3 and Gloo's chart; build-testbin.sh the control plane;
+// build-kgateway.sh kgateway's charts (and controller); build-gloo.sh Gloo's controller.
+//
+// Each test lane (vitest.config.ts sets GLOOHA_LANE per project) may use only what it is for, so a test
+// in the wrong lane fails at once, naming the lane it belongs in, instead of making the unit lane build
+// Kubernetes on a fresh machine: see laneMayUse.
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, readdirSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { accessSync, constants, existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -32,7 +37,7 @@ const cachePath: Record<BinaryName, string> = {
   helm3: join('helm3', 'helm'),
 };
 
-/** Gloo's Helm chart version that build-testbin.sh packages (from test/env/tools/gloo/go.mod). */
+/** Gloo's Helm chart version that build-helm.sh packages (from test/env/tools/gloo/go.mod). */
 export function glooChartVersion(): string {
   const goMod = readFileSync(join(here, 'tools', 'gloo', 'go.mod'), 'utf8');
   const v = /^require github\.com\/solo-io\/gloo v([0-9.]+)$/m.exec(goMod)?.[1];
@@ -44,7 +49,7 @@ export interface Binaries {
   path(name: BinaryName): string;
   /** Directory holding kwok's stage definitions (pod-ready, node-initialize, ...). */
   kwokStagesDir: string;
-  /** Gloo's chart, packaged from its Go module by build-testbin.sh ($GLOO_CHART overrides). */
+  /** Gloo's chart, packaged from its Go module by build-helm.sh ($GLOO_CHART overrides). */
   glooChart: string;
   /** Where the binaries came from, for log lines. */
   source: string;
@@ -52,6 +57,42 @@ export interface Binaries {
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const buildScript = join(here, 'build-testbin.sh');
+const helmScript = join(here, 'build-helm.sh');
+
+/** What the tests use, by the build that makes it; the lanes of vitest.config.ts are named after them. */
+export type Need = 'helm' | 'go tool' | 'control plane' | 'product controller';
+
+/** The lanes (GLOOHA_LANE) and what each may use; outside a lane (scripts, a shell) everything is allowed. */
+export const LANE_NEEDS: Readonly<Record<string, readonly Need[]>> = {
+  unit: [],
+  charts: ['helm', 'go tool'],
+  integration: ['helm', 'go tool', 'control plane'],
+  products: ['helm', 'go tool', 'control plane', 'product controller'],
+};
+
+const LANE_FOR: Record<Need, string> = {
+  helm: "charts (Helm and the products' charts)",
+  'go tool': "charts (Helm, the products' charts, the linters of tools/)",
+  'control plane': 'integration (the test control plane)',
+  'product controller': "products (the products' real controllers)",
+};
+
+/**
+ * Throws, naming the lane the test belongs in, when the current lane (GLOOHA_LANE) is not for `need`:
+ * a unit test that reaches for helm would otherwise pass on a warm machine and build Go on a cold one.
+ */
+export function laneMayUse(need: Need): void {
+  const lane = process.env.GLOOHA_LANE;
+  if (lane === undefined || lane === '') return;
+  const allowed = LANE_NEEDS[lane];
+  if (!allowed)
+    throw new Error(`GLOOHA_LANE=${lane} is no lane (lanes: ${Object.keys(LANE_NEEDS).join(', ')})`);
+  if (!allowed.includes(need))
+    throw new Error(
+      `this test needs the ${need}, which the ${lane} lane does not build: it belongs in the ${LANE_FOR[need]} lane ` +
+        '(its project in vitest.config.ts)',
+    );
+}
 
 function isExecutable(path: string): boolean {
   try {
@@ -63,20 +104,15 @@ function isExecutable(path: string): boolean {
 }
 
 /**
- * Runs a build script of test/env (a no-op when cached) and returns the directory it printed. Under an
- * exclusive flock on the cache: test runs started side by side on a cold machine (a unit test that
- * needs helm, a sync:chart, an integration run) would otherwise each build the whole control plane,
- * and race on the final rename. The lock lives outside the scripts so it does not change their cache keys.
+ * Runs a build script of test/env (a no-op when cached) and returns the directory it printed. Each
+ * script builds under a lock of its own, so runs started side by side on a cold machine build once.
  */
 function runCachedBuild(script: string): string {
   // Once per process: each call runs the script (and its "cached in" line) again, and one demo or test
   // run looks binaries up many times.
   const known = builtDirs.get(script);
   if (known && existsSync(known)) return known;
-  const cacheRoot =
-    process.env.GLOOHA_TESTBIN_CACHE || join(homedir(), '.cache', 'glooha-operator', 'testbin');
-  mkdirSync(cacheRoot, { recursive: true });
-  const out = execFileSync('flock', [join(cacheRoot, '.lock'), 'bash', script], {
+  const out = execFileSync('bash', [script], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 1 << 20,
@@ -90,19 +126,35 @@ function runCachedBuild(script: string): string {
 
 const builtDirs = new Map<string, string>();
 
+/** The control plane's binaries (build-testbin.sh): their directory. */
 export function buildOrFindCachedBinaries(log: (line: string) => void = () => {}): string {
+  laneMayUse('control plane');
   const started = Date.now();
   const dir = runCachedBuild(buildScript);
-  log(`test binaries ready in ${((Date.now() - started) / 1000).toFixed(1)}s: ${dir}`);
+  log(`control plane binaries ready in ${((Date.now() - started) / 1000).toFixed(1)}s: ${dir}`);
   return dir;
 }
+
+/** Helm 4, Helm 3 and Gloo's chart (build-helm.sh): their directory. */
+export function buildOrFindCachedHelm(log: (line: string) => void = () => {}): string {
+  laneMayUse('helm');
+  const started = Date.now();
+  const dir = runCachedBuild(helmScript);
+  log(`Helm and Gloo's chart ready in ${((Date.now() - started) / 1000).toFixed(1)}s: ${dir}`);
+  return dir;
+}
+
+const isHelm = (name: BinaryName) => name === 'helm' || name === 'helm3';
 
 export function locateBinaries(log: (line: string) => void = () => {}): Binaries {
   const assets = process.env.KUBEBUILDER_ASSETS;
   let cacheDir: string | undefined;
+  let helmDir: string | undefined;
   const cached = () => (cacheDir ??= buildOrFindCachedBinaries(log));
+  const cachedHelm = () => (helmDir ??= buildOrFindCachedHelm(log));
 
   const path = (name: BinaryName): string => {
+    laneMayUse(isHelm(name) ? 'helm' : 'control plane');
     const envName = `TEST_ASSET_${name.toUpperCase().replace(/-/g, '_')}`;
     const explicit = process.env[envName];
     if (explicit) {
@@ -110,9 +162,10 @@ export function locateBinaries(log: (line: string) => void = () => {}): Binaries
       return explicit;
     }
     if (assets && isExecutable(join(assets, name))) return join(assets, name);
-    const built = join(cached(), cachePath[name]);
+    const dir = isHelm(name) ? cachedHelm() : cached();
+    const built = join(dir, cachePath[name]);
     if (!isExecutable(built))
-      throw new Error(`test binary ${name} missing in ${cached()}; delete that directory to rebuild`);
+      throw new Error(`test binary ${name} missing in ${dir}; delete that directory to rebuild`);
     return built;
   };
 
@@ -124,11 +177,12 @@ export function locateBinaries(log: (line: string) => void = () => {}): Binaries
       return join(dirname(path('kwok')), 'kwok-stages');
     },
     get glooChart() {
+      laneMayUse('helm');
       const explicit = process.env.GLOO_CHART;
-      const chart = explicit || join(cached(), 'charts', `gloo-${glooChartVersion()}.tgz`);
+      const chart = explicit || join(cachedHelm(), 'charts', `gloo-${glooChartVersion()}.tgz`);
       if (!existsSync(chart))
         throw new Error(
-          `Gloo's chart ${chart} is missing${explicit ? ' (GLOO_CHART)' : `; delete ${cached()} to rebuild`}`,
+          `Gloo's chart ${chart} is missing${explicit ? ' (GLOO_CHART)' : `; delete ${cachedHelm()} to rebuild`}`,
         );
       return chart;
     },
@@ -162,9 +216,9 @@ export const KGATEWAY_VERSIONS: readonly string[] = readdirSync(join(here, 'kgat
 export const KGATEWAY_VERSION = KGATEWAY_VERSIONS[0] as string;
 
 /**
- * Runs build-kgateway.sh for one pinned version (charts: seconds when cold; a no-op when cached). With
- * `controller: true` it also builds kgateway's controller (~15-20 min cold on 2 cores; cached per
- * machine). The control plane comes first, under its own lock; the script locks each version itself.
+ * Runs build-kgateway.sh for one pinned version (charts: seconds when cold, after Helm; a no-op when
+ * cached). With `controller: true` it also builds kgateway's controller (~15-20 min cold on 2 cores;
+ * cached per machine). It needs Helm only, never the control plane; the script locks each version itself.
  */
 export function kgatewayFixtures(
   version: string = KGATEWAY_VERSION,
@@ -172,7 +226,7 @@ export function kgatewayFixtures(
 ): KgatewayFixtures {
   if (!KGATEWAY_VERSIONS.includes(version))
     throw new Error(`kgateway ${version} is not pinned (pinned: ${KGATEWAY_VERSIONS.join(', ')})`);
-  buildOrFindCachedBinaries();
+  laneMayUse(opts.controller ? 'product controller' : 'helm');
   const out = execFileSync('bash', [kgatewayScript, ...(opts.controller ? ['--controller'] : []), version], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -204,6 +258,7 @@ const glooScript = join(here, 'build-gloo.sh');
  * machine, a no-op then). $GLOO_CONTROLLER overrides it.
  */
 export function glooController(): string {
+  laneMayUse('product controller');
   const explicit = process.env.GLOO_CONTROLLER;
   if (explicit) {
     if (!isExecutable(explicit)) throw new Error(`GLOO_CONTROLLER=${explicit} is not an executable file`);

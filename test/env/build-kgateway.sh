@@ -53,17 +53,21 @@ done
 
 command -v go >/dev/null || { echo "build-kgateway: Go is needed to fetch kgateway's module" >&2; exit 1; }
 command -v flock >/dev/null || { echo "build-kgateway: flock (util-linux) is needed" >&2; exit 1; }
-testbin=$(bash "$here/build-testbin.sh" | tail -1)
-helm="$testbin/helm"
-[ -x "$helm" ] || { echo "build-kgateway: no helm in $testbin" >&2; exit 1; }
+# Helm only (build-helm.sh), never the control plane: the charts lane packages these charts too.
+helm_dir=$(bash "$here/build-helm.sh" | tail -1)
+helm="$helm_dir/helm"
+[ -x "$helm" ] || { echo "build-kgateway: no helm in $helm_dir" >&2; exit 1; }
 cache_root=${GLOOHA_TESTBIN_CACHE:-"$HOME/.cache/glooha-operator/testbin"}
 root="$(dirname "$cache_root")/kgateway"
 mkdir -p "$root"
 
 export CGO_ENABLED=0
+commands() { grep -v '^[[:space:]]*#' "$1" | grep -v '^[[:space:]]*$'; }
 build_version() { # version
   local v=$1 mod="$here/kgateway/$1" key out kgw gwapi gwv tmp t0
-  key=$( { cat "$0" "$mod/go.mod" "$mod/go.sum"; go version; "$helm" version --short; } | sha256sum | cut -c1-16)
+  # What decides the charts and the controller: the wrapper module, Go, Helm and this script's commands
+  # (not its comments, so rewording them rebuilds nothing).
+  key=$( { cat "$mod/go.mod" "$mod/go.sum"; go version; "$helm" version --short; commands "$0"; } | sha256sum | cut -c1-16)
   out="$root/$v-$key"
   # The module directories, checked against the wrapper's go.sum by `go` itself.
   (cd "$mod" && go mod download "$KGATEWAY_MODULE" "$GATEWAY_API_MODULE")

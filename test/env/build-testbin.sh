@@ -1,17 +1,16 @@
 #!/usr/bin/env bash
 # Builds the test control plane (kube-apiserver, kube-controller-manager, kube-scheduler, kubectl,
-# etcd, kwok), Helm 4 (`helm`, the default) and Helm 3 (`helm3/helm`), and Gloo's Helm chart from the
-# pinned Go wrapper modules under test/env/tools, once per machine.
-#
-# Gloo's chart (charts/gloo-<version>.tgz) is built the way Gloo's release builds it (`make
-# package-chart`): its own generator (install/helm/gloo/generate.go) turns values-template.yaml and
-# Chart-template.yaml into values.yaml and Chart.yaml through Gloo's Go structs, then `helm package`.
-# Nothing of it is committed: it comes from the github.com/solo-io/gloo module at the pinned version.
+# etcd, kwok and kwok's stages) from the pinned Go wrapper modules under test/env/tools/{kubernetes,
+# etcd,kwok}, once per machine. Helm and Gloo's chart are build-helm.sh's (the charts lane needs them
+# without a control plane); kgateway's charts and controller are build-kgateway.sh's, Gloo's controller
+# build-gloo.sh's.
 #
 # The binaries land in $GLOOHA_TESTBIN_CACHE/<key>/ (default ~/.cache/glooha-operator/testbin), where
-# <key> is a hash of the wrapper modules and the Go version: a version bump builds a new directory,
-# an unchanged checkout reuses the old one. The directory is filled in a temp dir and renamed at the
-# end, so an interrupted build never leaves a half-filled cache behind.
+# <key> hashes what decides them: the three wrapper modules, the Go version and this script's commands
+# (its comments are left out, so rewording them rebuilds nothing). A version bump builds a new
+# directory, an unchanged checkout reuses the old one. The directory is filled in a temp dir and
+# renamed at the end, under a lock, so an interrupted build never leaves a half-filled cache behind
+# and two runs started side by side build once.
 #
 # Prints the binary directory on stdout (last line); progress goes to stderr.
 # With KUBEBUILDER_ASSETS set, nothing is built: those binaries are used (see test/env/binaries.ts).
@@ -22,15 +21,16 @@ tools="$here/tools"
 cache_root=${GLOOHA_TESTBIN_CACHE:-"$HOME/.cache/glooha-operator/testbin"}
 
 command -v go >/dev/null || { echo "build-testbin: Go is needed to build the test control plane (or set KUBEBUILDER_ASSETS)" >&2; exit 1; }
+command -v flock >/dev/null || { echo "build-testbin: flock (util-linux) is needed" >&2; exit 1; }
 
-key=$( { go version; cat "$tools"/*/go.mod "$tools"/*/go.sum "$0"; } | sha256sum | cut -c1-16)
+commands() { grep -v '^[[:space:]]*#' "$1" | grep -v '^[[:space:]]*$'; }
+key=$( { go version; cat "$tools"/{kubernetes,etcd,kwok}/go.{mod,sum}; commands "$0"; } | sha256sum | cut -c1-16)
 out="$cache_root/$key"
-gloo_version=$(sed -n 's/^require github.com\/solo-io\/gloo \(v[0-9.]*\)$/\1/p' "$tools/gloo/go.mod")
-[ -n "$gloo_version" ] || { echo "build-testbin: cannot read the Gloo version from tools/gloo/go.mod" >&2; exit 1; }
-# Helm 3 is installed as helm3/helm: Helm names its field manager after its own file name, so both
-# majors write as "helm", like a user's.
-bins=(kube-apiserver kube-controller-manager kube-scheduler kubectl etcd kwok helm helm3/helm "charts/gloo-${gloo_version#v}.tgz")
+bins=(kube-apiserver kube-controller-manager kube-scheduler kubectl etcd kwok kwok-stages/pod-ready.yaml)
 
+mkdir -p "$cache_root"
+exec 9>"$cache_root/.build.lock"
+flock 9
 complete=1
 for b in "${bins[@]}"; do [ -f "$out/$b" ] || complete=0; done
 if [ "$complete" = 1 ]; then
@@ -45,7 +45,6 @@ kube_version=$(sed -n 's/^require k8s.io\/kubernetes \(v[0-9.]*\)$/\1/p' "$tools
 vpkg=k8s.io/component-base/version
 kube_ldflags="-s -w -X $vpkg.gitVersion=$kube_version -X $vpkg.gitMajor=${BASH_REMATCH[1]} -X $vpkg.gitMinor=${BASH_REMATCH[2]} -X $vpkg.gitTreeState=clean -X $vpkg.buildDate=1970-01-01T00:00:00Z"
 
-mkdir -p "$cache_root"
 tmp=$(mktemp -d "$cache_root/.build-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
@@ -73,48 +72,6 @@ echo "build-testbin: Kubernetes' binaries built in $(( $(date +%s) - t0 ))s" >&2
 build etcd "-s -w" go.etcd.io/etcd/server/v3 etcd
 build kwok "-s -w" sigs.k8s.io/kwok/cmd/kwok kwok
 
-# Helm: the version ldflags of each version's own Makefile, as a tagged release build sets them (tag,
-# no "unreleased" metadata, clean tree, and the tag's commit if the module proxy records one — it does
-# not for Helm, so GitCommit stays empty), so `helm version` reports the real version.
-# Helm 4 reads the Kubernetes version it assumes offline (`helm template`) from client-go in its build
-# info; Helm 3 takes it from ldflags (its Makefile: client-go v0.X.Y → Kubernetes v1.X), without which
-# it assumes v1.20 and charts' kubeVersion checks fail.
-module_version() { sed -n "s|^require $2 \\(v[0-9.]*\\)\$|\\1|p" "$tools/$1/go.mod"; }
-module_commit() { # module-dir module@version -> the tag's commit when the proxy's .info records it
-  local info; info=$(cd "$tools/$1" && go mod download -json "$2" | sed -n 's/^[[:space:]]*"Info": "\(.*\)",$/\1/p')
-  sed -n 's/.*"Hash": *"\([0-9a-f]*\)".*/\1/p' "$info" 2>/dev/null | head -1
-}
-helm_ldflags() { # module-dir major version
-  local pkg="helm.sh/helm/v$2/internal/version"
-  printf '%s' "-s -w -X $pkg.version=$3 -X $pkg.metadata= -X $pkg.gitCommit=$(module_commit "$1" "helm.sh/helm/v$2@$3") -X $pkg.gitTreeState=clean"
-}
-helm4_version=$(module_version helm helm.sh/helm/v4)
-build helm "$(helm_ldflags helm 4 "$helm4_version")" helm.sh/helm/v4/cmd/helm helm
-helm3_version=$(module_version helm3 helm.sh/helm/v3)
-client_go=$(cd "$tools/helm3" && go list -m -f '{{.Version}}' k8s.io/client-go)
-[[ "$client_go" =~ ^v0\.([0-9]+)\. ]] || { echo "build-testbin: cannot read client-go's version in tools/helm3" >&2; exit 1; }
-k8s_minor=${BASH_REMATCH[1]}
-helm3_ldflags="$(helm_ldflags helm3 3 "$helm3_version")"
-for p in helm.sh/helm/v3/pkg/lint/rules helm.sh/helm/v3/pkg/chartutil; do
-  helm3_ldflags+=" -X $p.k8sVersionMajor=1 -X $p.k8sVersionMinor=$k8s_minor"
-done
-mkdir -p "$tmp/helm3"
-build helm3 "$helm3_ldflags" helm.sh/helm/v3/cmd/helm helm3/helm
-
-# Gloo's chart, as `make package-chart` in Gloo's repository: generate.go (run from the repository
-# root, with the release's --version without the "v" and --generate-helm-docs), then `helm package`.
-build gloo "-s -w" github.com/solo-io/gloo/install/helm/gloo gloo-helm-generate
-gloo_dir=$(cd "$tools/gloo" && go list -m -f '{{.Dir}}' github.com/solo-io/gloo)
-src="$tmp/gloo-src"
-mkdir -p "$src/install/helm" "$src/docs/content/reference" "$tmp/charts"
-cp -R "$gloo_dir/install/helm/gloo" "$src/install/helm/"
-chmod -R u+w "$src"
-(cd "$src" && "$tmp/gloo-helm-generate" --version "${gloo_version#v}" --generate-helm-docs) >/dev/null 2>&1 \
-  || { echo "build-testbin: Gloo's chart generator failed" >&2; exit 1; }
-"$tmp/helm" package --destination "$tmp/charts" "$src/install/helm/gloo" >&2
-# The values reference the generator writes (the chart's own docs/content/reference/values.txt).
-cp "$src/docs/content/reference/values.txt" "$tmp/charts/gloo-${gloo_version#v}-values.txt"
-rm -rf "$src" "$tmp/gloo-helm-generate"
 # kwok's stages live in its module (kustomize/stage); copy the ones the control plane uses.
 kwok_dir=$(cd "$tools/kwok" && go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)
 mkdir -p "$tmp/kwok-stages"

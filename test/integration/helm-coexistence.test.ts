@@ -10,6 +10,10 @@
 //  3. after the GlooHA is deleted, replicas/env/affinity stay, no operator field manager is left, and
 //     the next plain upgrade succeeds without --force-conflicts, taking the chart's values;
 //  4. no Helm path drops the autoscaled proxy below its HPA minimum while the operator manages it.
+// The cases of one Helm major share one install, each starting from the state the one before left it
+// in. A case that fails or times out (its helm may still be running) would leave the next a broken
+// install, so the next case starts on a fresh one instead: its own namespace and release, verified
+// deployed and Ready before the case runs (see freshInstall).
 import {
   AppsV1Api,
   AutoscalingV2Api,
@@ -19,11 +23,18 @@ import {
   type V1Deployment,
 } from '@kubernetes/client-node';
 import { parse } from 'yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { GlooHA, GlooHASpec } from '../../src/products/gloo/types.js';
 import { UPGRADE_FLAGS, upgradeCommand } from '../../src/core/helm-values-yaml.js';
 import { adminKubeConfig, createNamespace } from '../support/cluster.js';
-import { HELM_MAJORS, helm, installGloo, upgradeGloo, type HelmMajor } from '../support/gloo-chart.js';
+import {
+  HELM_MAJORS,
+  HELM_TIMEOUT_MS,
+  helm,
+  installGloo,
+  upgradeGloo,
+  type HelmMajor,
+} from '../support/gloo-chart.js';
 import { createGlooHA, deleteGlooHA, getGlooHA } from '../support/glooha.js';
 import { ownsReplicas } from '../support/managed-fields.js';
 import {
@@ -40,7 +51,7 @@ import {
 } from '../support/operator.js';
 import { printedValuesPathCommand, runAsPrinted, type ShellRun } from '../support/shell.js';
 import { kubectl } from '../support/kubectl.js';
-import { eventually } from '../support/wait.js';
+import { eventually, httpStatusOf } from '../support/wait.js';
 
 const admin = adminKubeConfig();
 const apps = admin.makeApiClient(AppsV1Api);
@@ -103,6 +114,13 @@ async function waitReady(ns: string, timeoutMs = 90_000): Promise<GlooHA> {
   );
 }
 
+/**
+ * A case's bound: two helm upgrades (Helm 4's plain path runs a second with --force-conflicts), each
+ * allowed the harness's kill timeout, and the waits around them; a fresh install's: one helm install.
+ */
+const CASE_TIMEOUT_MS = 2 * HELM_TIMEOUT_MS + 120_000;
+const INSTALL_TIMEOUT_MS = HELM_TIMEOUT_MS + 180_000;
+
 const report: string[] = [];
 let removeFloorPolicy: (() => Promise<void>) | undefined;
 
@@ -118,12 +136,13 @@ afterAll(() => {
   if (report.length) console.log(`helm coexistence, measured:\n  ${report.join('\n  ')}`);
 });
 
-describe.each(HELM_MAJORS)("Gloo's chart with Helm %i", (major) => {
+describe.each(HELM_MAJORS)("Gloo's chart with Helm %i", { timeout: CASE_TIMEOUT_MS }, (major) => {
   let ns: string;
   let operator: InProcessOperator;
-  let exported: string;
-  /** What the plain upgrade's refusal printed (the floor's message with the command to run). */
+  /** What the plain upgrade's refusal printed on the current install (the floor's message with the command to run). */
   let refusal = '';
+  /** The case that failed on the current install: the next case starts on a fresh one. */
+  let failed: string | undefined;
 
   const record = async (what: string, run: () => Promise<unknown>): Promise<Measurement> => {
     const rec = new InstallRecorder(admin, ns, operator.metricsUrl);
@@ -134,20 +153,60 @@ describe.each(HELM_MAJORS)("Gloo's chart with Helm %i", (major) => {
     return m;
   };
 
-  beforeAll(async () => {
+  /**
+   * Gloo installed by Helm in a new namespace (a release of its own), its operator, its GlooHA; verified
+   * before any case runs on it: the release deployed (no pending or failed revision), the GlooHA Ready.
+   */
+  async function freshInstall(): Promise<void> {
     ns = await createNamespace(`helm${major}-gloo`);
+    refusal = '';
     const opNs = await createNamespace(`helm${major}-op`);
     const id = await installOperatorRbac(opNs, { watchNamespaces: [ns] });
     const installed = await installGloo(major, ns, 'gloo', userValues(major));
-    report.push(`Helm ${major}, helm install of Gloo's chart: ${(installed.ms / 1000).toFixed(1)} s`);
+    report.push(
+      `Helm ${major}, helm install of Gloo's chart in ${ns}: ${(installed.ms / 1000).toFixed(1)} s`,
+    );
     operator = await startOperatorInProcess(id, { args: [`--watch-namespaces=${ns}`] });
     await createGlooHA(ns, 'gloo', SPEC);
     await waitReady(ns);
-  }, 300_000);
+    const status = await helm(major, ['status', 'gloo', '-n', ns, '-o', 'json']);
+    expect(status.ok, status.stderr).toBe(true);
+    expect((JSON.parse(status.stdout) as { info?: { status?: string } }).info?.status).toBe('deployed');
+  }
+
+  beforeAll(freshInstall, INSTALL_TIMEOUT_MS);
+
+  beforeEach(async ({ task, onTestFailed }) => {
+    if (failed !== undefined) {
+      // The old install is left as the failed case left it (its helm may still run): only its operator stops.
+      const old = ns;
+      await operator.shutdown(`"${failed}" failed`);
+      await freshInstall();
+      report.push(
+        `Helm ${major}: "${failed}" failed in ${old}; "${task.name}" runs on a fresh install in ${ns}`,
+      );
+      failed = undefined;
+    }
+    onTestFailed(() => {
+      failed = task.name;
+    });
+  }, INSTALL_TIMEOUT_MS);
 
   afterAll(async () => {
     await operator?.shutdown('test done');
   });
+
+  const exportedValues = async () =>
+    (await core.readNamespacedConfigMap({ name: 'gloo-helm-values', namespace: ns })).data?.['values.yaml'] ??
+    '';
+
+  /** The plain upgrade's refusal on this install: the plain-path case's, or (on a fresh install) a plain upgrade's own. */
+  async function refusalText(): Promise<string> {
+    if (refusal) return refusal;
+    const res = await upgradeGloo(major, ns, 'gloo', [], userValues(major));
+    expect(res.ok, 'a plain upgrade under the floor must be refused').toBe(false);
+    return (refusal = res.stderr);
+  }
 
   it('helm version reports the pinned release', async () => {
     const v = await helm(major, ['version', '--short']);
@@ -171,8 +230,7 @@ describe.each(HELM_MAJORS)("Gloo's chart with Helm %i", (major) => {
   });
 
   it('the ConfigMap header recommends an upgrade command for each Helm major', async () => {
-    const cm = await core.readNamespacedConfigMap({ name: 'gloo-helm-values', namespace: ns });
-    exported = cm.data?.['values.yaml'] ?? '';
+    const exported = await exportedValues();
     expect(exported).toContain(
       `#   ${upgradeCommand({ release: 'gloo', namespace: ns, configMap: { namespace: ns, name: 'gloo-helm-values' } })}`,
     );
@@ -304,8 +362,7 @@ describe.each(HELM_MAJORS)("Gloo's chart with Helm %i", (major) => {
   });
 
   it('values path: helm upgrade with the exported values restarts no pod, changes no replica count, corrects nothing', async () => {
-    const cm = await core.readNamespacedConfigMap({ name: 'gloo-helm-values', namespace: ns });
-    exported = cm.data?.['values.yaml'] ?? '';
+    const exported = await exportedValues();
     const before = await deployments(ns);
     const m = await record('values path (recommended command)', async () => {
       const res = await upgradeGloo(major, ns, 'gloo', recommendedFlags(major), userValues(major), exported);
@@ -325,6 +382,7 @@ describe.each(HELM_MAJORS)("Gloo's chart with Helm %i", (major) => {
   });
 
   it('values path again (steady state): still nothing changes', async () => {
+    const exported = await exportedValues();
     const m = await record('values path, second time', async () => {
       const res = await upgradeGloo(major, ns, 'gloo', recommendedFlags(major), userValues(major), exported);
       expect(res.ok, res.stderr).toBe(true);
@@ -339,12 +397,8 @@ describe.each(HELM_MAJORS)("Gloo's chart with Helm %i", (major) => {
   it.each(['the refusal', 'the ConfigMap header'])(
     'the command %s prints, run as printed through bash -c, is the values path (0 / 0 / 0)',
     async (source) => {
-      const text =
-        source === 'the refusal'
-          ? refusal
-          : ((await core.readNamespacedConfigMap({ name: 'gloo-helm-values', namespace: ns })).data?.[
-              'values.yaml'
-            ] ?? '');
+      const exported = await exportedValues();
+      const text = source === 'the refusal' ? await refusalText() : exported;
       const command = printedValuesPathCommand(text);
       let run: ShellRun | undefined;
       const m = await record(`values path, ${source}'s command through bash`, async () => {
@@ -452,6 +506,8 @@ describe.each(HELM_MAJORS)("Gloo's chart with Helm %i", (major) => {
   });
 
   it('driftPolicy warn (no floor): a plain upgrade sets the chart replicas, with no field conflict; the operator reports the drift and restores nothing', async () => {
+    // After the case before, no GlooHA is left; on a fresh install, the enforcing one goes first.
+    if ((await httpStatusOf(getGlooHA(ns, 'gloo'))) !== 404) await deleteGlooHA(ns, 'gloo');
     await createGlooHA(ns, 'gloo', { ...SPEC, driftPolicy: 'warn' });
     await waitReady(ns);
     const released = await eventually(

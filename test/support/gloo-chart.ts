@@ -1,5 +1,5 @@
 // Gloo's real chart (install/helm/gloo, packaged from the github.com/solo-io/gloo module by
-// test/env/build-testbin.sh) installed and upgraded with the real Helm 4 or Helm 3, as users run them.
+// test/env/build-helm.sh) installed and upgraded with the real Helm 4 or Helm 3, as users run them.
 //
 // No --wait: the chart's proxies are LoadBalancer Services, which never get an address here, so Helm's
 // wait would never end. Helm still waits for the chart's hook Jobs (certgen, resource rollout/check),
@@ -7,7 +7,7 @@
 // (gateway.validation.webhook.enabled=false): it points at the gloo Service's validation port, and no
 // Gloo process serves it here, so with it on every write of a Gloo resource would wait on a dead
 // endpoint (failurePolicy Ignore still costs a timeout each time).
-import { CoreV1Api } from '@kubernetes/client-node';
+import { BatchV1Api, CoreV1Api, type V1Job, type V1Pod } from '@kubernetes/client-node';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,8 +50,16 @@ export interface HelmRun {
   ms: number;
 }
 
-/** How long one helm command may take before the harness kills it (a loaded machine is slow, not stuck). */
-export const HELM_TIMEOUT_MS = 300_000;
+/**
+ * How long Helm itself waits for a chart's hook Jobs (its --timeout, on installGloo and upgradeGloo).
+ * Helm's default, 5 min, ran out in a cold CI run at load 6-9 while Gloo's pre-upgrade hook Job
+ * gloo-resource-migration was still in progress (the Job controller and kwok, on a loaded machine, take
+ * their time): a loaded machine is slow, not stuck.
+ */
+export const HOOK_WAIT = '10m0s';
+
+/** How long one helm command may take before the harness kills it: past Helm's own hook wait, so Helm's message comes first. */
+export const HELM_TIMEOUT_MS = 11 * 60_000;
 
 /**
  * Runs helm against the test control plane as the admin; never throws on a non-zero exit. A command
@@ -82,14 +90,16 @@ export async function helm(
   } catch (err) {
     const e = err as { stdout?: string; stderr?: string; message: string; killed?: boolean };
     const timedOut = e.killed === true;
+    const hooks = await unfinishedHookJobs(args);
     return {
       ok: false,
       stdout: e.stdout ?? '',
-      stderr: timedOut
-        ? `helm ${major} ${args.slice(0, 2).join(' ')} did not finish within ${timeoutMs / 1000} s and was killed ` +
-          `(waiting for the API server's replies, or for the chart's hook Jobs); ${await clearPendingRelease(args)}` +
-          (e.stderr ? `\nits output so far:\n${e.stderr}` : '')
-        : e.stderr || e.message,
+      stderr:
+        (timedOut
+          ? `helm ${major} ${args.slice(0, 2).join(' ')} did not finish within ${timeoutMs / 1000} s and was killed ` +
+            `(waiting for the API server's replies, or for the chart's hook Jobs); ${await clearPendingRelease(args)}` +
+            (e.stderr ? `\nits output so far:\n${e.stderr}` : '')
+          : e.stderr || e.message) + hooks,
       ms: performance.now() - started,
     };
   } finally {
@@ -106,8 +116,7 @@ export async function helm(
  */
 export async function clearPendingRelease(args: string[]): Promise<string> {
   const [command, release] = args;
-  const nsAt = args.findIndex((a) => a === '-n' || a === '--namespace');
-  const namespace = nsAt >= 0 ? args[nsAt + 1] : undefined;
+  const namespace = namespaceOf(args);
   if (!['install', 'upgrade', 'rollback'].includes(command ?? '') || !release || !namespace)
     return 'no release record to clear';
   const core = adminKubeConfig().makeApiClient(CoreV1Api);
@@ -120,6 +129,64 @@ export async function clearPendingRelease(args: string[]): Promise<string> {
   return pending.length === 0
     ? `release ${namespace}/${release} has no pending revision`
     : `removed its ${pending.map((r) => `${r.metadata?.labels?.status} revision ${r.metadata?.labels?.version}`).join(', ')} of release ${namespace}/${release}, which is back at its last finished revision`;
+}
+
+function namespaceOf(args: string[]): string | undefined {
+  const at = args.findIndex((a) => a === '-n' || a === '--namespace');
+  return at >= 0 ? args[at + 1] : undefined;
+}
+
+/**
+ * After a failed install/upgrade/rollback: the release namespace's hook Jobs (annotation helm.sh/hook)
+ * that have not completed, each with its pods' phase and the condition holding them, so a hook wait
+ * that ran out says which Job and pod it waited for. Empty when every hook Job completed.
+ */
+export async function unfinishedHookJobs(args: string[]): Promise<string> {
+  const namespace = namespaceOf(args);
+  if (!['install', 'upgrade', 'rollback'].includes(args[0] ?? '') || !namespace) return '';
+  try {
+    const kc = adminKubeConfig();
+    const jobs = (await kc.makeApiClient(BatchV1Api).listNamespacedJob({ namespace })).items.filter(
+      (j) => j.metadata?.annotations?.['helm.sh/hook'] && !jobCompleted(j),
+    );
+    if (jobs.length === 0) return '';
+    const pods = (await kc.makeApiClient(CoreV1Api).listNamespacedPod({ namespace })).items;
+    const lines = jobs.map((j) =>
+      describeHookJob(
+        j,
+        pods.filter((p) => p.metadata?.labels?.['job-name'] === j.metadata?.name),
+      ),
+    );
+    return `\nhook Jobs not completed when helm gave up:\n${lines.join('\n')}`;
+  } catch (err) {
+    return `\n(could not list the hook Jobs in ${namespace}: ${err instanceof Error ? err.message : String(err)})`;
+  }
+}
+
+function jobCompleted(j: V1Job): boolean {
+  return (j.status?.conditions ?? []).some((c) => c.type === 'Complete' && c.status === 'True');
+}
+
+function describeHookJob(j: V1Job, pods: V1Pod[]): string {
+  const st = j.status ?? {};
+  const conditions = (st.conditions ?? [])
+    .filter((c) => c.status === 'True')
+    .map((c) => `${c.type}${c.message ? `: ${c.message}` : ''}`);
+  const podText = pods.length
+    ? pods
+        .map((p) => {
+          const waiting = (p.status?.conditions ?? [])
+            .filter((c) => c.status !== 'True')
+            .map((c) => `${c.type}=${c.status}${c.reason ? ` (${c.reason})` : ''}`);
+          return `${p.metadata?.name} ${p.status?.phase ?? 'no phase'}${waiting.length ? `, ${waiting.join(', ')}` : ''}`;
+        })
+        .join('; ')
+    : 'none yet';
+  return (
+    `  Job ${j.metadata?.namespace}/${j.metadata?.name} (${j.metadata?.annotations?.['helm.sh/hook']} hook): ` +
+    `active ${st.active ?? 0}, succeeded ${st.succeeded ?? 0}, failed ${st.failed ?? 0}` +
+    `${conditions.length ? `, ${conditions.join('; ')}` : ''}; pods: ${podText}`
+  );
 }
 
 /** Writes values files for one helm call; removed by the returned cleanup. */
@@ -158,7 +225,7 @@ export async function installGloo(
 ): Promise<HelmRun> {
   const res = await helmWithValues(
     major,
-    ['install', release, glooChart(), '-n', namespace],
+    ['install', release, glooChart(), '-n', namespace, '--timeout', HOOK_WAIT],
     [BASE_VALUES, ...values],
   );
   if (!res.ok) throw new Error(`helm ${major} install failed: ${res.stderr}`);
@@ -179,7 +246,7 @@ export async function upgradeGloo(
 ): Promise<HelmRun> {
   return helmWithValues(
     major,
-    ['upgrade', release, glooChart(), '-n', namespace, ...flags],
+    ['upgrade', release, glooChart(), '-n', namespace, '--timeout', HOOK_WAIT, ...flags],
     [BASE_VALUES, ...values],
   );
 }

@@ -12,6 +12,7 @@ import {
 } from '@kubernetes/client-node';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { metricValue } from './operator.js';
+import { eventually } from './wait.js';
 
 export interface ReplicaChange {
   deployment: string;
@@ -64,82 +65,106 @@ export class InstallRecorder {
     private readonly metricsUrl: string,
   ) {}
 
+  private stopped = false;
+  /** The ReplicaSets' pods seen alive, by name (their deployment), to count deletions a watch gap hid. */
+  private readonly pods = new Map<string, string>();
+
   async start(): Promise<void> {
     this.started = performance.now();
     this.driftAtStart = await driftCorrections(this.metricsUrl);
+    await this.watchDeployments(true);
+    await this.watchPods(true);
+  }
+
+  private recordReplicas(d: V1Deployment): void {
+    const name = d.metadata?.name ?? '';
+    const before = this.replicas.get(name);
+    if (this.replicas.has(name) && before !== d.spec?.replicas)
+      this.changes.push({
+        deployment: name,
+        from: before,
+        to: d.spec?.replicas,
+        atMs: performance.now() - this.started,
+      });
+    this.replicas.set(name, d.spec?.replicas);
+  }
+
+  /**
+   * Lists, then watches from the list's resourceVersion. A watch the API server ends (on a loaded machine
+   * it did, with events undelivered) is started again from a new list, whose differences are recorded
+   * as the watch would have: nothing that happened in the gap goes unseen.
+   */
+  private async watchDeployments(first: boolean): Promise<void> {
+    if (this.stopped) return;
     const apps = this.kc.makeApiClient(AppsV1Api);
-    const core = this.kc.makeApiClient(CoreV1Api);
     const deps = await apps.listNamespacedDeployment({ namespace: this.namespace });
-    for (const d of deps.items) this.replicas.set(d.metadata?.name ?? '', d.spec?.replicas);
-    const pods = await core.listNamespacedPod({ namespace: this.namespace });
-    const ns = this.namespace;
+    for (const d of deps.items) {
+      if (first) this.replicas.set(d.metadata?.name ?? '', d.spec?.replicas);
+      else this.recordReplicas(d);
+    }
     this.aborts.push(
-      await this.watchResuming(
-        `/apis/apps/v1/namespaces/${ns}/deployments`,
-        deps.metadata?.resourceVersion,
+      await new Watch(this.kc).watch(
+        `/apis/apps/v1/namespaces/${this.namespace}/deployments`,
+        { resourceVersion: deps.metadata?.resourceVersion },
         (type: string, d: V1Deployment) => {
-          const name = d.metadata?.name ?? '';
-          if (type === 'DELETED') return;
-          const before = this.replicas.get(name);
-          if (this.replicas.has(name) && before !== d.spec?.replicas) {
-            this.changes.push({
-              deployment: name,
-              from: before,
-              to: d.spec?.replicas,
-              atMs: performance.now() - this.started,
-            });
-          }
-          this.replicas.set(name, d.spec?.replicas);
+          if (type !== 'DELETED') this.recordReplicas(d);
         },
-      ),
-      await this.watchResuming(
-        `/api/v1/namespaces/${ns}/pods`,
-        pods.metadata?.resourceVersion,
-        (type: string, pod: V1Pod) => {
-          if (type !== 'DELETED') return;
-          if (!(pod.metadata?.ownerReferences ?? []).some((o) => o.kind === 'ReplicaSet')) return;
-          const dep = deploymentOfPod(pod);
-          this.restarts[dep] = (this.restarts[dep] ?? 0) + 1;
-        },
+        () => void this.watchDeployments(false).catch(() => {}),
       ),
     );
   }
 
-  /**
-   * A watch from `resourceVersion` that resumes from the last one seen when the API server ends it (a
-   * quiet watch ends after ~35 s: a slow helm upgrade on a loaded machine outlasts it), so no stretch
-   * of the window goes unwatched. Returns one controller that stops it for good.
-   */
-  private async watchResuming<T extends { metadata?: { resourceVersion?: string } }>(
-    path: string,
-    resourceVersion: string | undefined,
-    onEvent: (type: string, obj: T) => void,
-  ): Promise<AbortController> {
-    const stop = new AbortController();
-    let last = resourceVersion;
-    let current: AbortController | undefined;
-    let resumes = 0;
-    const open = async (): Promise<void> => {
-      // Bounded: a resourceVersion the API server no longer has (410) must not spin.
-      if (stop.signal.aborted || resumes++ > 50) return;
-      current = await new Watch(this.kc).watch(
-        path,
-        last ? { resourceVersion: last } : {},
-        (type: string, obj: T) => {
-          last = obj.metadata?.resourceVersion ?? last;
-          onEvent(type, obj);
+  private async watchPods(first: boolean): Promise<void> {
+    if (this.stopped) return;
+    const core = this.kc.makeApiClient(CoreV1Api);
+    const list = await core.listNamespacedPod({ namespace: this.namespace });
+    const owned = list.items.filter((p) =>
+      (p.metadata?.ownerReferences ?? []).some((o) => o.kind === 'ReplicaSet'),
+    );
+    const alive = new Set(owned.map((p) => p.metadata?.name ?? ''));
+    if (!first) for (const [name, dep] of this.pods) if (!alive.has(name)) this.podDeleted(name, dep);
+    for (const p of owned) this.pods.set(p.metadata?.name ?? '', deploymentOfPod(p));
+    this.aborts.push(
+      await new Watch(this.kc).watch(
+        `/api/v1/namespaces/${this.namespace}/pods`,
+        { resourceVersion: list.metadata?.resourceVersion },
+        (type: string, pod: V1Pod) => {
+          if (!(pod.metadata?.ownerReferences ?? []).some((o) => o.kind === 'ReplicaSet')) return;
+          const name = pod.metadata?.name ?? '';
+          if (type === 'DELETED') this.podDeleted(name, deploymentOfPod(pod));
+          else this.pods.set(name, deploymentOfPod(pod));
         },
-        () => void open().catch(() => undefined),
-      );
-    };
-    await open();
-    stop.signal.addEventListener('abort', () => current?.abort());
-    return stop;
+        () => void this.watchPods(false).catch(() => {}),
+      ),
+    );
   }
 
-  /** Stops after a quiet `settleMs` (events still in flight arrive), and returns what happened. */
+  private podDeleted(name: string, dep: string): void {
+    if (!this.pods.delete(name)) return;
+    this.restarts[dep] = (this.restarts[dep] ?? 0) + 1;
+  }
+
+  /**
+   * Stops after a quiet `settleMs` (the operator's reactions to what just happened) and once the
+   * Deployments' watch has delivered every replica change up to now (on a loaded machine an event can
+   * arrive after the settle time, and the change would be missed), and returns what happened.
+   */
   async stop(settleMs = 3_000): Promise<Measurement> {
     await sleep(settleMs);
+    const apps = this.kc.makeApiClient(AppsV1Api);
+    // Caught up when the watch's view equals what the API server lists at that moment (compared anew on
+    // each try: an HPA may still move a count).
+    const behind = async () =>
+      (await apps.listNamespacedDeployment({ namespace: this.namespace })).items
+        .filter((d) => this.replicas.get(d.metadata?.name ?? '') !== d.spec?.replicas)
+        .map((d) => `${d.metadata?.name} at ${d.spec?.replicas}`);
+    await eventually(
+      `the Deployments' watch in ${this.namespace} to deliver the replica counts the API server lists`,
+      behind,
+      (late) => late.length === 0,
+      { timeoutMs: 60_000 },
+    );
+    this.stopped = true;
     for (const a of this.aborts) a.abort();
     return {
       podRestarts: { ...this.restarts },
