@@ -22,6 +22,8 @@ import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GlooHA, GlooHASpec } from '../../src/products/gloo/types.js';
 import { UPGRADE_FLAGS, upgradeCommand } from '../../src/core/helm-values-yaml.js';
+import { GLOO_HELM_CHART } from '../../src/products/gloo/helm-values.js';
+import { glooChartVersion } from '../env/binaries.js';
 import { adminKubeConfig, createNamespace } from '../support/cluster.js';
 import { HELM_MAJORS, helm, installGloo, upgradeGloo, type HelmMajor } from '../support/gloo-chart.js';
 import { createGlooHA, deleteGlooHA, getGlooHA } from '../support/glooha.js';
@@ -172,7 +174,14 @@ describe.each(HELM_MAJORS)("Gloo's chart with Helm %i", (major) => {
     const cm = await core.readNamespacedConfigMap({ name: 'gloo-helm-values', namespace: ns });
     exported = cm.data?.['values.yaml'] ?? '';
     expect(exported).toContain(
-      `#   ${upgradeCommand({ release: 'gloo', namespace: ns, configMap: { namespace: ns, name: 'gloo-helm-values' } })}`,
+      `#   ${upgradeCommand({
+        chart: GLOO_HELM_CHART,
+        chartVersion: glooChartVersion(),
+        valuesFile: 'values-glooha.yaml',
+        release: 'gloo',
+        namespace: ns,
+        configMap: { namespace: ns, name: 'gloo-helm-values' },
+      })}`,
     );
     const values = parse(exported) as {
       gatewayProxies: Record<string, { kind: { deployment: { replicas: unknown } } }>;

@@ -71,9 +71,12 @@ export async function runAsPrinted(
   }
 }
 
-/** The command a refusal or header prints: from `kubectl -n` up to the end of `-f values-glooha.yaml`. */
+/**
+ * The command a refusal or header prints: from `kubectl -n` up to the end of `-f values-<kind>.yaml`
+ * (values-glooha.yaml, values-kgatewayha.yaml).
+ */
 export function printedValuesPathCommand(text: string): string {
-  const m = /kubectl -n \S+ get configmap .*?-f values-glooha\.yaml/s.exec(text);
+  const m = /kubectl -n \S+ get configmap .*?-f values-[a-z0-9]+\.yaml/s.exec(text);
   if (!m) throw new Error(`no values-path command in: ${text.slice(0, 2000)}`);
   return m[0];
 }

@@ -6,9 +6,9 @@ import { stringifyKubeYaml } from '../../api/kube-yaml.js';
 import { validateGlooHA } from './validate.js';
 import type { GlooHA } from './types.js';
 import { installNamespaceOf } from '../../controller/product.js';
-import { desired } from './desired.js';
+import { desired, upgradeTarget } from './desired.js';
 import { formatFinding } from '../../core/findings.js';
-import { helmValuesNotes } from './helm-values.js';
+import { GLOO_VALUES_NOTES, helmValuesNotes } from './helm-values.js';
 import { helmValuesYaml } from '../../core/helm-values-yaml.js';
 import { chartInstall, type ObservedInstall } from './install.js';
 import type { KubeObject } from '../../core/templates.js';
@@ -81,7 +81,11 @@ export async function render(args: RenderArgs, io: CliIO): Promise<number> {
       for (const o of d.owned) await emit(yamlDoc(o));
       for (const o of d.patches) await emit(yamlDoc(o, patchComment(o)));
     }
-    if (args.output !== 'manifests') await emit(helmValuesYaml(d.helmValues, who));
+    if (args.output !== 'manifests') {
+      // Saved by the user, not exported to a ConfigMap: the header's command upgrades from the file.
+      const { configMap: _exported, ...target } = upgradeTarget(g, installNamespaceOf(g), observed);
+      await emit(helmValuesYaml(d.helmValues, { source: `${g.kind} ${who}`, target, notes: GLOO_VALUES_NOTES }));
+    }
   }
   if (manifests && args.output !== 'helm-values') {
     const { merged, unmatched } = mergePatches(manifests, patches);
