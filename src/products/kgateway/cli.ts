@@ -8,6 +8,7 @@ import { resourcePath } from '../../kube/paths.js';
 import { KGATEWAY_API } from './api.js';
 import { CONTROLLER_CONTAINER, CONTROLLER_LEASE_NAME, ENV_DISABLE_LEADER_ELECTION } from './facts.js';
 import { MIGRATE_TARGETS, migrate, type MigrateArgs } from './migrate-command.js';
+import { KGATEWAY_RENDER } from './render.js';
 
 const MIGRATE_USAGE = `glooha migrate - carry a GlooHA's HA settings over to kgateway, Gloo OSS's successor
 
@@ -128,5 +129,6 @@ export const KGATEWAY_CLI: CliProduct = {
     inProse: `whether kgateway's controller holds and renews its Lease ${CONTROLLER_LEASE_NAME}`,
     run: controllerLeaderCheck,
   },
+  render: KGATEWAY_RENDER,
   commands: [MIGRATE],
 };
