@@ -224,7 +224,7 @@ describe.each(HELM_MAJORS)("Gloo's chart with Helm %i", (major) => {
     expect(result?.stderr).toMatch(/spec\.replicas 1 is below 3, the floor that GlooHA [^ ]+\/gloo keeps/);
     expect(result?.stderr).toContain(`kubectl -n ${ns} get configmap gloo-helm-values`);
     expect(result?.stderr).toContain(
-      `helm upgrade gloo \${GLOO_CHART:-gloo/gloo} -n ${ns} --reset-then-reuse-values -f values-glooha.yaml`,
+      `helm upgrade gloo \${GLOO_CHART:-gloo/gloo} --version ${glooChartVersion()} -n ${ns} --reset-then-reuse-values -f values-glooha.yaml`,
     );
     refusal = result?.stderr ?? '';
     // No server-side apply conflict on replicas: the operator does not own it.
