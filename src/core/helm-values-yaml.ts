@@ -93,9 +93,7 @@ export function valuesHeader(h: ValuesHeader): string[] {
     `#   ${upgradeCommand(target)}`,
     ...(pinned
       ? []
-      : [
-          '# Add --version with the installed chart version: without it Helm upgrades to the newest chart.',
-        ]),
+      : ['# Add --version with the installed chart version: without it Helm upgrades to the newest chart.']),
     '# Helm 4: server-side apply; never add --force-conflicts (a conflict means these values are stale, re-read them).',
     '# Helm 3: three-way merge; never add --force (it replaces the objects and restarts every pod).',
     ...(h.notes ?? []).map((n) => `# ${n}`),

@@ -30,7 +30,12 @@ import {
   helmValues,
   type HelmValues,
 } from './helm-values.js';
-import { helmValuesYaml, upgradeCommand, valuesFileOf, type UpgradeTarget } from '../../core/helm-values-yaml.js';
+import {
+  helmValuesYaml,
+  upgradeCommand,
+  valuesFileOf,
+  type UpgradeTarget,
+} from '../../core/helm-values-yaml.js';
 import { LEASE_RULES, leaderElectionEnv, parseGoBool } from './leader-election.js';
 import type { ObservedContainer, ObservedDeployment } from '../../core/observed.js';
 import type { ObservedInstall } from './install.js';

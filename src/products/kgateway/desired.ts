@@ -24,7 +24,12 @@ import {
   type NotReady,
 } from '../../controller/product.js';
 import type { ProblemCode } from '../../core/findings.js';
-import { helmValuesYaml, upgradeCommand, valuesFileOf, type UpgradeTarget } from '../../core/helm-values-yaml.js';
+import {
+  helmValuesYaml,
+  upgradeCommand,
+  valuesFileOf,
+  type UpgradeTarget,
+} from '../../core/helm-values-yaml.js';
 import type { ObservedContainer, ObservedDeployment, ObservedHPA, ObservedPDB } from '../../core/observed.js';
 import { ownedMetadata, ownerOf, patchMetadata, type Owner } from '../../core/ownership.js';
 import { renderObject, type KubeObject } from '../../core/templates.js';
@@ -148,12 +153,17 @@ export function desiredKgateway(k: KgatewayHA, observed: ObservedKgateway): Desi
   const proxies = Object.entries(spec.gateways ?? {})
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([name, gw]) => planGateway(ctx, observed, name, gw, keepReplicas));
-  const helmValues = kgatewayControllerValues(intent, spec.controller.leaderElection.enabled, upgrade.release, {
-    chartVersion: dep?.labels?.[CHART_VERSION_LABEL],
-    // Only what the operator applies: a PriorityClass not known to exist is not exported either.
-    priorityClassName,
-    liveReplicas: dep?.replicas,
-  });
+  const helmValues = kgatewayControllerValues(
+    intent,
+    spec.controller.leaderElection.enabled,
+    upgrade.release,
+    {
+      chartVersion: dep?.labels?.[CHART_VERSION_LABEL],
+      // Only what the operator applies: a PriorityClass not known to exist is not exported either.
+      priorityClassName,
+      liveReplicas: dep?.replicas,
+    },
+  );
   ctx.owned.push(helmValuesConfigMap(owner, g, helmValues, upgrade));
   return {
     ok: true,

@@ -93,7 +93,13 @@ describe('the printed values-path command, through bash -c', () => {
     });
     expect(kgw).not.toMatch(/["\\]/);
     const r = runInBash(kgw, {}, 'values-kgatewayha.yaml');
-    expect(r.kubectl.slice(0, 5)).toEqual(['-n', 'kgateway-system', 'get', 'configmap', 'kgw-kgateway-helm-values']);
+    expect(r.kubectl.slice(0, 5)).toEqual([
+      '-n',
+      'kgateway-system',
+      'get',
+      'configmap',
+      'kgw-kgateway-helm-values',
+    ]);
     expect(r.helm).toEqual([
       'upgrade',
       'kgw',
