@@ -3,7 +3,7 @@
 // keep the last state of every object in a Store, and hand add/update/delete deltas to handlers.
 //
 // It owns its loop rather than using client-node's informer (`makeInformer`/`ListWatch`) because
-// the operator needs what that one does not give it: handlers get the old and the new object (so a
+// the operator needs all of these, in one place it controls: handlers get the old and the new object (so a
 // resourceVersion/managedFields bump or a Lease renewal can be filtered out, see filters.ts), one
 // store serves several namespaces (a watch per namespace, or one cluster-wide watch; see
 // watchClusterWide), watches ask for bookmarks and a server-side timeoutSeconds, lists are
