@@ -99,6 +99,15 @@ export const EXEMPTIONS: readonly { path: string; only?: RegExp; why: string }[]
     path: 'charts/glooha-operator/templates/NOTES.txt',
     why: "PENDING: the chart's install notes name the kinds and Gloo's example; to be generated from the registry",
   },
+  {
+    path: 'charts/glooha-operator/files/grafana-dashboard.json',
+    why: "PENDING: the dashboard's kind variable, controller selector and panel titles list the kinds; to be generated from the registry",
+  },
+  {
+    path: 'deploy/argocd/health.lua',
+    only: /^12 /,
+    why: 'PENDING: the health script names an object without a kind a GlooHA in its messages; the kinds it serves to be generated from the registry',
+  },
 ];
 
 interface Finding {
@@ -190,13 +199,17 @@ function walk(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' }).map((f) => join(ROOT, dir, f));
 }
 
-/** Every file the check reads: src/ outside src/products, and the chart's hand-written parts. */
+/**
+ * Every file the check reads: src/ outside src/products, the chart's hand-written parts (templates,
+ * files/) and the Argo CD health script.
+ */
 export function checkedFiles(): string[] {
   const src = walk('src').filter(
     (f) => !f.startsWith(PRODUCTS_DIR + '/') && (f.endsWith('.ts') || f.endsWith('.hbs')),
   );
   const chart = walk('charts/glooha-operator/templates').filter((f) => /\.(ya?ml|tpl|txt)$/.test(f));
-  return [...src, ...chart].sort();
+  const chartFiles = walk('charts/glooha-operator/files');
+  return [...src, ...chart, ...chartFiles, join(ROOT, 'deploy/argocd/health.lua')].sort();
 }
 
 export function mentionsIn(file: string): Finding[] {
