@@ -40,7 +40,8 @@ import { PLURAL } from '../src/products/gloo/api.js';
 import type { Condition, ComponentStatus } from '../src/api/types.js';
 import type { GlooHA } from '../src/products/gloo/types.js';
 import { main as glooha } from '../src/cli/main.js';
-import { upgradeCommand } from '../src/core/helm-values-yaml.js';
+import { upgradeCommand, valuesFileOf } from '../src/core/helm-values-yaml.js';
+import { GLOO_HELM_CHART } from '../src/products/gloo/helm-values.js';
 import { formatMicroTime } from '../src/leader/lease-client.js';
 import { locateBinaries } from '../test/env/binaries.js';
 import { startControlPlane, type ControlPlane } from '../test/env/controlplane.js';
@@ -920,7 +921,7 @@ class Demo {
     }
     this.info(
       this.s.dim(
-        `Keep Helm in agreement: ${upgradeCommand({ release: 'gloo', namespace: ns, configMap: { namespace: ns, name: cmName } })}`,
+        `Keep Helm in agreement: ${upgradeCommand({ chart: GLOO_HELM_CHART, valuesFile: valuesFileOf('GlooHA'), release: 'gloo', namespace: ns, configMap: { namespace: ns, name: cmName } })}`,
       ),
     );
   }

@@ -29,15 +29,15 @@ import { version } from './version.js';
 
 export { version };
 
-export const USAGE = `glooha-operator: keeps Gloo installs highly available, as their GlooHA resources say.
+export const USAGE = `glooha-operator: keeps installs highly available, as their HA resources (${PRODUCTS.map((p) => p.kind).join(', ')}) say.
 
 Usage: glooha-operator [flags]
 
 Flags (each also read from the environment variable shown; a flag wins):
   --kubeconfig PATH                      KUBECONFIG            kubeconfig file (default: in-cluster, then ~/.kube/config)
   --watch-namespaces NS[,NS...]          WATCH_NAMESPACES      namespaces to watch (default: all; namespaced RBAC needs this)
-  --concurrency N                        GLOOHA_CONCURRENCY    GlooHA resources reconciled in parallel (default 4)
-  --resync-period DURATION               GLOOHA_RESYNC_PERIOD  re-check every GlooHA this often (default 10m)
+  --concurrency N                        GLOOHA_CONCURRENCY    HA resources reconciled in parallel (default 4)
+  --resync-period DURATION               GLOOHA_RESYNC_PERIOD  re-check every HA resource this often (default 10m)
   --metrics-bind-address ADDR            GLOOHA_METRICS_BIND_ADDRESS  /metrics, /healthz, /readyz (default :8080)
   --log-level debug|info|warn|error      LOG_LEVEL             (default info)
   --product-lease-handover[=false]       GLOOHA_PRODUCT_LEASE_HANDOVER  hand the product's leader Lease over once

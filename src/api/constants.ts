@@ -39,6 +39,12 @@ export const ANNOTATION_OWNER_KIND = 'glooha.io/owner-kind';
  * the chart's scale-subresource policy selects its parameters by this label.
  */
 export const LABEL_REPLICAS_FLOORS = 'glooha.io/replicas-floors';
+/**
+ * On a Deployment whose floor glooha keeps: the product's values-path command (its release, chart,
+ * installed chart version and values file), which the floor's refusal prints as it is. The product
+ * knows its chart; the policy in the operator's chart names none.
+ */
+export const ANNOTATION_HELM_UPGRADE = 'glooha.io/helm-upgrade';
 
 /**
  * Set it to any new value (a timestamp, by convention) to have the operator reconcile the GlooHA at

@@ -265,8 +265,8 @@ export const HELM_VALUES_USAGE = `glooha helm-values - print a ${KINDS.map((k) =
 Usage:
   glooha helm-values NAME [flags]
 
-${fill(`Prints the values overlay the operator keeps in the object's ConfigMap (${CLI_PRODUCTS.map((p) => `<NAME>${p.helmValuesSuffix} for a ${p.api.kind}`).join(', ')}), so that a Helm upgrade of the product keeps what the operator applies. Pass it last, with Helm 4 and Helm 3 alike:`)}
-${CLI_PRODUCTS.find((p) => p.helmValuesExample)?.helmValuesExample ?? ''}
+${fill(`Prints the values overlay the operator keeps in the object's ConfigMap (${CLI_PRODUCTS.map((p) => `<NAME>${p.helmValuesSuffix} for a ${p.api.kind}`).join(', ')}), so that a Helm upgrade of the product keeps what the operator applies. Pass it last, at the installed chart version (--version; the values header prints the whole command for the install), with Helm 4 and Helm 3 alike:`)}
+${CLI_PRODUCTS.map((p) => p.helmValuesExample ?? '').join('')}
 Flags:
   -n, --namespace NS    the object's namespace (default: the context's, else "default")
 ${KIND_FLAG}

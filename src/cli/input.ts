@@ -145,21 +145,39 @@ export function parseObjects<T extends { metadata: { namespace?: string } }>(
   validate: (value: unknown) => ValidationResult<T>,
 ): T[] {
   const { values, problems } = parseDocuments(text);
+  const entries = values.map((value, index) => ({ value, index }));
+  return validateObjects(entries, values.length, source, namespace, kind, validate, problems);
+}
+
+/**
+ * parseObjects for documents already read: `entries` are documents of a stream of `total`, by their
+ * index in it (problems name "document N" when the stream has several); `problems`, those found in
+ * reading the stream, are listed first.
+ */
+export function validateObjects<T extends { metadata: { namespace?: string } }>(
+  entries: readonly { value: unknown; index: number }[],
+  total: number,
+  source: string,
+  namespace: string,
+  kind: string,
+  validate: (value: unknown) => ValidationResult<T>,
+  problems: string[] = [],
+): T[] {
   const objects: T[] = [];
-  values.forEach((value, i) => {
-    if (value === null || value === undefined) return;
-    const where = values.length > 1 ? `document ${i + 1}: ` : '';
+  for (const { value, index } of entries) {
+    if (value === null || value === undefined) continue;
+    const where = total > 1 ? `document ${index + 1}: ` : '';
     const result = validate(value);
     if (!result.ok) {
       const name = (value as { metadata?: { name?: unknown } }).metadata?.name;
-      const prefix = values.length > 1 ? `${where}${typeof name === 'string' ? `${name}: ` : ''}` : '';
+      const prefix = total > 1 ? `${where}${typeof name === 'string' ? `${name}: ` : ''}` : '';
       for (const e of result.errors) problems.push(prefix + formatError(e));
-      return;
+      continue;
     }
     // The validated, defaulted copy: the raw value may hold nulls the validator dropped.
     const g = result.value;
     objects.push({ ...g, metadata: { ...g.metadata, namespace: g.metadata.namespace ?? namespace } });
-  });
+  }
   if (problems.length === 0 && objects.length === 0) problems.push(`no ${kind} found (the input is empty)`);
   if (problems.length > 0) throw new InvalidInput(source, problems);
   return objects;

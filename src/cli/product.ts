@@ -6,6 +6,7 @@ import type { ApiKind } from '../api/kind.js';
 import type { V1Deployment } from '@kubernetes/client-node';
 import type { FlagSpec, FlagValues } from './flags.js';
 import type { CliIO } from './io.js';
+import type { ProductRender } from './render.js';
 
 /** One line of `glooha check`. */
 export type Verdict = 'ok' | 'warn' | 'FAIL';
@@ -67,6 +68,8 @@ export interface CliProduct {
     inProse: string;
     run(get: Get, deployment: V1Deployment, now: Date): Promise<CheckResult>;
   };
+  /** `glooha render` for objects of its kind (src/cli/render.ts). */
+  render?: ProductRender;
   /** Commands of its own. */
   commands: readonly ProductCommand[];
 }

@@ -3,6 +3,7 @@
 // the operator, it is where the generic code meets the products; the check exempts it by name.
 import type { CliProduct, ProductCommand } from './product.js';
 import { CLI_PRODUCTS } from '../products/cli.js';
+import { renderCommand } from './render.js';
 import { RECONCILER_PERMISSIONS } from '../products/index.js';
 
 export { CLI_PRODUCTS, RECONCILER_PERMISSIONS };
@@ -11,5 +12,8 @@ export { CLI_PRODUCTS, RECONCILER_PERMISSIONS };
 export const productOfKind = (kind: string): CliProduct | undefined =>
   CLI_PRODUCTS.find((p) => p.api.kind === kind);
 
-/** The products' own commands, in the registry's order. */
-export const PRODUCT_COMMANDS: readonly ProductCommand[] = CLI_PRODUCTS.flatMap((p) => p.commands);
+/** `glooha render` (over every product that renders) and the products' own commands, in the registry's order. */
+export const PRODUCT_COMMANDS: readonly ProductCommand[] = [
+  renderCommand(CLI_PRODUCTS),
+  ...CLI_PRODUCTS.flatMap((p) => p.commands),
+];

@@ -16,6 +16,7 @@
 // same patch: once the GlooHA is gone, nothing refuses Helm the chart's replica count.
 import type { KubernetesObject, V1ManagedFieldsEntry } from '@kubernetes/client-node';
 import {
+  ANNOTATION_HELM_UPGRADE,
   ANNOTATION_HELM_VALUES,
   ANNOTATION_MIN_REPLICAS,
   ANNOTATION_OWNER,
@@ -48,6 +49,7 @@ const OUR_ANNOTATIONS = [
   ANNOTATION_OWNER,
   ANNOTATION_OWNER_KIND,
   ANNOTATION_HELM_VALUES,
+  ANNOTATION_HELM_UPGRADE,
 ] as const;
 
 export function isOperatorManager(entry: V1ManagedFieldsEntry, managers: readonly string[]): boolean {

@@ -38,6 +38,7 @@ export function observedDeployment(d: V1Deployment): ObservedDeployment {
     containers: (spec?.template?.spec?.containers ?? []).map((c) => ({
       name: c.name,
       env: (c.env ?? []).map((e) => ({ name: e.name, ...(e.value === undefined ? {} : { value: e.value }) })),
+      ...(c.image ? { image: c.image } : {}),
     })),
     serviceAccountName: spec?.template?.spec?.serviceAccountName,
     ...(spec?.template?.spec?.priorityClassName

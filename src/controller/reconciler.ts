@@ -63,7 +63,7 @@ export async function execute(
     });
     if (a.reason === 'drift')
       deps.metrics?.glooha.driftCorrected(
-        { namespace: splitKey(s.key).namespace ?? '', name: splitKey(s.key).name },
+        { kind: deps.product.kind, namespace: splitKey(s.key).namespace ?? '', name: splitKey(s.key).name },
         a.component,
       );
   });

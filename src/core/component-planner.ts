@@ -5,6 +5,7 @@
 // the same PDB, HPA, rollout and finding rules. Pure: no I/O.
 
 import {
+  ANNOTATION_HELM_UPGRADE,
   ANNOTATION_HELM_VALUES,
   ANNOTATION_MIN_REPLICAS,
   ANNOTATION_OWNER,
@@ -34,6 +35,11 @@ export interface ComponentContext {
   ns: string;
   /** The name of the owner's Helm values ConfigMap (findings point at it). */
   helmValuesConfigMap: string;
+  /**
+   * The values-path command for the owner's install (upgradeCommand, core/helm-values-yaml.ts): the
+   * replicas floor's refusal prints it from the Deployment's ANNOTATION_HELM_UPGRADE.
+   */
+  helmUpgrade?: string;
   /** HPAs and PDBs in the install's namespace. */
   hpas: ObservedHPA[];
   pdbs: ObservedPDB[];
@@ -351,8 +357,9 @@ function replicasFloor(ctx: ComponentContext, plan: ComponentPlan): Record<strin
     [ANNOTATION_MIN_REPLICAS]: String(floor),
     [ANNOTATION_OWNER]: `${ctx.owner.namespace}/${ctx.owner.name}`,
     [ANNOTATION_HELM_VALUES]: ctx.helmValuesConfigMap,
-    // The replicas-floor policy's message names the kind.
+    // The replicas-floor policy's message names the kind, and the product's own upgrade command.
     [ANNOTATION_OWNER_KIND]: ctx.owner.kind,
+    ...(ctx.helmUpgrade ? { [ANNOTATION_HELM_UPGRADE]: ctx.helmUpgrade } : {}),
   };
 }
 

@@ -28,7 +28,6 @@ export type WarningCode =
 export type ProblemCode =
   | 'DeploymentNotFound'
   | 'GatewayProxyNotFound'
-  | 'GlooContainerNotFound'
   | 'LeaderElectionDisabledByHelm'
   | 'ForeignPodDisruptionBudget'
   | 'MultiplePodDisruptionBudgets'
@@ -45,10 +44,16 @@ export type ProblemCode =
 export type HelmNoteCode =
   'HelmListReplaced' | 'HelmCannotExpress' | 'HelmProxyDefaultsInherited' | 'HelmReplicasFollowHPA';
 
-/** What `glooha migrate kgateway` reports: settings kgateway cannot take, and steps left to the user. */
-export type MigrationNoteCode = 'KgatewayCannotExpress' | 'KgatewayGatewayReference';
+/**
+ * The codes a product adds of its own (a container of its named in a code, a migration's notes):
+ * each product declares them in its folder by merging keys into this interface
+ * (`declare module '../../core/findings.js' { interface ProductFindingCodes { Code: true } }`), so
+ * the engine's union names no product and a finding's code stays checked.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
+export interface ProductFindingCodes {}
 
-export type FindingCode = WarningCode | ProblemCode | HelmNoteCode | MigrationNoteCode;
+export type FindingCode = WarningCode | ProblemCode | HelmNoteCode | keyof ProductFindingCodes;
 
 /** "gloo", "discovery", "gateway proxy publicGw": how messages name a component. */
 export function describeComponent(component: string): string {

@@ -1,66 +1,106 @@
 // The Helm values overlay as YAML text (the ConfigMap's values.yaml and `glooha render --output
 // helm-values`), under a header with the upgrade command for each Helm major. Keys keep the order the
 // overlay builds them in; nulls stay (they delete chart defaults). Helm reads YAML 1.1: a proxy key such
-// as `on` or `n` is quoted, or Helm would read a boolean.
+// as `on` or `n` is quoted, or Helm would read a boolean. Each product names its chart (HelmChart);
+// nothing here knows one.
 
 import { stringifyKubeYaml } from '../api/kube-yaml.js';
-import type { HelmValues } from '../products/gloo/helm-values.js';
+
+/** A product's Helm chart, as printed commands name it. */
+export interface HelmChart {
+  /** The chart in the header's prose: "Gloo's chart (install/helm/gloo)". */
+  inProse: string;
+  /**
+   * The shell variable a user's own chart reference goes in (GLOO_CHART): printed commands name the
+   * chart as `${VARIABLE:-reference}`, a shell word that runs as printed (a `<chart>` placeholder is a
+   * redirection in bash).
+   */
+  variable: string;
+  /** The reference the product's docs install from (a repository's chart, or an oci:// one). */
+  reference: string;
+}
 
 /** Where the values go: the Helm release and its namespace, and the ConfigMap the operator exports them to. */
 export interface UpgradeTarget {
+  chart: HelmChart;
   release: string;
   namespace: string;
-  /** The operator's ConfigMap (absent for `glooha render`, whose output the user saves as values-glooha.yaml). */
+  /**
+   * The installed chart's version, which the command pins with --version: without it Helm upgrades a
+   * repository or OCI chart to its newest version, an upgrade of the product nobody planned. Absent
+   * when it is not known (an offline render): the header then says to add it.
+   */
+  chartVersion?: string;
+  /** The file the values are saved to: values-<kind>.yaml (valuesFileOf). */
+  valuesFile: string;
+  /** The operator's ConfigMap (absent for `glooha render`, whose output the user saves as valuesFile). */
   configMap?: { namespace: string; name: string };
 }
 
-/** The file name every printed command saves the exported values to. */
-export const EXPORTED_VALUES_FILE = 'values-glooha.yaml';
-
-/**
- * The chart reference in printed commands: Gloo's repository as its docs add it (`helm repo add gloo
- * https://storage.googleapis.com/solo-public-helm`), or the user's own through GLOO_CHART. A shell
- * word that runs as printed (a `<chart>` placeholder is a redirection in bash). Unquoted: printed
- * commands hold no `"` or `\` at all, because Helm 4 prints an admission refusal Go-quoted (`\"`),
- * and the refusal's copy of the command must still run when pasted.
- */
-export const GLOO_CHART_REF = '${GLOO_CHART:-gloo/gloo}';
+/** The file printed commands save an object's exported values to: values-glooha.yaml for a GlooHA. */
+export const valuesFileOf = (kind: string): string => `values-${kind.toLowerCase()}.yaml`;
 
 /**
  * kubectl's output format that prints the ConfigMap's values.yaml as it is. A go-template with a raw
  * string (backquotes) rather than jsonpath's `{.data.values\.yaml}`: no backslash or double quote
- * (see GLOO_CHART_REF), and single-quoted for bash, which leaves backquotes alone inside.
+ * (see upgradeCommand), and single-quoted for bash, which leaves backquotes alone inside.
  */
 export const VALUES_OUTPUT_FORMAT = "go-template='{{index .data `values.yaml`}}'";
 
+/** A chart version printed as it is: a plain shell word (semver, with or without the leading v). */
+const SHELL_SAFE_VERSION = /^[A-Za-z0-9][A-Za-z0-9.+_-]{0,127}$/;
+
 /**
  * The values path as one command line that runs as printed in bash: export the ConfigMap's values
- * (VALUES_OUTPUT_FORMAT), then upgrade
- * the release in its own namespace with them last. --reset-then-reuse-values (Helm ≥ 3.14) keeps the
- * release's own values and takes new chart defaults on a chart version bump; Helm 4 and 3 alike.
- * The replicas-floor policy's message (charts/…/replicas-floor-policy.yaml) prints the same line.
+ * (VALUES_OUTPUT_FORMAT), then upgrade the release in its own namespace, at the installed chart
+ * version, with them last. --reset-then-reuse-values (Helm ≥ 3.14) keeps the release's own values;
+ * Helm 4 and 3 alike. The command holds no `"` or `\` at all, because Helm 4 prints an admission
+ * refusal Go-quoted (`\"`), and the replicas-floor policy's refusal carries this very line (the
+ * operator writes it to the Deployment's glooha.io/helm-upgrade annotation).
  */
 export function upgradeCommand(t: UpgradeTarget): string {
   const exportStep = t.configMap
-    ? `kubectl -n ${t.configMap.namespace} get configmap ${t.configMap.name} -o ${VALUES_OUTPUT_FORMAT} > ${EXPORTED_VALUES_FILE} && `
+    ? `kubectl -n ${t.configMap.namespace} get configmap ${t.configMap.name} -o ${VALUES_OUTPUT_FORMAT} > ${t.valuesFile} && `
     : '';
-  return `${exportStep}helm upgrade ${t.release} ${GLOO_CHART_REF} -n ${t.namespace} --reset-then-reuse-values -f ${EXPORTED_VALUES_FILE}`;
+  const version =
+    t.chartVersion !== undefined && SHELL_SAFE_VERSION.test(t.chartVersion)
+      ? ` --version ${t.chartVersion}`
+      : '';
+  const chart = `\${${t.chart.variable}:-${t.chart.reference}}`;
+  return `${exportStep}helm upgrade ${t.release} ${chart}${version} -n ${t.namespace} --reset-then-reuse-values -f ${t.valuesFile}`;
 }
 
 /** The upgrade flags both Helm majors take with the exported values (see upgradeCommand). */
 export const UPGRADE_FLAGS = ['--reset-then-reuse-values'] as const;
 
-export function helmValuesYaml(values: HelmValues, source: string, target?: UpgradeTarget): string {
-  const [ns] = source.split('/');
-  const t = target ?? { release: 'gloo', namespace: ns ?? 'default' };
-  const header = [
-    `# Helm values for Gloo's chart (install/helm/gloo), generated by glooha-operator from GlooHA ${source}.`,
+/** What heads a values document: whose values they are, where they go, and the product's own notes. */
+export interface ValuesHeader {
+  /** "GlooHA gloo-system/gloo" */
+  source: string;
+  target: UpgradeTarget;
+  /** Lines of the product's own (without the leading "# "), after the generic ones. */
+  notes?: readonly string[];
+}
+
+/** The header lines (each starting "# ") of an exported values document. */
+export function valuesHeader(h: ValuesHeader): string[] {
+  const { target } = h;
+  const pinned = target.chartVersion !== undefined && SHELL_SAFE_VERSION.test(target.chartVersion);
+  return [
+    `# Helm values for ${target.chart.inProse}, generated by glooha-operator from ${h.source}.`,
     '# They render what the operator applied, so an upgrade with them restarts no pod and changes no replica count.',
-    `# Upgrade with them last (Helm 4 and 3${target?.configMap ? '' : `; this file saved as ${EXPORTED_VALUES_FILE}`}):`,
-    `#   ${upgradeCommand(t)}`,
+    `# Upgrade with them last (Helm 4 and 3${target.configMap ? '' : `; this file saved as ${target.valuesFile}`}):`,
+    `#   ${upgradeCommand(target)}`,
+    ...(pinned
+      ? []
+      : ['# Add --version with the installed chart version: without it Helm upgrades to the newest chart.']),
     '# Helm 4: server-side apply; never add --force-conflicts (a conflict means these values are stale, re-read them).',
     '# Helm 3: three-way merge; never add --force (it replaces the objects and restarts every pod).',
-    '# Keep your own gloo.deployment.customEnv entries before the ones below (Helm replaces lists).',
+    ...(h.notes ?? []).map((n) => `# ${n}`),
   ];
-  return `${header.join('\n')}\n${stringifyKubeYaml(values)}`;
+}
+
+/** The values as a YAML document under valuesHeader's header. */
+export function helmValuesYaml(values: unknown, header: ValuesHeader): string {
+  return `${valuesHeader(header).join('\n')}\n${stringifyKubeYaml(values)}`;
 }

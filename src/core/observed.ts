@@ -8,6 +8,8 @@ export interface ObservedContainer {
   name: string;
   /** The container's env as the Deployment spells it (valueFrom entries may be left out). */
   env?: { name: string; value?: string }[];
+  /** Its image, when set: a product may read its chart version from the tag (Gloo's chart tags so). */
+  image?: string;
 }
 
 export interface ObservedDeployment {

@@ -4,8 +4,10 @@
 // Scale object, which has no annotations, so the chart's scale policy reads the same values from this
 // ConfigMap through its binding's paramRef (selected by LABEL_REPLICAS_FLOORS in the request's
 // namespace). One key per annotation and Deployment, `<annotation>.<deployment>`, holding exactly the
-// annotation's value, plus the Helm release Helm recorded on the Deployment (the message's command).
+// annotation's value (the product's upgrade command among them), plus the Helm release Helm recorded
+// on the Deployment.
 import {
+  ANNOTATION_HELM_UPGRADE,
   ANNOTATION_HELM_VALUES,
   ANNOTATION_MIN_REPLICAS,
   ANNOTATION_OWNER,
@@ -23,6 +25,7 @@ export const FLOOR_KEYS = {
   [ANNOTATION_OWNER]: 'owner',
   [ANNOTATION_OWNER_KIND]: 'owner-kind',
   [ANNOTATION_HELM_VALUES]: 'helm-values',
+  [ANNOTATION_HELM_UPGRADE]: 'helm-upgrade',
   [HELM_RELEASE_ANNOTATION]: 'release',
 } as const;
 

@@ -90,11 +90,15 @@ export interface GloohaMetrics {
     },
   ): void;
   /**
-   * glooha_drift_corrections_total{namespace,name,component} += n: the operator reverted a manual
-   * change in the install of GlooHA (or KgatewayHA) namespace/name. Per install, so that an alert
-   * on one install is not the sum of several.
+   * glooha_drift_corrections_total{kind,namespace,name,component} += n: the operator reverted a
+   * manual change in the install of the HA object kind namespace/name. Per object, so that an alert
+   * on one install is not the sum of several (a GlooHA and a KgatewayHA of one name included).
    */
-  driftCorrected(owner: { namespace: string; name: string }, component: string, n?: number): void;
+  driftCorrected(
+    owner: { kind: string; namespace: string; name: string },
+    component: string,
+    n?: number,
+  ): void;
   /**
    * glooha_product_leaderless_seconds{kind,namespace,name}: one leaderless gap of the managed product
    * of that HA resource, from the previous holder's last renewal this replica saw to the next
@@ -480,8 +484,8 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
   });
   const drift = new Counter({
     name: 'glooha_drift_corrections_total',
-    help: 'Number of times the operator reverted a change made outside it, by managed object (namespace, name) and component.',
-    labelNames: ['namespace', 'name', 'component'] as const,
+    help: 'Number of times the operator reverted a change made outside it, by managed object (kind, namespace, name) and component.',
+    labelNames: ['kind', 'namespace', 'name', 'component'] as const,
     registers,
   });
   const leaderless = new Histogram({
@@ -507,7 +511,7 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
       else deprecatedLeaseKinds.delete(kind);
     },
     driftCorrected: (owner, component, n = 1) =>
-      drift.inc({ namespace: owner.namespace, name: owner.name, component }, n),
+      drift.inc({ kind: owner.kind, namespace: owner.namespace, name: owner.name, component }, n),
   };
 
   return {

@@ -2,32 +2,20 @@
 // feeding a reflector store): list a resource once, then watch it from the list's resourceVersion,
 // keep the last state of every object in a Store, and hand add/update/delete deltas to handlers.
 //
-// Why not client-node 1.4's `makeInformer`/`ListWatch` (read node_modules/@kubernetes/client-node/
-// dist/cache.js): it does resume a closed watch from its last resourceVersion and re-lists on 410,
-// but
-//   - on any other error (HTTP 500/403, a dropped connection reported as an error, a failed list) it
-//     calls the `error` callbacks and stops for good — restarting it is the caller's job, with no
-//     backoff;
-//   - its `update` callback receives only the new object, so handlers cannot tell a real change from a
-//     resourceVersion/managedFields bump or a Lease renewal, which is the filtering we need;
-//   - it cannot ask for bookmarks (`allowWatchBookmarks`) or a server-side `timeoutSeconds` (its query
-//     is fixed to resourceVersion + selectors), and the list is one unpaginated call of the caller's
-//     choice;
-//   - there is one ListWatch per path: several namespaces would need several caches anyway (here one
-//     store serves them, from a watch per namespace or one cluster-wide watch; see watchClusterWide).
-// So this builds on client-node's `Watch` directly — through the operator's one transport
-// (src/kube/client.ts: pooled, counted; it still does TLS/auth from the KubeConfig and line parsing),
-// which also serves the lists — and owns the loop: list (paginated) → watch from the list's
-// resourceVersion with bookmarks → on a clean close resume from the last resourceVersion seen (no
-// re-list, no duplicate adds) → on 410 Gone re-list and diff against the store (only real changes are
-// emitted) → on any other error retry with capped, jittered exponential backoff, forever. It never
-// exits the process.
+// It owns its loop rather than using client-node's informer (`makeInformer`/`ListWatch`) because
+// the operator needs all of these, in one place it controls: handlers get the old and the new object (so a
+// resourceVersion/managedFields bump or a Lease renewal can be filtered out, see filters.ts), one
+// store serves several namespaces (a watch per namespace, or one cluster-wide watch; see
+// watchClusterWide), watches ask for bookmarks and a server-side timeoutSeconds, lists are
+// paginated, and every request goes through the operator's one transport (src/kube/client.ts:
+// pooled, counted, fenced; its `watch()` is this module's stream), which serves the lists too.
 //
-// Two traps in client-node 1.4's `Watch` this works around: it throws away its 30 s timeout signal
-// (no client-side timeout at all, so a silently dead connection hangs forever) — hence a server-side
-// `timeoutSeconds` plus a stall timer that aborts a watch that has been silent for longer than that;
-// and it swallows exceptions thrown by the event callback (they are caught as "parse errors") — hence
-// every handler call here is wrapped and logged.
+// The loop: list (paginated) → watch from the list's resourceVersion with bookmarks → on a clean
+// close resume from the last resourceVersion seen (no re-list, no duplicate adds) → on 410 Gone
+// re-list and diff against the store (only real changes are emitted) → on any other error retry
+// with capped, jittered exponential backoff, forever. It never exits the process. A stall timer
+// aborts a watch silent for longer than its timeoutSeconds (a dead connection would otherwise hang
+// for ever), and every handler call is wrapped and logged, so one throwing handler stops nothing.
 import { setMaxListeners } from 'node:events';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { errorStatus, type KubeClient } from '../kube/client.js';

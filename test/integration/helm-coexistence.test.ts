@@ -26,6 +26,8 @@ import { parse } from 'yaml';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { GlooHA, GlooHASpec } from '../../src/products/gloo/types.js';
 import { UPGRADE_FLAGS, upgradeCommand } from '../../src/core/helm-values-yaml.js';
+import { GLOO_HELM_CHART } from '../../src/products/gloo/helm-values.js';
+import { glooChartVersion } from '../env/binaries.js';
 import { adminKubeConfig, createNamespace } from '../support/cluster.js';
 import {
   HELM_MAJORS,
@@ -232,7 +234,14 @@ describe.each(HELM_MAJORS)("Gloo's chart with Helm %i", { timeout: CASE_TIMEOUT_
   it('the ConfigMap header recommends an upgrade command for each Helm major', async () => {
     const exported = await exportedValues();
     expect(exported).toContain(
-      `#   ${upgradeCommand({ release: 'gloo', namespace: ns, configMap: { namespace: ns, name: 'gloo-helm-values' } })}`,
+      `#   ${upgradeCommand({
+        chart: GLOO_HELM_CHART,
+        chartVersion: glooChartVersion(),
+        valuesFile: 'values-glooha.yaml',
+        release: 'gloo',
+        namespace: ns,
+        configMap: { namespace: ns, name: 'gloo-helm-values' },
+      })}`,
     );
     const values = parse(exported) as {
       gatewayProxies: Record<string, { kind: { deployment: { replicas: unknown } } }>;
@@ -275,7 +284,7 @@ describe.each(HELM_MAJORS)("Gloo's chart with Helm %i", { timeout: CASE_TIMEOUT_
     expect(result?.stderr).toMatch(/spec\.replicas 1 is below 3, the floor that GlooHA [^ ]+\/gloo keeps/);
     expect(result?.stderr).toContain(`kubectl -n ${ns} get configmap gloo-helm-values`);
     expect(result?.stderr).toContain(
-      `helm upgrade gloo \${GLOO_CHART:-gloo/gloo} -n ${ns} --reset-then-reuse-values -f values-glooha.yaml`,
+      `helm upgrade gloo \${GLOO_CHART:-gloo/gloo} --version ${glooChartVersion()} -n ${ns} --reset-then-reuse-values -f values-glooha.yaml`,
     );
     refusal = result?.stderr ?? '';
     // No server-side apply conflict on replicas: the operator does not own it.

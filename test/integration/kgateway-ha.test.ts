@@ -33,10 +33,12 @@ import type { GlooHA } from '../../src/products/gloo/types.js';
 import type { KgatewayHA } from '../../src/products/kgateway/types.js';
 import { main } from '../../src/cli/main.js';
 import { chartHasControllerScheduling } from '../../src/products/kgateway/facts.js';
-import { KGATEWAY_VERSIONS, type KgatewayFixtures } from '../env/binaries.js';
+import { KGATEWAY_VERSIONS, kgatewayFixtures, type KgatewayFixtures } from '../env/binaries.js';
 import { auditWrites, describeAudit } from '../support/audit.js';
 import { adminKubeConfig, createNamespace, installCrds } from '../support/cluster.js';
-import { helm, valuesFiles } from '../support/gloo-chart.js';
+import { HELM_MAJORS, helm, valuesFiles } from '../support/gloo-chart.js';
+import { serveChartRepository } from '../support/chart-repository.js';
+import { printedValuesPathCommand, runAsPrinted } from '../support/shell.js';
 import { createGlooInstall } from '../support/gloo-install.js';
 import { createGlooHA, getGlooHA } from '../support/glooha.js';
 import {
@@ -612,6 +614,152 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's real controller", (version) => {
       }
     });
   });
+});
+
+describe("the replicas floor's printed command on kgateway, run through bash -c as printed (Helm 4 and 3)", () => {
+  // The chart comes from a Helm repository holding every pinned kgateway version, the way users get
+  // it (an OCI registry or a repository): installed at the oldest, it can only stay there if the
+  // command pins --version, since Helm otherwise upgrades to the newest chart the repository has.
+  const [newest, oldest] = [KGATEWAY_VERSIONS[0]!, KGATEWAY_VERSIONS.at(-1)!];
+  let repo: { url: string; close(): Promise<void> };
+  let op: InProcessOperator | undefined;
+
+  beforeAll(async () => {
+    if (newest === oldest) throw new Error(`two pinned kgateway versions are needed, not only ${newest}`);
+    await installKgatewayCrds(newest);
+    repo = await serveChartRepository(KGATEWAY_VERSIONS.map((v) => kgatewayFixtures(v).chart));
+    op = await startOperatorInProcess(id);
+  }, 900_000);
+
+  afterAll(async () => {
+    await op?.shutdown('test done');
+    await repo?.close();
+  });
+
+  it.each(HELM_MAJORS)(
+    'Helm %i: refused plain upgrade prints release, chart, --version and values-kgatewayha.yaml; run as printed it keeps the chart version and restarts nothing',
+    async (major) => {
+      const ns = await createNamespace(`kgw-floor-h${major}`);
+      const installed = await helm(major, [
+        'install',
+        'edge',
+        'kgateway',
+        '--repo',
+        repo.url,
+        '--version',
+        oldest,
+        '-n',
+        ns,
+      ]);
+      expect(installed.ok, installed.stderr).toBe(true);
+      await kubectlOk(
+        ['apply', '--server-side', '-f', '-'],
+        JSON.stringify({
+          apiVersion: `${GROUP}/${VERSION}`,
+          kind: 'KgatewayHA',
+          metadata: { name: 'edge', namespace: ns },
+          spec: { controller: { replicas: 3 } },
+        }),
+      );
+      // The chart names the controller's Deployment after the release (edge-kgateway): found by its labels.
+      const dep = async () => {
+        const list = await apps.listNamespacedDeployment({
+          namespace: ns,
+          labelSelector: 'kgateway=kgateway',
+        });
+        expect(list.items.map((d) => d.metadata?.name)).toHaveLength(1);
+        return list.items[0]!;
+      };
+      const getHA = () =>
+        custom.getNamespacedCustomObject({
+          group: GROUP,
+          version: VERSION,
+          namespace: ns,
+          plural: KGATEWAY_PLURAL,
+          name: 'edge',
+        }) as Promise<KgatewayHA>;
+      await eventually('KgatewayHA Ready', getHA, ready, { timeoutMs: 90_000 });
+      await eventually(
+        'the floor annotations on the controller Deployment',
+        dep,
+        (d) => d.spec?.replicas === 3 && d.metadata?.annotations?.['glooha.io/helm-upgrade'] !== undefined,
+      );
+
+      // A plain upgrade (the chart's replicaCount 1) is refused, printing the product's own command.
+      const plain = await helm(major, [
+        'upgrade',
+        'edge',
+        'kgateway',
+        '--repo',
+        repo.url,
+        '--version',
+        oldest,
+        '-n',
+        ns,
+        '--reset-values',
+      ]);
+      expect(plain.ok).toBe(false);
+      expect(plain.stderr).toMatch(
+        /spec\.replicas 1 is below 3, the floor that KgatewayHA [^ ]+\/edge keeps/,
+      );
+      const command = printedValuesPathCommand(plain.stderr);
+      expect(command).toBe(
+        `kubectl -n ${ns} get configmap edge-kgateway-helm-values -o go-template='{{index .data \`values.yaml\`}}' > values-kgatewayha.yaml && ` +
+          `helm upgrade edge \${KGATEWAY_CHART:-oci://cr.kgateway.dev/kgateway-dev/charts/kgateway} --version ${oldest} -n ${ns} --reset-then-reuse-values -f values-kgatewayha.yaml`,
+      );
+      // The ConfigMap's header prints the very same line.
+      const cm = await admin
+        .makeApiClient(CoreV1Api)
+        .readNamespacedConfigMap({ name: 'edge-kgateway-helm-values', namespace: ns });
+      expect(cm.data?.['values.yaml']).toContain(`#   ${command}\n`);
+
+      const before = await dep();
+      const pods = async () =>
+        (
+          await admin
+            .makeApiClient(CoreV1Api)
+            .listNamespacedPod({ namespace: ns, labelSelector: 'kgateway=kgateway' })
+        ).items
+          .map((p) => p.metadata?.uid)
+          .sort();
+      const podsBefore = await pods();
+      const releaseOf = async () => {
+        const list = await helm(major, ['list', '-n', ns, '-o', 'json']);
+        expect(list.ok, list.stderr).toBe(true);
+        return (JSON.parse(list.stdout) as { name: string; chart: string; revision: string }[]).find(
+          (r) => r.name === 'edge',
+        );
+      };
+      const releaseBefore = await releaseOf();
+      expect(releaseBefore?.chart).toBe(`kgateway-${oldest}`);
+
+      // The user's shell: the chart reference in KGATEWAY_CHART (here the repository, added first).
+      const run = await runAsPrinted(command, {
+        helm: major,
+        setup: `helm repo add glooha-test ${repo.url}`,
+        env: { KGATEWAY_CHART: 'glooha-test/kgateway' },
+      });
+      expect(run.code, `${command}\n${run.stderr}`).toBe(0);
+      expect(run.files['values-kgatewayha.yaml']).toBe(cm.data?.['values.yaml']);
+
+      // Upgraded (a new revision), to the same chart version, although the repository offers a newer.
+      const releaseAfter = await releaseOf();
+      expect(Number(releaseAfter?.revision)).toBe(Number(releaseBefore?.revision) + 1);
+      expect(releaseAfter?.chart).toBe(`kgateway-${oldest}`);
+      const offered = await helm(major, ['show', 'chart', 'kgateway', '--repo', repo.url]);
+      expect(offered.stdout).toMatch(new RegExp(`^version: ${newest.replace(/\./g, '\\.')}$`, 'm'));
+      // Nothing restarted: the pod template is unchanged (same generation, no new ReplicaSet) and the
+      // pods are the same ones; the replica count stays.
+      const after = await dep();
+      expect(after.metadata?.generation).toBe(before.metadata?.generation);
+      expect(after.spec?.template).toEqual(before.spec?.template);
+      expect(after.spec?.replicas).toBe(3);
+      expect(await pods()).toEqual(podsBefore);
+      const ha = await eventually('still Ready after the upgrade', getHA, ready);
+      expect(condition(ha, 'Drifted')?.reason).not.toBe('DriftCorrected');
+    },
+    600_000,
+  );
 });
 
 describe('an operator whose API server does not serve KgatewayHA (a Helm upgrade keeps old CRDs)', () => {

@@ -28,7 +28,14 @@ export interface ShellRun {
 
 export async function runAsPrinted(
   command: string,
-  opts: { helm: HelmMajor; files?: Record<string, string> },
+  opts: {
+    helm: HelmMajor;
+    files?: Record<string, string>;
+    /** Further environment, as a user's shell has it (KGATEWAY_CHART=<their chart reference>). */
+    env?: Record<string, string>;
+    /** A command run first, in the same shell environment (a user's `helm repo add`); it must succeed. */
+    setup?: string;
+  },
 ): Promise<ShellRun> {
   const dir = mkdtempSync(join(tmpdir(), 'glooha-printed-'));
   const bin = join(dir, '.bin');
@@ -38,21 +45,19 @@ export async function runAsPrinted(
   symlinkSync(locateBinaries().path('kubectl'), join(bin, 'kubectl'));
   symlinkSync(helmBinary(opts.helm), join(bin, 'helm'));
   for (const [name, text] of Object.entries(opts.files ?? {})) writeFileSync(join(dir, name), text);
-  try {
-    const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn('bash', ['-c', command], {
-        cwd: dir,
-        env: {
-          PATH: `${bin}:/usr/local/bin:/usr/bin:/bin`,
-          HOME: home,
-          KUBECONFIG: controlPlane().kubeconfigPath,
-          GLOO_CHART: glooChart(),
-          HELM_CACHE_HOME: join(home, 'cache'),
-          HELM_CONFIG_HOME: join(home, 'config'),
-          HELM_DATA_HOME: join(home, 'data'),
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+  const env = {
+    PATH: `${bin}:/usr/local/bin:/usr/bin:/bin`,
+    HOME: home,
+    KUBECONFIG: controlPlane().kubeconfigPath,
+    GLOO_CHART: glooChart(),
+    HELM_CACHE_HOME: join(home, 'cache'),
+    HELM_CONFIG_HOME: join(home, 'config'),
+    HELM_DATA_HOME: join(home, 'data'),
+    ...opts.env,
+  };
+  const bash = (line: string) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
+      const child = spawn('bash', ['-c', line], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
       let stdout = '';
       let stderr = '';
       child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -60,6 +65,12 @@ export async function runAsPrinted(
       child.on('error', reject);
       child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
     });
+  try {
+    if (opts.setup) {
+      const setup = await bash(opts.setup);
+      if (setup.code !== 0) throw new Error(`setup ${opts.setup} failed (${setup.code}): ${setup.stderr}`);
+    }
+    const result = await bash(command);
     const files = Object.fromEntries(
       readdirSync(dir, { withFileTypes: true })
         .filter((e) => e.isFile())
@@ -71,9 +82,12 @@ export async function runAsPrinted(
   }
 }
 
-/** The command a refusal or header prints: from `kubectl -n` up to the end of `-f values-glooha.yaml`. */
+/**
+ * The command a refusal or header prints: from `kubectl -n` up to the end of `-f values-<kind>.yaml`
+ * (values-glooha.yaml, values-kgatewayha.yaml).
+ */
 export function printedValuesPathCommand(text: string): string {
-  const m = /kubectl -n \S+ get configmap .*?-f values-glooha\.yaml/s.exec(text);
+  const m = /kubectl -n \S+ get configmap .*?-f values-[a-z0-9]+\.yaml/s.exec(text);
   if (!m) throw new Error(`no values-path command in: ${text.slice(0, 2000)}`);
   return m[0];
 }

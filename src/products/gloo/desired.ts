@@ -22,8 +22,20 @@ import {
   type EnvVar,
 } from '../../core/component-planner.js';
 import type { Finding } from '../../core/findings.js';
-import { helmValues, type HelmValues } from './helm-values.js';
-import { helmValuesYaml } from '../../core/helm-values-yaml.js';
+import {
+  GLOO_DEFAULT_RELEASE,
+  GLOO_HELM_CHART,
+  GLOO_VALUES_NOTES,
+  glooChartVersion,
+  helmValues,
+  type HelmValues,
+} from './helm-values.js';
+import {
+  helmValuesYaml,
+  upgradeCommand,
+  valuesFileOf,
+  type UpgradeTarget,
+} from '../../core/helm-values-yaml.js';
 import { LEASE_RULES, leaderElectionEnv, parseGoBool } from './leader-election.js';
 import type { ObservedContainer, ObservedDeployment } from '../../core/observed.js';
 import type { ObservedInstall } from './install.js';
@@ -43,10 +55,13 @@ export function desired(glooHA: GlooHA, observed: ObservedInstall): DesiredResul
   const spec = g.spec;
   const owner = ownerOf(g);
   const ns = installNamespaceOf(g);
+  const upgrade = upgradeTarget(g, ns, observed);
   const ctx: Context = {
     owner,
     ns,
     helmValuesConfigMap: helmValuesConfigMapName(owner),
+    helmUpgrade: upgradeCommand(upgrade),
+    upgrade,
     observed,
     spec,
     hpas: observed.hpas,
@@ -92,6 +107,7 @@ export function desired(glooHA: GlooHA, observed: ObservedInstall): DesiredResul
 }
 
 interface Context extends ComponentContext {
+  upgrade: UpgradeTarget;
   observed: ObservedInstall;
   spec: DefaultedSpec;
 }
@@ -192,14 +208,27 @@ function leaderElectionRbac(ctx: Context): void {
   );
 }
 
+/** Where a GlooHA's exported values go: its install's release, at the installed chart version. */
+export function upgradeTarget(g: GlooHA, ns: string, observed: ObservedInstall): UpgradeTarget {
+  const owner = ownerOf(g);
+  return {
+    chart: GLOO_HELM_CHART,
+    // The release Helm recorded on the gloo Deployment; `gloo`, the name Gloo's docs install as.
+    release: g.spec?.target?.helmRelease ?? observed.gloo?.helmRelease ?? GLOO_DEFAULT_RELEASE,
+    namespace: ns,
+    chartVersion: glooChartVersion(observed.gloo),
+    valuesFile: valuesFileOf(g.kind),
+    configMap: { namespace: owner.namespace, name: helmValuesConfigMapName(owner) },
+  };
+}
+
 function helmValuesConfigMap(ctx: Context, g: DefaultedGlooHA, values: HelmValues): KubeObject {
   return renderObject('helm-values-configmap', {
     metadata: ownedMetadata(ctx.owner, ctx.helmValuesConfigMap, ctx.owner.namespace, 'helm-values'),
-    valuesYaml: helmValuesYaml(values, `${g.metadata.namespace ?? 'default'}/${g.metadata.name}`, {
-      // The release Helm recorded on the gloo Deployment; `gloo`, the name Gloo's docs install as.
-      release: g.spec.target?.helmRelease ?? ctx.observed.gloo?.helmRelease ?? 'gloo',
-      namespace: ctx.ns,
-      configMap: { namespace: ctx.owner.namespace, name: ctx.helmValuesConfigMap },
+    valuesYaml: helmValuesYaml(values, {
+      source: `${g.kind} ${g.metadata.namespace ?? 'default'}/${g.metadata.name}`,
+      target: ctx.upgrade,
+      notes: GLOO_VALUES_NOTES,
     }),
   });
 }

@@ -28,6 +28,9 @@ import type { Finding } from '../../core/findings.js';
 import { leaderElectionEnv } from './leader-election.js';
 import { chartLabels, type ObservedInstall } from './install.js';
 import { podAntiAffinity, topologySpreadConstraints } from '../../core/scheduling.js';
+import type { HelmChart } from '../../core/helm-values-yaml.js';
+import type { ObservedDeployment } from '../../core/observed.js';
+import { GLOO_CONTAINER } from './api.js';
 
 export type HelmValues = Record<string, unknown>;
 
@@ -201,4 +204,30 @@ function inheritedFromGatewayProxy(base: ComponentIntent, c: ComponentIntent): F
     component: c.id,
     message: `Gloo's chart merges gatewayProxies.gatewayProxy into gatewayProxies.${c.key} when it renders PDBs and HPAs, so ${c.key} would inherit ${what}; give both proxies the same kind of setting, or leave this one to the operator`,
   }));
+}
+
+/** Gloo's chart as printed upgrade commands name it: the repository its docs add (`helm repo add gloo`). */
+export const GLOO_HELM_CHART: HelmChart = {
+  inProse: "Gloo's chart (install/helm/gloo)",
+  variable: 'GLOO_CHART',
+  reference: 'gloo/gloo',
+};
+
+/** The release Gloo's docs install as, for an install whose Deployment names none. */
+export const GLOO_DEFAULT_RELEASE = 'gloo';
+
+/** The header's own line for a GlooHA's values. */
+export const GLOO_VALUES_NOTES = [
+  'Keep your own gloo.deployment.customEnv entries before the ones below (Helm replaces lists).',
+] as const;
+
+/**
+ * The installed chart version: Gloo's chart tags its images with its own version (image.tag defaults
+ * to the chart's version: quay.io/solo-io/gloo:1.22.1 from chart 1.22.1); undefined when the gloo
+ * container's tag is not a version (a digest, an override).
+ */
+export function glooChartVersion(gloo: ObservedDeployment | undefined): string | undefined {
+  const image = gloo?.containers.find((c) => c.name === GLOO_CONTAINER)?.image;
+  const tag = /:([^:/@]+)$/.exec(image ?? '')?.[1];
+  return tag && /^v?\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.-]+)?$/.test(tag) ? tag : undefined;
 }

@@ -1,67 +1,71 @@
-// `glooha render`: reads GlooHA YAML, validates it like the API server would, runs the core against an
-// observed install (from --install, or Gloo's chart layout) and prints YAML. Everything it needs from
-// the outside world comes through `CliIO`, so tests run it in-process. Registered in cli.ts.
+// `glooha render` for GlooHAs (src/cli/render.ts hands it the stream's GlooHAs): validates them like
+// the API server would, runs the core against an observed install (from --install, --merge-into, or
+// Gloo's chart layout) and prints YAML. Everything it needs from the outside world comes through
+// `CliIO`, so tests run it in-process. Registered in cli.ts.
 
 import { stringifyKubeYaml } from '../../api/kube-yaml.js';
 import { validateGlooHA } from './validate.js';
 import type { GlooHA } from './types.js';
 import { installNamespaceOf } from '../../controller/product.js';
-import { desired } from './desired.js';
+import { desired, upgradeTarget } from './desired.js';
 import { formatFinding } from '../../core/findings.js';
-import { helmValuesNotes } from './helm-values.js';
+import { GLOO_VALUES_NOTES, helmValuesNotes } from './helm-values.js';
 import { helmValuesYaml } from '../../core/helm-values-yaml.js';
 import { chartInstall, type ObservedInstall } from './install.js';
 import type { KubeObject } from '../../core/templates.js';
-import { EXIT, type Output } from '../../cli/flags.js';
-import { escapeControl } from '../../cli/escape.js';
-import { formatError, parseDocuments, parseObjects, readOrFail } from '../../cli/input.js';
+import { formatError, parseDocuments, parseObjects, readOrFail, validateObjects } from '../../cli/input.js';
 import { InvalidInput, type CliIO } from '../../cli/io.js';
+import type { RenderContext } from '../../cli/render.js';
 import { parseObservedInstall } from './install-file.js';
 import { mergePatches } from '../../cli/merge.js';
 import { observeInstall } from './observe.js';
 import { KIND } from './api.js';
-
-export interface RenderArgs {
-  command: 'render';
-  filename: string;
-  output: Output;
-  install?: string;
-  /** The install's own manifests, to merge glooha's partial bodies into (--merge-into). */
-  mergeInto?: string;
-  namespace?: string;
-}
 
 /** The GlooHAs of a YAML stream, validated and defaulted (InvalidInput lists every problem). */
 export const parseGlooHAs = (text: string, source: string, namespace: string): GlooHA[] =>
   parseObjects(text, source, namespace, KIND, validateGlooHA);
 
 /**
- * Validates every document first (invalid input prints nothing on stdout), then renders each GlooHA
- * and writes its documents as they are made, waiting for stdout to drain, so that memory does not
- * grow with the output.
+ * Validates the stream's GlooHAs and reads --install or --merge-into (InvalidInput lists every
+ * problem), then returns what renders each GlooHA, writing its documents as they are made.
  */
-export async function render(args: RenderArgs, io: CliIO): Promise<number> {
-  const source = args.filename === '-' ? 'stdin' : args.filename;
-  const text = await readOrFail(io, args.filename, KIND);
-  const glooHAs = parseGlooHAs(text, source, args.namespace ?? 'default');
-  const install = args.install ? await readInstall(io, args.install) : undefined;
-  const manifests = args.mergeInto ? await readManifests(io, args.mergeInto) : undefined;
+export async function prepareGlooRender(
+  entries: readonly { value: unknown; index: number }[],
+  ctx: RenderContext,
+): Promise<() => Promise<void>> {
+  const { args, io } = ctx;
+  const install = typeof args.flags.install === 'string' ? args.flags.install : undefined;
+  const mergeInto = typeof args.flags['merge-into'] === 'string' ? args.flags['merge-into'] : undefined;
+  const total = Math.max(...entries.map((e) => e.index + 1));
+  const glooHAs = validateObjects(
+    entries,
+    total,
+    ctx.source,
+    args.namespace ?? 'default',
+    KIND,
+    validateGlooHA,
+  );
+  const observedInstall = install ? await readInstall(io, install) : undefined;
+  const manifests = mergeInto ? await readManifests(io, mergeInto) : undefined;
+  return () => renderGlooHAs(glooHAs, ctx, observedInstall, manifests);
+}
+
+async function renderGlooHAs(
+  glooHAs: GlooHA[],
+  ctx: RenderContext,
+  install: ObservedInstall | undefined,
+  manifests: KubeObject[] | undefined,
+): Promise<void> {
+  const { args, emit, stderr } = ctx;
   const owned: KubeObject[] = [];
   const patches: KubeObject[] = [];
-
-  const stderr = (line: string) => io.stderr(`${escapeControl(line)}\n`);
-  let first = true;
-  const emit = async (doc: string) => {
-    await io.stdout(first ? doc : `---\n${doc}`);
-    first = false;
-  };
   for (const g of glooHAs) {
     const observed =
       install ??
       (manifests && observeManifests(manifests, g)) ??
       chartInstall(installNamespaceOf(g), g.spec?.gatewayProxies ?? {});
     const result = desired(g, observed);
-    if (!result.ok) throw new InvalidInput(source, result.errors.map(formatError)); // unreachable: validated above
+    if (!result.ok) throw new InvalidInput(ctx.source, result.errors.map(formatError)); // unreachable: validated above
     const d = result.desired;
     const who = `${d.owner.namespace}/${d.owner.name}`;
     if (!d.owner.uid && args.output !== 'helm-values') {
@@ -81,17 +85,22 @@ export async function render(args: RenderArgs, io: CliIO): Promise<number> {
       for (const o of d.owned) await emit(yamlDoc(o));
       for (const o of d.patches) await emit(yamlDoc(o, patchComment(o)));
     }
-    if (args.output !== 'manifests') await emit(helmValuesYaml(d.helmValues, who));
+    if (args.output !== 'manifests') {
+      // Saved by the user, not exported to a ConfigMap: the header's command upgrades from the file.
+      const { configMap: _exported, ...target } = upgradeTarget(g, installNamespaceOf(g), observed);
+      await emit(
+        helmValuesYaml(d.helmValues, { source: `${g.kind} ${who}`, target, notes: GLOO_VALUES_NOTES }),
+      );
+    }
   }
   if (manifests && args.output !== 'helm-values') {
     const { merged, unmatched } = mergePatches(manifests, patches);
     for (const p of unmatched)
       stderr(
-        `warning: ${p.kind} ${p.metadata.namespace}/${p.metadata.name} is not in ${args.mergeInto}: its patch is left out`,
+        `warning: ${p.kind} ${p.metadata.namespace}/${p.metadata.name} is not in ${String(args.flags['merge-into'])}: its patch is left out`,
       );
     for (const o of [...merged, ...owned]) await emit(yamlDoc(o));
   }
-  return EXIT.OK;
 }
 
 /** The objects of a manifest stream (--merge-into); a document without a namespace is left as it is. */
@@ -135,10 +144,10 @@ async function readInstall(io: CliIO, path: string): Promise<ObservedInstall> {
   return parsed.value;
 }
 
-function patchComment(o: KubeObject): string {
+export function patchComment(o: KubeObject): string {
   return ` Partial ${o.kind} ${o.metadata.namespace}/${o.metadata.name}: server-side apply only (kubectl apply --server-side --field-manager=glooha-operator); the rest of the object stays Helm's.`;
 }
 
-function yamlDoc(obj: KubeObject, comment?: string): string {
+export function yamlDoc(obj: KubeObject, comment?: string): string {
   return stringifyKubeYaml(obj, { comment, blockQuote: 'literal' });
 }

@@ -106,3 +106,11 @@ export interface GlooHA {
 export interface DefaultedGlooHA extends GlooHA {
   spec: DefaultedSpec;
 }
+
+declare module '../../core/findings.js' {
+  /** Gloo's own finding codes (see ProductFindingCodes). */
+  interface ProductFindingCodes {
+    /** The gloo Deployment has no container named gloo, so the lease env cannot be set. */
+    GlooContainerNotFound: true;
+  }
+}

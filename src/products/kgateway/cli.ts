@@ -6,8 +6,14 @@ import { DNS_LABEL, OUTPUTS, UsageError, namespaceFlag, oneOf } from '../../cli/
 import type { CheckResult, CliProduct, Get, ProductCommand } from '../../cli/product.js';
 import { resourcePath } from '../../kube/paths.js';
 import { KGATEWAY_API } from './api.js';
-import { CONTROLLER_CONTAINER, CONTROLLER_LEASE_NAME, ENV_DISABLE_LEADER_ELECTION } from './facts.js';
+import {
+  CONTROLLER_CONTAINER,
+  CONTROLLER_LEASE_NAME,
+  ENV_DISABLE_LEADER_ELECTION,
+  KGATEWAY_HELM_CHART,
+} from './facts.js';
 import { MIGRATE_TARGETS, migrate, type MigrateArgs } from './migrate-command.js';
+import { KGATEWAY_RENDER } from './render.js';
 
 const MIGRATE_USAGE = `glooha migrate - carry a GlooHA's HA settings over to kgateway, Gloo OSS's successor
 
@@ -124,9 +130,13 @@ export const KGATEWAY_CLI: CliProduct = {
   installSelector: 'kgateway=kgateway',
   statusComponents: [{ key: 'controller' }, { key: 'gateways', each: true }],
   helmValuesSuffix: '-kgateway-helm-values',
+  helmValuesExample: `  glooha helm-values kgateway -n kgateway-system --kind KgatewayHA > values-kgatewayha.yaml
+  helm upgrade kgateway ${KGATEWAY_HELM_CHART.reference} --version v2.4.0 -n kgateway-system --reset-then-reuse-values -f values-kgatewayha.yaml
+`,
   installCheck: {
     inProse: `whether kgateway's controller holds and renews its Lease ${CONTROLLER_LEASE_NAME}`,
     run: controllerLeaderCheck,
   },
+  render: KGATEWAY_RENDER,
   commands: [MIGRATE],
 };

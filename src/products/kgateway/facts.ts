@@ -2,6 +2,8 @@
 // to v2.4.0, the versions the tests install from its Go module and run the real controller of). Each fact names where it is in kgateway's code; the integration
 // test test/integration/kgateway-migration.test.ts checks the chart-side ones against the real charts.
 
+import type { HelmChart } from '../../core/helm-values-yaml.js';
+
 /** The kgateway release `glooha migrate kgateway` installs: the current line (2.4). */
 export const KGATEWAY_VERSION = 'v2.4.0';
 
@@ -85,6 +87,27 @@ export function chartHasControllerScheduling(version: string | undefined): boole
 
 /** The label kgateway's chart puts its app version in (kgateway.labels). */
 export const CHART_VERSION_LABEL = 'app.kubernetes.io/version';
+
+/** The label with `<chart name>-<chart version>` that kgateway's chart gives its objects (kgateway.labels). */
+const HELM_CHART_LABEL = 'helm.sh/chart';
+
+/** kgateway's chart as printed commands name it: the OCI chart its release notes install from. */
+export const KGATEWAY_HELM_CHART: HelmChart = {
+  inProse: "kgateway's chart (install/helm/kgateway)",
+  variable: 'KGATEWAY_CHART',
+  reference: 'oci://cr.kgateway.dev/kgateway-dev/charts/kgateway',
+};
+
+/**
+ * The installed chart's version, from the controller Deployment's labels: helm.sh/chart
+ * (`kgateway-v2.4.0`) names the chart's own version; kgateway's releases give app and chart one
+ * version, so app.kubernetes.io/version stands in where that label is missing.
+ */
+export function kgatewayChartVersion(labels: Record<string, string> | undefined): string | undefined {
+  const chart = labels?.[HELM_CHART_LABEL];
+  if (chart?.startsWith('kgateway-')) return chart.slice('kgateway-'.length);
+  return labels?.[CHART_VERSION_LABEL];
+}
 
 /**
  * Label selector of the controller's pods (the selector label kgateway.selectorLabels gives them; the

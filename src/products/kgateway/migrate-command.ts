@@ -7,7 +7,7 @@
 import { stringifyKubeYaml } from '../../api/kube-yaml.js';
 import { validateGlooHA } from '../gloo/validate.js';
 import { formatFinding, type Finding } from '../../core/findings.js';
-import { KGATEWAY_VERSION } from './facts.js';
+import { KGATEWAY_HELM_CHART, KGATEWAY_VERSION } from './facts.js';
 import { migrateToKgateway, type KgatewayMigration } from './migrate.js';
 import { EXIT, type Output } from '../../cli/flags.js';
 import { readOrFail } from '../../cli/input.js';
@@ -31,7 +31,7 @@ export interface MigrateArgs {
 }
 
 /** The chart users install kgateway from (kgateway's release notes). */
-export const KGATEWAY_CHART = 'oci://cr.kgateway.dev/kgateway-dev/charts/kgateway';
+export const KGATEWAY_CHART = KGATEWAY_HELM_CHART.reference;
 
 export async function migrate(args: MigrateArgs, io: CliIO): Promise<number> {
   const source = args.filename === '-' ? 'stdin' : args.filename;

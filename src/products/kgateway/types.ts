@@ -70,3 +70,18 @@ export interface KgatewayHA {
 export interface DefaultedKgatewayHA extends KgatewayHA {
   spec: DefaultedKgatewaySpec;
 }
+
+declare module '../../core/findings.js' {
+  /** kgateway's own finding codes (see ProductFindingCodes). */
+  interface ProductFindingCodes {
+    /**
+     * kgateway's controller Deployment has no container named controller. The code is Gloo's,
+     * kept as the one status has always reported for either product.
+     */
+    GlooContainerNotFound: true;
+    /** `glooha migrate kgateway`: a GlooHA setting kgateway cannot take. */
+    KgatewayCannotExpress: true;
+    /** `glooha migrate kgateway`: a gateway's Gateway to point at its GatewayParameters. */
+    KgatewayGatewayReference: true;
+  }
+}

@@ -69,9 +69,8 @@ describe('kubectl flag forms', () => {
       command: 'render',
       filename,
       output: 'manifests',
-      install: undefined,
-      mergeInto: undefined,
       namespace: undefined,
+      flags: {},
     });
     expect(parseArgs(['render', '-f', '-'])).toEqual(render('-'));
     expect(parseArgs(['render', '-f=a.yaml'])).toEqual(render('a.yaml'));

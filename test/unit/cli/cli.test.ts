@@ -43,6 +43,65 @@ async function glooha(args: string[], files: Record<string, string> = {}, stdin 
 
 const kindsOf = (r: Run) => r.docs.map((d) => `${d.kind}/${d.metadata.name}`);
 
+describe('glooha render, a KgatewayHA (judged by its kind)', () => {
+  it('prints the objects it owns, the partial Deployment and GatewayParameters, and the values for its chart', async () => {
+    const r = await glooha(['render', '-f', 'examples/kgatewayha.yaml', '-o', 'all']);
+    expect(r.stderr).not.toMatch(/problem|unknown field/);
+    expect(r.code).toBe(0);
+    expect(r.docs.map((d) => `${d.kind}/${d.metadata?.name}`)).toEqual([
+      'PodDisruptionBudget/kgateway-glooha',
+      'ConfigMap/kgateway-kgateway-helm-values',
+      'Deployment/kgateway',
+      'GatewayParameters/http',
+      'undefined/undefined', // the values overlay
+    ]);
+    const params = r.docs[3]!;
+    expect(params.apiVersion).toBe('gateway.kgateway.dev/v1alpha1');
+    expect(params.spec.kube.deployment).toEqual({ replicas: 3 });
+    expect(params.spec.kube.podDisruptionBudget.spec.maxUnavailable).toBe(1);
+    const dep = r.docs[2]!;
+    expect(dep.spec.replicas).toBe(3);
+    expect(dep.spec.template.spec.containers[0].env[0]).toEqual({
+      name: 'KGW_DISABLE_LEADER_ELECTION',
+      value: 'false',
+    });
+    const values = r.docs[4]!;
+    expect(values.controller.replicaCount).toBe(3);
+    expect(values.controller.podDisruptionBudget).toEqual({ maxUnavailable: 1 });
+    // Its header: kgateway's release and chart, the file named for the kind; no version is known offline.
+    expect(r.stdout).toContain(
+      '#   helm upgrade kgateway ${KGATEWAY_CHART:-oci://cr.kgateway.dev/kgateway-dev/charts/kgateway} -n kgateway-system --reset-then-reuse-values -f values-kgatewayha.yaml\n# Add --version',
+    );
+  });
+
+  it('judges each document of a mixed stream by its kind, and names the fields of that kind', async () => {
+    const gloo = readFileSync(join(repoRoot, 'examples/glooha.yaml'), 'utf8');
+    const kgw = readFileSync(join(repoRoot, 'examples/kgatewayha.yaml'), 'utf8');
+    const both = await glooha(['render', '-f', 'both.yaml', '-o', 'helm-values'], {
+      'both.yaml': `${gloo}\n---\n${kgw}`,
+    });
+    expect(both.code, both.stderr).toBe(0);
+    expect(both.stdout).toContain('from GlooHA gloo-system/gloo');
+    expect(both.stdout).toContain('from KgatewayHA kgateway-system/kgateway');
+    // A KgatewayHA's unknown field is reported against the KgatewayHA's fields, not a GlooHA's.
+    const bad = await glooha(['render', '-f', 'bad.yaml'], {
+      'bad.yaml':
+        'apiVersion: glooha.io/v1alpha1\nkind: KgatewayHA\nmetadata: {name: k}\nspec: {gloo: {replicas: 2}}\n',
+    });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/spec\.gloo: unknown field \(known fields: [^)]*controller/);
+    expect(bad.stderr).not.toMatch(/known fields: target, gloo/);
+  });
+
+  it("refuses a GlooHA's --install for a stream that holds a KgatewayHA", async () => {
+    const r = await glooha(['render', '-f', 'examples/kgatewayha.yaml', '--install', 'i.yaml'], {
+      'i.yaml': '{}',
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--install is for a GlooHA only; the input holds KgatewayHA too');
+  });
+});
+
 describe('glooha render', () => {
   it('prints the owned objects and the partial applies of the production example', async () => {
     const r = await glooha(['render', '-f', 'examples/glooha.yaml']);
@@ -195,15 +254,24 @@ describe('glooha render', () => {
       expect(r.stderr).toMatch(/^glooha: broken.yaml is invalid:\n {2}YAML: /);
     });
 
-    it('an object that is not a GlooHA, and an empty file', async () => {
+    it('an object of no kind glooha renders, a GlooHA of the wrong apiVersion, and an empty file', async () => {
       const cm = await glooha(['render', '-f', 'cm.yaml'], {
-        'cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n',
+        'cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n---\nmetadata: {name: y}\n',
       });
       expect(cm.code).toBe(2);
-      expect(cm.stderr).toContain('apiVersion: must be glooha.io/v1alpha1, not "v1"');
+      expect(cm.stderr).toBe(
+        'glooha: cm.yaml is invalid:\n' +
+          '  document 1: kind: "ConfigMap" is not a kind glooha renders (known kinds: GlooHA, KgatewayHA)\n' +
+          '  document 2: kind: missing (known kinds: GlooHA, KgatewayHA)\n',
+      );
+      const v1 = await glooha(['render', '-f', 'v1.yaml'], {
+        'v1.yaml': 'apiVersion: v1\nkind: GlooHA\nmetadata: {name: x}\n',
+      });
+      expect(v1.code).toBe(2);
+      expect(v1.stderr).toContain('apiVersion: must be glooha.io/v1alpha1, not "v1"');
       const empty = await glooha(['render', '-f', 'empty.yaml'], { 'empty.yaml': '' });
       expect(empty.code).toBe(2);
-      expect(empty.stderr).toContain('no GlooHA found');
+      expect(empty.stderr).toContain('no GlooHA or KgatewayHA found');
     });
 
     it('a file that cannot be read', async () => {
@@ -256,8 +324,8 @@ describe('glooha render', () => {
       command: 'render',
       filename: 'a.yaml',
       output: 'all',
-      install: 'i.yaml',
       namespace: 'ns',
+      flags: { install: 'i.yaml' },
     });
   });
 });

@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { upgradeCommand } from '../../../src/core/helm-values-yaml.js';
+import { GLOO_HELM_CHART } from '../../../src/products/gloo/helm-values.js';
 import { validateKgatewayHA } from '../../../src/products/kgateway/validate.js';
 import { shellBlocks } from '../../support/readme.js';
 
@@ -22,7 +23,7 @@ type Check =
   | { run: 'not here'; why: string };
 
 const HELM_UPGRADE = `kubectl -n gloo-system get configmap gloo-helm-values -o go-template='{{index .data \`values.yaml\`}}' > values-glooha.yaml
-helm upgrade gloo gloo/gloo -n gloo-system --reset-then-reuse-values -f values-glooha.yaml`;
+helm upgrade gloo gloo/gloo --version 1.22.1 -n gloo-system --reset-then-reuse-values -f values-glooha.yaml`;
 
 const BLOCKS: Record<string, Check> = {
   [`git clone https://github.com/glooha/glooha-operator.git
@@ -112,6 +113,9 @@ describe('README commands', () => {
     // The command the ConfigMap header and the replicas-floor message print, for the example GlooHA,
     // written on two lines instead of joined by &&.
     const expected = upgradeCommand({
+      chart: GLOO_HELM_CHART,
+      chartVersion: '1.22.1',
+      valuesFile: 'values-glooha.yaml',
       release: 'gloo',
       namespace: 'gloo-system',
       configMap: { namespace: 'gloo-system', name: 'gloo-helm-values' },

@@ -175,6 +175,8 @@ describe('observeInstall: Deployments by role', () => {
         {
           name: 'gloo',
           env: [{ name: 'LEADER_ELECTION_LEASE_DURATION', value: '15s' }, { name: 'POD_NAMESPACE' }],
+          // Gloo's chart version is read from it.
+          image: 'img/gloo',
         },
       ],
       serviceAccountName: 'gloo-sa',

@@ -99,6 +99,7 @@ describe('plan: lifecycle branches', () => {
       'glooha.io/owner': null,
       'glooha.io/owner-kind': null,
       'glooha.io/helm-values': null,
+      'glooha.io/helm-upgrade': null,
     });
     expect((h.release.metadata?.managedFields ?? []).map((m) => m.manager)).not.toContain(MANAGER);
     // Every Deployment carrying our hash annotation gets it removed (the others hold no field of ours

@@ -334,6 +334,7 @@ describe('gloo leader election', () => {
         'glooha.io/owner': `${NS}/ha`,
         'glooha.io/owner-kind': 'GlooHA',
         'glooha.io/helm-values': 'ha-helm-values',
+        'glooha.io/helm-upgrade': expect.stringContaining('helm upgrade gloo ${GLOO_CHART:-gloo/gloo} -n'),
       },
     });
   });
@@ -498,6 +499,9 @@ describe("replicas floor (read by the chart's admission policy)", () => {
       'glooha.io/owner': `${NS}/ha`,
       'glooha.io/owner-kind': 'GlooHA',
       'glooha.io/helm-values': 'ha-helm-values',
+      // The refusal prints it: Gloo's release, chart and the values file named for the kind (the
+      // chart's layout here has no version to pin).
+      'glooha.io/helm-upgrade': `kubectl -n ${NS} get configmap ha-helm-values -o go-template='{{index .data \`values.yaml\`}}' > values-glooha.yaml && helm upgrade gloo \${GLOO_CHART:-gloo/gloo} -n ${NS} --reset-then-reuse-values -f values-glooha.yaml`,
     });
   });
 

@@ -2,9 +2,23 @@
 // agreement with the objects the operator applies (so Helm and the operator never undo each other).
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { helmValues, helmValuesNotes } from '../../../src/products/gloo/helm-values.js';
-import { helmValuesYaml } from '../../../src/core/helm-values-yaml.js';
+import {
+  GLOO_HELM_CHART,
+  glooChartVersion,
+  helmValues,
+  helmValuesNotes,
+} from '../../../src/products/gloo/helm-values.js';
+import { helmValuesYaml, type UpgradeTarget } from '../../../src/core/helm-values-yaml.js';
 import { codes, get, glooHA, installFor, run } from './fixtures.js';
+
+const TARGET: UpgradeTarget = {
+  chart: GLOO_HELM_CHART,
+  release: 'edge',
+  namespace: 'gloo-system',
+  chartVersion: '1.22.1',
+  valuesFile: 'values-glooha.yaml',
+  configMap: { namespace: 'ops', name: 'ha-helm-values' },
+};
 
 describe('helmValues', () => {
   it('maps gloo to gloo.deployment.{replicas,customEnv,affinity}, gloo.podDisruptionBudget and gloo.disableLeaderElection', () => {
@@ -117,7 +131,7 @@ describe('helmValues', () => {
               i.gatewayProxies[0]!.replicas = replicas;
             }),
           ),
-          'ns/ha',
+          { source: 'GlooHA ns/ha', target: { ...TARGET, configMap: undefined } },
         ),
       ).gatewayProxies.gatewayProxy.kind.deployment.replicas;
     expect(at(4)).toBe(4);
@@ -127,17 +141,43 @@ describe('helmValues', () => {
   });
 
   it('puts the upgrade command in the header: the export and the upgrade, with namespaces, runnable as printed', () => {
-    const text = helmValuesYaml(helmValues(glooHA({})), 'ops/ha', {
-      release: 'edge',
-      namespace: 'gloo-system',
-      configMap: { namespace: 'ops', name: 'ha-helm-values' },
-    });
+    const text = helmValuesYaml(helmValues(glooHA({})), { source: 'GlooHA ops/ha', target: TARGET });
     expect(text).toMatch(/^# Helm values/);
     expect(text).toContain(
-      `#   kubectl -n ops get configmap ha-helm-values -o go-template='{{index .data \`values.yaml\`}}' > values-glooha.yaml && helm upgrade edge \${GLOO_CHART:-gloo/gloo} -n gloo-system --reset-then-reuse-values -f values-glooha.yaml\n`,
+      `#   kubectl -n ops get configmap ha-helm-values -o go-template='{{index .data \`values.yaml\`}}' > values-glooha.yaml && helm upgrade edge \${GLOO_CHART:-gloo/gloo} --version 1.22.1 -n gloo-system --reset-then-reuse-values -f values-glooha.yaml\n`,
     );
     // No placeholder bash would read as a redirection.
     expect(text).not.toMatch(/<release>|<chart>/);
+    expect(text).not.toContain('Add --version');
+  });
+
+  it('without a known chart version (an offline render) prints no --version and says to add it', () => {
+    const text = helmValuesYaml(helmValues(glooHA({})), {
+      source: 'GlooHA ops/ha',
+      target: { ...TARGET, chartVersion: undefined, configMap: undefined },
+    });
+    expect(text).toContain(
+      '#   helm upgrade edge ${GLOO_CHART:-gloo/gloo} -n gloo-system --reset-then-reuse-values -f values-glooha.yaml\n',
+    );
+    expect(text).toContain('# Add --version with the installed chart version');
+    // A version that is not one plain shell word is never printed into a command.
+    const hostile = helmValuesYaml({}, { source: 'x', target: { ...TARGET, chartVersion: '1.0;rm -rf ~' } });
+    expect(hostile).not.toContain('rm -rf');
+  });
+
+  it("reads Gloo's installed chart version from the gloo container's image tag (the chart tags its images so)", () => {
+    const dep = (image?: string) => ({
+      name: 'gloo',
+      selector: {},
+      containers: [{ name: 'gloo', ...(image ? { image } : {}) }],
+    });
+    expect(glooChartVersion(dep('quay.io/solo-io/gloo:1.22.1'))).toBe('1.22.1');
+    expect(glooChartVersion(dep('localhost:5000/gloo:1.22.1-rc.1'))).toBe('1.22.1-rc.1');
+    expect(glooChartVersion(dep('quay.io/solo-io/gloo@sha256:abc'))).toBeUndefined();
+    expect(glooChartVersion(dep('localhost:5000/gloo'))).toBeUndefined();
+    expect(glooChartVersion(dep('quay.io/solo-io/gloo:latest'))).toBeUndefined();
+    expect(glooChartVersion(dep())).toBeUndefined();
+    expect(glooChartVersion(undefined)).toBeUndefined();
   });
 
   it('produces the same fields the operator applies to a chart install (no Helm/operator fight)', () => {

@@ -7,11 +7,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { upgradeCommand } from '../../../src/core/helm-values-yaml.js';
+import { GLOO_HELM_CHART } from '../../../src/products/gloo/helm-values.js';
+import { KGATEWAY_HELM_CHART } from '../../../src/products/kgateway/facts.js';
 
 let dir: string | undefined;
 afterEach(() => dir && rmSync(dir, { recursive: true, force: true }));
 
-function runInBash(command: string, env: Record<string, string> = {}) {
+function runInBash(command: string, env: Record<string, string> = {}, valuesFile = 'values-glooha.yaml') {
   dir = mkdtempSync(join(tmpdir(), 'glooha-cmd-'));
   // Each stand-in writes its argv, one per line, to <name>.args; kubectl prints some values.
   for (const [name, out] of [
@@ -30,12 +32,15 @@ function runInBash(command: string, env: Record<string, string> = {}) {
   return {
     kubectl: args('kubectl'),
     helm: args('helm'),
-    values: readFileSync(join(dir, 'values-glooha.yaml'), 'utf8'),
+    values: readFileSync(join(dir, valuesFile), 'utf8'),
   };
 }
 
 describe('the printed values-path command, through bash -c', () => {
   const command = upgradeCommand({
+    chart: GLOO_HELM_CHART,
+    chartVersion: '1.22.1',
+    valuesFile: 'values-glooha.yaml',
     release: 'edge',
     namespace: 'gloo-system',
     configMap: { namespace: 'ops', name: 'ha-helm-values' },
@@ -64,6 +69,8 @@ describe('the printed values-path command, through bash -c', () => {
       'upgrade',
       'edge',
       'gloo/gloo',
+      '--version',
+      '1.22.1',
       '-n',
       'gloo-system',
       '--reset-then-reuse-values',
@@ -72,6 +79,41 @@ describe('the printed values-path command, through bash -c', () => {
     ]);
     expect(runInBash(command, { GLOO_CHART: '/charts/gloo-1.22.1.tgz' }).helm[2]).toBe(
       '/charts/gloo-1.22.1.tgz',
+    );
+  });
+
+  it("a KgatewayHA's: kgateway's release and OCI chart (or KGATEWAY_CHART) at the installed version, values-kgatewayha.yaml", () => {
+    const kgw = upgradeCommand({
+      chart: KGATEWAY_HELM_CHART,
+      chartVersion: 'v2.4.0',
+      valuesFile: 'values-kgatewayha.yaml',
+      release: 'kgw',
+      namespace: 'kgateway-system',
+      configMap: { namespace: 'kgateway-system', name: 'kgw-kgateway-helm-values' },
+    });
+    expect(kgw).not.toMatch(/["\\]/);
+    const r = runInBash(kgw, {}, 'values-kgatewayha.yaml');
+    expect(r.kubectl.slice(0, 5)).toEqual([
+      '-n',
+      'kgateway-system',
+      'get',
+      'configmap',
+      'kgw-kgateway-helm-values',
+    ]);
+    expect(r.helm).toEqual([
+      'upgrade',
+      'kgw',
+      'oci://cr.kgateway.dev/kgateway-dev/charts/kgateway',
+      '--version',
+      'v2.4.0',
+      '-n',
+      'kgateway-system',
+      '--reset-then-reuse-values',
+      '-f',
+      'values-kgatewayha.yaml',
+    ]);
+    expect(runInBash(kgw, { KGATEWAY_CHART: 'mirror/kgateway' }, 'values-kgatewayha.yaml').helm[2]).toBe(
+      'mirror/kgateway',
     );
   });
 });

@@ -224,3 +224,30 @@ describe('KgatewayHA spec.controller.topologySpreadConstraints in the exported v
     );
   });
 });
+
+describe("a KgatewayHA's upgrade command (the ConfigMap's header and the replicas floor's refusal)", () => {
+  const floorCommand = (p: Plan) =>
+    (applied(p, 'Deployment', 'kgateway')?.metadata?.annotations ?? {})['glooha.io/helm-upgrade'];
+
+  it("names kgateway's release and chart, the installed chart version (helm.sh/chart) and values-kgatewayha.yaml", () => {
+    const dep = controllerDeployment({ version: 'v2.3.6' });
+    dep.metadata!.labels!['helm.sh/chart'] = 'kgateway-v2.3.6';
+    const p = plan(snapshot({ replicas: 3 }, { dep, priorityClasses: [] }), KGATEWAY);
+    const command = floorCommand(p);
+    expect(command).toBe(
+      `kubectl -n ${NS} get configmap kgw-kgateway-helm-values -o go-template='{{index .data \`values.yaml\`}}' > values-kgatewayha.yaml && ` +
+        `helm upgrade kgateway \${KGATEWAY_CHART:-oci://cr.kgateway.dev/kgateway-dev/charts/kgateway} --version v2.3.6 -n ${NS} --reset-then-reuse-values -f values-kgatewayha.yaml`,
+    );
+    expect(helmValues(p)).toContain(`#   ${command}\n`);
+  });
+
+  it('takes the chart version from helm.sh/chart over the app version, and the release from spec.target', () => {
+    const dep = controllerDeployment({ version: 'v2.4.0' });
+    dep.metadata!.labels!['helm.sh/chart'] = 'kgateway-v2.4.1-patch.1';
+    const k = kgatewayHA({ replicas: 3 });
+    Object.assign(k.spec!, { target: { helmRelease: 'kgateway' } });
+    const p = plan(snapshotOf(k, { key: `${NS}/kgw`, deployments: [dep], hpas: [] }), KGATEWAY);
+    expect(floorCommand(p)).toContain(' --version v2.4.1-patch.1 ');
+    expect(floorCommand(p)).toContain('helm upgrade kgateway ');
+  });
+});

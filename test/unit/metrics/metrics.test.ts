@@ -217,9 +217,11 @@ describe('createMetrics', () => {
     ];
     m.glooha.observe('GlooHA', () => gloo, { deprecatedLeaseSeries: true });
     m.glooha.observe('KgatewayHA', () => kgateway);
-    m.glooha.driftCorrected({ namespace: 'team-a', name: 'gloo' }, 'gloo');
-    m.glooha.driftCorrected({ namespace: 'team-b', name: 'gloo' }, 'gloo');
-    m.glooha.driftCorrected({ namespace: 'team-a', name: 'gloo' }, 'gateway-proxy', 2);
+    m.glooha.driftCorrected({ kind: 'GlooHA', namespace: 'team-a', name: 'gloo' }, 'gloo');
+    m.glooha.driftCorrected({ kind: 'GlooHA', namespace: 'team-b', name: 'gloo' }, 'gloo');
+    m.glooha.driftCorrected({ kind: 'GlooHA', namespace: 'team-a', name: 'gloo' }, 'gateway-proxy', 2);
+    // A KgatewayHA of the same name and namespace has its own series.
+    m.glooha.driftCorrected({ kind: 'KgatewayHA', namespace: 'team-a', name: 'gloo' }, 'controller', 5);
     body = (await m.expose()).body;
     expect(sample(body, 'glooha_resources{kind="GlooHA",ready="true"}')).toBe(2);
     expect(sample(body, 'glooha_resources{kind="GlooHA",ready="false"}')).toBe(1);
@@ -255,15 +257,21 @@ describe('createMetrics', () => {
     expect(sample(body, 'glooha_gloo_leader_lease_age_seconds{namespace="a",name="two"}')).toBeUndefined();
     // per install: one counter per GlooHA, not one summed across installs
     expect(
-      sample(body, 'glooha_drift_corrections_total{namespace="team-a",name="gloo",component="gloo"}'),
-    ).toBe(1);
-    expect(
-      sample(body, 'glooha_drift_corrections_total{namespace="team-b",name="gloo",component="gloo"}'),
+      sample(
+        body,
+        'glooha_drift_corrections_total{kind="GlooHA",namespace="team-a",name="gloo",component="gloo"}',
+      ),
     ).toBe(1);
     expect(
       sample(
         body,
-        'glooha_drift_corrections_total{namespace="team-a",name="gloo",component="gateway-proxy"}',
+        'glooha_drift_corrections_total{kind="GlooHA",namespace="team-b",name="gloo",component="gloo"}',
+      ),
+    ).toBe(1);
+    expect(
+      sample(
+        body,
+        'glooha_drift_corrections_total{kind="GlooHA",namespace="team-a",name="gloo",component="gateway-proxy"}',
       ),
     ).toBe(2);
     // A status-only change shows at the next scrape; a deleted GlooHA's series go.
