@@ -152,6 +152,8 @@ async function render(
       runs.push(await r.render.prepare(own, ctx));
     } catch (err) {
       if (!(err instanceof InvalidInput)) throw err;
+      // Another file a product reads (--install, --merge-into) is reported under its own name.
+      if (err.source !== source) throw err;
       invalid.push(...err.problems);
     }
   }
@@ -187,8 +189,8 @@ Input is bounded, so any input costs little: at most 4 MiB; per document 32,000 
 32,000 lines, 100 alias expansions (merge keys included) and 3 MiB as the JSON kubectl sends (the
 API server's request limit); 160,000 nodes, 160,000 lines and 16 MiB of JSON in all, 1,000 documents,
 nesting 100 deep. Nodes and bytes are counted after alias expansion, and reading stops at the first
-excess (naming the document and the limit); a helm template of Gloo's chart with its CRDs (125,000
-nodes) is within them. Any input peaks below 64 MiB of memory above the process's own and a few
+excess (naming the document and the limit); a helm template of each product's chart with its CRDs
+is within them. Any input peaks below 64 MiB of memory above the process's own and a few
 seconds of CPU, and an error quotes at most the start of a value and a few problems of one kind.
 YAML is read as kubectl reads it, so a %YAML or %TAG directive is refused, as kubectl refuses it.
 

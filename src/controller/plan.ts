@@ -144,15 +144,12 @@ function livePlan(s: Snapshot, g: HAObject, product: Product): Plan {
     });
   }
 
-  return lookAgainAtFailoverBound(applyPlan(s, g, withReplicasFloors(s, g, d, ns), ns, product), s);
+  return lookAgainAtFailoverBound(applyPlan(s, g, withReplicasFloors(g, d, ns), ns, product), s);
 }
 
 /** The Deployments' replicas floors, also as the ConfigMap the chart's scale policy reads. */
-function withReplicasFloors(s: Snapshot, g: HAObject, d: Desired, ns: string): Desired {
-  const releaseOf = (name: string) =>
-    s.deployments.find((x) => x.metadata?.name === name && x.metadata?.namespace === ns)?.metadata
-      ?.annotations?.['meta.helm.sh/release-name'];
-  const floors = replicasFloorsConfigMap(ownerOf(g), ns, d.patches, releaseOf);
+function withReplicasFloors(g: HAObject, d: Desired, ns: string): Desired {
+  const floors = replicasFloorsConfigMap(ownerOf(g), ns, d.patches);
   return floors ? { ...d, owned: [...d.owned, floors] } : d;
 }
 

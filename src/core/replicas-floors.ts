@@ -4,8 +4,7 @@
 // Scale object, which has no annotations, so the chart's scale policy reads the same values from this
 // ConfigMap through its binding's paramRef (selected by LABEL_REPLICAS_FLOORS in the request's
 // namespace). One key per annotation and Deployment, `<annotation>.<deployment>`, holding exactly the
-// annotation's value (the product's upgrade command among them), plus the Helm release Helm recorded
-// on the Deployment.
+// annotation's value (the product's upgrade command among them).
 import {
   ANNOTATION_HELM_UPGRADE,
   ANNOTATION_HELM_VALUES,
@@ -17,8 +16,6 @@ import {
 import { ownedMetadata, type Owner } from './ownership.js';
 import { renderObject, type KubeObject } from './templates.js';
 
-const HELM_RELEASE_ANNOTATION = 'meta.helm.sh/release-name';
-
 /** The keys' prefixes: the scale policy's CEL reads `params.data['<prefix>.' + request.name]`. */
 export const FLOOR_KEYS = {
   [ANNOTATION_MIN_REPLICAS]: 'min-replicas',
@@ -26,7 +23,6 @@ export const FLOOR_KEYS = {
   [ANNOTATION_OWNER_KIND]: 'owner-kind',
   [ANNOTATION_HELM_VALUES]: 'helm-values',
   [ANNOTATION_HELM_UPGRADE]: 'helm-upgrade',
-  [HELM_RELEASE_ANNOTATION]: 'release',
 } as const;
 
 export function replicasFloorsName(owner: Owner): string {
@@ -36,13 +32,11 @@ export function replicasFloorsName(owner: Owner): string {
 /**
  * The ConfigMap holding the floors `patches` (the Deployment patches an owner applies) keep, or
  * undefined when none keeps one (driftPolicy warn or ignore: then there is nothing to refuse).
- * `releaseOf` names the Helm release of a live Deployment, if any.
  */
 export function replicasFloorsConfigMap(
   owner: Owner,
   namespace: string,
   patches: readonly KubeObject[],
-  releaseOf: (deployment: string) => string | undefined,
 ): KubeObject | undefined {
   const data: Record<string, string> = {};
   for (const p of patches) {
@@ -50,12 +44,8 @@ export function replicasFloorsConfigMap(
     const annotations = (p.metadata as { annotations?: Record<string, string> }).annotations ?? {};
     if (annotations[ANNOTATION_MIN_REPLICAS] === undefined) continue;
     const name = p.metadata.name;
-    const values: Record<string, string | undefined> = {
-      ...annotations,
-      [HELM_RELEASE_ANNOTATION]: releaseOf(name),
-    };
     for (const [annotation, prefix] of Object.entries(FLOOR_KEYS)) {
-      const value = values[annotation];
+      const value = annotations[annotation];
       if (value !== undefined) data[`${prefix}.${name}`] = value;
     }
   }

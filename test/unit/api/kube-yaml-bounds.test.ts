@@ -69,13 +69,13 @@ const EXPECTED: Record<(typeof HOSTILE_KINDS)[number], RegExp> = {
     /document 20 \(line 152077\): more than 160000 lines in all documents up to this one/,
   'tagged-quoted': /more than 65536 characters of tagged double-quoted scalars in one document/,
   // Just inside the limits: read in full (then judged as what they are).
-  'most-nodes-flow': /must be a GlooHA object/,
+  'most-nodes-flow': /kind: missing \(known kinds: GlooHA, KgatewayHA\)/,
   'most-nodes-block': /document 1: not a Kubernetes object/,
   'most-nodes-stream': /document 3: not a Kubernetes object.*\n {2}\.\.\. and 2 more like/,
   'most-documents':
     /document 3: not a Kubernetes object.*\n {2}\.\.\. and 996 more like "document 1: not a Kubernetes object/,
   'most-aliased-bytes': /document 1: not a Kubernetes object/,
-  deepest: /must be a GlooHA object/,
+  deepest: /kind: missing \(known kinds: GlooHA, KgatewayHA\)/,
   'chart-like': /^note: gloo-system\/x: no metadata.uid/,
 };
 
