@@ -192,7 +192,7 @@ kubectl -n gloo-system wait glooha/gloo --for=condition=Ready --timeout=5m`,
       const before = await podsAndReplicas(ns);
       const upgraded = await readmeShell(
         `kubectl -n gloo-system get configmap gloo-helm-values -o go-template='{{index .data \`values.yaml\`}}' > values-glooha.yaml
-helm upgrade gloo gloo/gloo -n gloo-system --reset-then-reuse-values -f values-glooha.yaml`,
+helm upgrade gloo gloo/gloo --version 1.22.1 -n gloo-system --reset-then-reuse-values -f values-glooha.yaml`,
         repoDir,
         helmEnv,
       );
