@@ -553,9 +553,10 @@ describe('operator HA: separate processes, one ServiceAccount each, against the 
     const b = both.find((r) => r !== a)!;
     await waitObserved(b, a);
     await waitReady(ns, 'gloo');
-    // The leader keeps writing (gloo scaled away from 2 every 300 ms), so writes are in flight at the
+    // The leader keeps writing (gloo scaled away from 2 every 300 ms: above it, which the replicas
+    // floor lets by on the scale subresource), so writes are in flight at the
     // SIGTERM and the release happens while they drain.
-    const drifter = startDrifter(ns, 'gloo', [1, 3], 300);
+    const drifter = startDrifter(ns, 'gloo', [3, 4], 300);
     await eventually(
       'the leader to be correcting drift',
       async () =>
@@ -629,7 +630,7 @@ describe('operator HA: separate processes, one ServiceAccount each, against the 
 
     // Continuous drift: gloo is scaled away from 2 every second, so the leader keeps writing
     // (the Deployment, Events, the GlooHA status).
-    const drifter = startDrifter(ns, 'gloo', [1, 3]);
+    const drifter = startDrifter(ns, 'gloo', [3, 4]);
     await eventually(
       'the leader to be correcting drift',
       async () =>
