@@ -503,6 +503,9 @@ describe('health semantics: a KgatewayHA through its lifecycle, judged the same 
 
   const getKha = async (name: string) =>
     (await custom.getNamespacedCustomObject({ ...kgw, namespace: ns, name })) as GlooHA;
+  /** `kubectl wait --for=condition=Ready` on the KgatewayHA, as a user gates on it. */
+  const kubectlWaitReady = (timeout: string) =>
+    kubectl(['wait', 'kgatewayha/kgateway', '-n', ns, '--for=condition=Ready', `--timeout=${timeout}`]);
   const waitKha = (name: string, type: string, status: string, reason?: string, timeoutMs = 60_000) =>
     eventually(
       `KgatewayHA ${ns}/${name} ${type}=${status}${reason ? ` (${reason})` : ''}`,
@@ -701,14 +704,7 @@ describe('health semantics: a KgatewayHA through its lifecycle, judged the same 
     const handedOver = await waitKha('kgateway', 'Degraded', 'False', undefined, 30_000);
     expect(handedOver.status?.leader?.holder).toBe(successor);
     expect(condition(handedOver, 'Ready'), 'Ready never flipped during the handover').toEqual(before);
-    const waitedDuringHandover = await kubectl([
-      'wait',
-      'kgatewayha/kgateway',
-      '-n',
-      ns,
-      '--for=condition=Ready',
-      '--timeout=5s',
-    ]);
+    const waitedDuringHandover = await kubectlWaitReady('5s');
     expect(waitedDuringHandover.code, waitedDuringHandover.stderr).toBe(0);
 
     // Lost for good: the successor stops renewing and nobody takes over.
@@ -729,14 +725,7 @@ describe('health semantics: a KgatewayHA through its lifecycle, judged the same 
       kstatus: 'InProgress',
       argo: 'Degraded',
     });
-    const waited = await kubectl([
-      'wait',
-      'kgatewayha/kgateway',
-      '-n',
-      ns,
-      '--for=condition=Ready',
-      '--timeout=3s',
-    ]);
+    const waited = await kubectlWaitReady('3s');
     expect(waited.code, 'kubectl wait --for=condition=Ready fails').not.toBe(0);
     expect(waited.stderr).toContain('timed out');
     const cliOut = { stdout: '', stderr: '' };
@@ -755,14 +744,7 @@ describe('health semantics: a KgatewayHA through its lifecycle, judged the same 
     renewing = renewEverySecond();
     const back = await waitKha('kgateway', 'Ready', 'True', undefined, 30_000);
     judge('KgatewayHA: a leader again', back, { kstatus: 'Current', argo: 'Healthy' });
-    const waitedAgain = await kubectl([
-      'wait',
-      'kgatewayha/kgateway',
-      '-n',
-      ns,
-      '--for=condition=Ready',
-      '--timeout=5s',
-    ]);
+    const waitedAgain = await kubectlWaitReady('5s');
     expect(waitedAgain.code, waitedAgain.stderr).toBe(0);
     expect(await glooha(['status', 'kgateway', '-n', ns, '--kind', 'KgatewayHA'], cliOut)).toBe(EXIT.OK);
   });
