@@ -17,8 +17,7 @@ import {
 } from './leader/config.js';
 import { serves, watchForKinds, withinStartupWindow, type DiscoveryGet } from './kube/discovery.js';
 import { loadKubeConfig } from './kube/config.js';
-import { accessAllowed } from './kube/access.js';
-import type { Product } from './controller/product.js';
+import { ClusterReads, type ClusterKind } from './controller/cluster-reads.js';
 import { createLogger, isLogLevel, type Logger } from './log.js';
 import { Manager } from './manager/manager.js';
 import { createMetrics } from './metrics/index.js';
@@ -38,6 +37,9 @@ Flags (each also read from the environment variable shown; a flag wins):
   --watch-namespaces NS[,NS...]          WATCH_NAMESPACES      namespaces to watch (default: all; namespaced RBAC needs this)
   --concurrency N                        GLOOHA_CONCURRENCY    HA resources reconciled in parallel (default 4)
   --resync-period DURATION               GLOOHA_RESYNC_PERIOD  re-check every HA resource this often (default 10m)
+  --rbac-recheck-period DURATION         GLOOHA_RBAC_RECHECK_PERIOD  ask RBAC again this often whether the
+                                         cluster-scoped kinds may be read, to start or stop their watches
+                                         without a restart (default 1m; also at once after a 403)
   --metrics-bind-address ADDR            GLOOHA_METRICS_BIND_ADDRESS  /metrics, /healthz, /readyz (default :8080)
   --log-level debug|info|warn|error      LOG_LEVEL             (default info)
   --product-lease-handover[=false]       GLOOHA_PRODUCT_LEASE_HANDOVER  hand the product's leader Lease over once
@@ -63,6 +65,8 @@ export interface OperatorConfig {
   watchNamespaces: string[];
   concurrency: number;
   resyncPeriodMs: number;
+  /** How often RBAC is asked again which cluster-scoped kinds may be read (cluster-reads.ts). */
+  rbacRecheckPeriodMs: number;
   metricsBindAddress: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** Clear the managed product's Lease once the kubelet reports its holder's process ended (holder-release.ts). */
@@ -95,6 +99,7 @@ export function parseConfig(
         'watch-namespaces': { type: 'string' },
         concurrency: { type: 'string' },
         'resync-period': { type: 'string' },
+        'rbac-recheck-period': { type: 'string' },
         'metrics-bind-address': { type: 'string' },
         'log-level': { type: 'string' },
         'product-lease-handover': { type: 'string' },
@@ -125,6 +130,13 @@ export function parseConfig(
   if (resyncPeriodMs === undefined || resyncPeriodMs < 10_000) {
     throw new UsageError(
       `--resync-period (GLOOHA_RESYNC_PERIOD) must be a duration of at least 10s such as 10m, got "${resyncRaw}"`,
+    );
+  }
+  const recheckRaw = pick('rbac-recheck-period', 'GLOOHA_RBAC_RECHECK_PERIOD') ?? '1m';
+  const rbacRecheckPeriodMs = parseDurationMs(recheckRaw);
+  if (rbacRecheckPeriodMs === undefined || rbacRecheckPeriodMs < 1_000) {
+    throw new UsageError(
+      `--rbac-recheck-period (GLOOHA_RBAC_RECHECK_PERIOD) must be a duration of at least 1s such as 1m, got "${recheckRaw}"`,
     );
   }
   const logLevel = pick('log-level', 'LOG_LEVEL') ?? 'info';
@@ -168,6 +180,7 @@ export function parseConfig(
     watchNamespaces,
     concurrency,
     resyncPeriodMs,
+    rbacRecheckPeriodMs,
     metricsBindAddress: pick('metrics-bind-address', 'GLOOHA_METRICS_BIND_ADDRESS') ?? ':8080',
     logLevel,
     productLeaseHandover: handoverRaw === 'true',
@@ -240,29 +253,26 @@ async function discoverProducts(get: DiscoveryGet, signal?: AbortSignal): Promis
 }
 
 /**
- * The product's cluster-scoped kinds RBAC lets this operator list and watch at cluster scope (asked,
- * not guessed: a namespaced install has them only with the chart's rbac.clusterWideReads). A kind not
- * allowed is not watched (its cache could never sync) and the product reports what it cannot check.
+ * The products' cluster-scoped kinds, watched while RBAC lets this operator list and watch them at
+ * cluster scope (asked, not guessed: a namespaced install has them only with the chart's
+ * rbac.clusterWideReads). A kind not allowed is not watched (its cache could never sync) and the
+ * product reports what it cannot check; RBAC is asked again every `recheckMs`, so a grant or a
+ * revocation is picked up without a restart (src/controller/cluster-reads.ts).
  */
-async function clusterReadable(manager: Manager, product: Product, log: Logger): Promise<string[]> {
-  const readable: string[] = [];
-  for (const k of product.clusterKinds ?? []) {
-    const may = async (verb: string) =>
-      accessAllowed(manager.client, { group: k.group, resource: k.plural, verb }).catch((err: unknown) => {
-        log.warn('could not ask whether RBAC allows reading a cluster-scoped kind; not watching it', {
-          kind: k.kind,
-          reason: (err as Error).message,
+function clusterReads(manager: Manager, setups: readonly ProductSetup[], recheckMs: number): ClusterReads {
+  const kinds: ClusterKind[] = [];
+  for (const { product } of setups)
+    for (const k of product.clusterKinds ?? []) {
+      const known = kinds.find((x) => x.kind === k.kind);
+      if (known) (known.readers as string[]).push(product.kind);
+      else
+        kinds.push({
+          ...k,
+          readers: [product.kind],
+          grantHint: "namespaced mode: set the chart's rbac.clusterWideReads=true",
         });
-        return false;
-      });
-    if ((await may('list')) && (await may('watch'))) readable.push(k.kind);
-    else
-      log.warn(
-        `RBAC does not let the operator list and watch ${k.plural}.${k.group} cluster-wide: ${product.kind}s that need them report it (namespaced mode: set the chart's rbac.clusterWideReads=true)`,
-        { kind: k.kind },
-      );
-  }
-  return readable;
+    }
+  return new ClusterReads({ manager, kinds, recheckMs });
 }
 
 /** How much of what the products can use is served: it only grows when a CRD is installed later. */
@@ -338,8 +348,9 @@ export async function run(
       log.warn(
         `the ${product.plural}.${GROUP} CRD is not installed: ${product.kind}s are not managed; apply crds/ of this release (kubectl apply --server-side -f charts/glooha-operator/crds/); the operator restarts by itself once it is served`,
       );
-  for (const s of setups) s.clusterReadable = await clusterReadable(manager, s.product, log);
-  setupControllers(manager, setups, controllerOptions);
+  const reads = clusterReads(manager, setups, config.rbacRecheckPeriodMs);
+  await reads.check('start-up');
+  setupControllers(manager, setups, { ...controllerOptions, clusterReads: reads });
   manager.onFatal(hooks.onFatal ?? (() => {}));
   try {
     await manager.start();
@@ -348,6 +359,7 @@ export async function run(
     await shutdown('start-up failed');
     throw err;
   }
+  reads.start();
   const atStart = servedScore(setups);
   if (atStart < fullScore()) {
     void watchForKinds({

@@ -32,6 +32,7 @@ import { selectionMatcher } from '../runtime/selection.js';
 import { stripManagedFields, stripManagedFieldsOf } from '../runtime/transforms.js';
 import { objectKey } from '../runtime/store.js';
 import { EventRecorder } from './actions/events.js';
+import type { ClusterReads } from './cluster-reads.js';
 import { kubeWriter } from './actions/writer.js';
 import { HolderRelease } from './holder-release.js';
 import { leaderlessGapEvent, type LeaderlessSpell } from './leaderless-gap.js';
@@ -66,14 +67,17 @@ export interface ControllerOptions {
   clock?: Clock;
   /** Hand a product's Lease over once the kubelet reports its holder's process ended (default true). */
   productLeaseHandover?: boolean;
+  /**
+   * The cluster-scoped kinds RBAC lets the operator read (Product.clusterKinds), watched while it
+   * does (cluster-reads.ts). Without it none is read: the products report what they cannot check.
+   */
+  clusterReads?: ClusterReads;
 }
 
 /** A product to reconcile, and whether the API server serves every kind of its Product.relatedKinds. */
 export interface ProductSetup {
   product: Product;
   relatedServed: boolean;
-  /** The kinds of Product.clusterKinds RBAC lets the operator list and watch at cluster scope. */
-  clusterReadable?: readonly string[];
 }
 
 /**
@@ -220,18 +224,9 @@ export function setupControllers(
       );
     }
   }
-  // Cluster-scoped kinds: one cluster-wide informer per kind, whatever the watched namespaces.
-  const cluster = new Map<string, Informer<KubernetesObject>>();
-  for (const { product, clusterReadable } of setups)
-    for (const k of product.clusterKinds ?? []) {
-      if (cluster.has(k.kind) || !clusterReadable?.includes(k.kind)) continue;
-      cluster.set(
-        k.kind,
-        mgr.informer<KubernetesObject>({ ...k, namespaces: [], transform: stripManagedFields }),
-      );
-    }
+  // Cluster-scoped kinds: opts.clusterReads watches each (cluster-wide) while RBAC allows it.
   const controllers = setups.map((s) =>
-    setupController(mgr, s, opts, clock, { deployments, hpas, pdbs, owned, leases, related, cluster, pods }),
+    setupController(mgr, s, opts, clock, { deployments, hpas, pdbs, owned, leases, related, pods }),
   );
   // Each pod event of a product's elected pods may settle whether its Lease holder has stopped.
   pods?.addEventHandler({
@@ -276,7 +271,6 @@ interface Shared {
   owned: Map<string, Informer<KubernetesObject>>;
   leases: Informer<V1Lease & KubernetesObject>;
   related: Map<string, Informer<KubernetesObject>>;
-  cluster: Map<string, Informer<KubernetesObject>>;
   pods?: Informer<V1Pod & KubernetesObject>;
 }
 
@@ -397,10 +391,22 @@ function setupController(
     ? product.relatedKinds.map((k) => [k.kind, shared.related.get(k.kind)!] as const)
     : undefined;
 
-  const cluster = (product.clusterKinds ?? []).flatMap((k) => {
-    const inf = shared.cluster.get(k.kind);
-    return inf ? [[k.kind, inf] as const] : [];
-  });
+  // A cluster-scoped object may matter to any object of the kind (a PriorityClass created after the
+  // spec named it), and so does the kind becoming readable or not: they are few and rarely change, so
+  // each change reconciles them all.
+  const reads = opts.clusterReads;
+  const clusterKinds = reads ? (product.clusterKinds ?? []) : [];
+  for (const k of clusterKinds)
+    reads!.onChange(k.kind, () => {
+      for (const g of objects.store.list()) mgr.enqueue(name, objectKey(g));
+    });
+  const clusterOf = (g: HAObjectK | undefined) =>
+    new Map(
+      clusterKinds.flatMap((k) => {
+        const cache = reads!.cache(k.kind);
+        return cache ? [[k.kind, g ? cache.list() : []] as const] : [];
+      }),
+    );
 
   const leaderlessOf = (g: HAObjectK | undefined, ns: string): { leaderless?: LeaderlessSpell } => {
     const spell = g ? tracker.leaderless(ns) : undefined;
@@ -423,9 +429,7 @@ function setupController(
       ...(related
         ? { related: new Map(related.map(([kind, inf]) => [kind, g ? inf.store.list(ns) : []])) }
         : {}),
-      ...(product.clusterKinds
-        ? { cluster: new Map(cluster.map(([kind, inf]) => [kind, g ? inf.store.list() : []])) }
-        : {}),
+      ...(product.clusterKinds ? { cluster: clusterOf(g) } : {}),
       owned: new Map(
         [...shared.owned].map(([kind, inf]) => [kind, g ? inf.store.byIndex(OWNER_INDEX, ownerIndex) : []]),
       ),
@@ -514,12 +518,6 @@ function setupController(
       },
       ...[...shared.owned.values()].map((informer) => ({ informer, ...toOwner })),
       ...(related ?? []).map(([, informer]) => ({ informer, ...toInstall(() => true) })),
-      // A cluster-scoped object may matter to any object of the kind (a PriorityClass created after
-      // the spec named it): they are few and rarely change, so each change reconciles them all.
-      ...cluster.map(([, informer]) => ({
-        informer,
-        mapToKeys: () => objects.store.list().map((g) => objectKey(g)),
-      })),
     ],
   });
   return { product, memory, objects, tracker, enqueueNamespace, release, electedPod: matchesElected };

@@ -104,6 +104,9 @@ export class Manager {
   private readonly opts: ManagerOptions;
   private readonly clock: Clock;
   private readonly informers: Informer<KubernetesObject>[] = [];
+  /** Informers created after start() (a kind RBAC allowed later): started at once, not in /readyz. */
+  private readonly late = new Set<Informer<KubernetesObject>>();
+  private started = false;
   private readonly specs: ControllerSpec[] = [];
   private readonly running = new Map<string, Controller>();
   private readonly elector?: Elector;
@@ -171,10 +174,15 @@ export class Manager {
     this.fatalHandler = handler;
   }
 
-  /** A shared informer, started by start(). Namespaces default to the manager's. */
+  /**
+   * A shared informer, started by start(). Namespaces default to the manager's. One created after
+   * start() (a kind RBAC allowed later, src/controller/cluster-reads.ts) starts at once and is left
+   * out of /readyz: a running replica does not turn unready while an optional cache fills.
+   */
   informer<T extends KubernetesObject>(
     opts: Omit<InformerOptions<T>, 'logger' | 'clock' | 'transport'>,
   ): Informer<T> {
+    if (this.stopping) throw new Error(`manager is stopping: no new informer for ${opts.plural}`);
     const informer = new Informer<T>(this.client, {
       ...opts,
       namespaces: opts.namespaces ?? this.opts.namespaces,
@@ -182,8 +190,21 @@ export class Manager {
       clock: this.opts.clock,
       transport: this.opts.informerTransport?.(opts) as Transport<T> | undefined,
     });
-    this.informers.push(informer as unknown as Informer<KubernetesObject>);
+    const any = informer as unknown as Informer<KubernetesObject>;
+    this.informers.push(any);
+    if (this.started) {
+      this.late.add(any);
+      informer.start();
+    }
     return informer;
+  }
+
+  /** Stops `informer` and forgets it (readiness, stop): its kind may no longer be read. */
+  async dropInformer(informer: Informer<KubernetesObject>): Promise<void> {
+    const at = this.informers.indexOf(informer);
+    if (at >= 0) this.informers.splice(at, 1);
+    this.late.delete(informer);
+    await informer.stop();
   }
 
   /** Runs when the manager stops (e.g. clear a component's timers). */
@@ -203,7 +224,7 @@ export class Manager {
 
   /** Every informer has synced; the message names those that have not (for /readyz). */
   cachesSynced(): { ok: boolean; message?: string } {
-    const pending = this.informers.filter((i) => !i.hasSynced()).map((i) => i.name);
+    const pending = this.informers.filter((i) => !this.late.has(i) && !i.hasSynced()).map((i) => i.name);
     return pending.length === 0
       ? { ok: true }
       : { ok: false, message: `caches not synced yet: ${pending.join(', ')}` };
@@ -223,6 +244,7 @@ export class Manager {
     });
     this.log.info('serving /metrics, /healthz, /readyz', { url: this.http.url });
     await this.chooseWatchScopes();
+    this.started = true;
     for (const i of this.informers) i.start();
     await this.waitForCaches();
     if (this.elector) this.elector.start();
@@ -301,7 +323,9 @@ export class Manager {
       timeoutMs,
     );
     try {
-      await Promise.all(this.informers.map((i) => i.waitForSync(deadline.signal)));
+      await Promise.all(
+        this.informers.filter((i) => !this.late.has(i)).map((i) => i.waitForSync(deadline.signal)),
+      );
     } catch (err) {
       throw err instanceof StartupError ? err : new StartupError(`caches did not sync: ${String(err)}`);
     } finally {

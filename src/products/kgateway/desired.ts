@@ -215,7 +215,7 @@ function controllerPriorityClass(
       code: 'PriorityClassesUnreadable',
       component: 'controller',
       path,
-      message: `glooha cannot tell whether PriorityClass ${name} exists: it may not list and watch priorityclasses (scheduling.k8s.io, cluster-scoped), which a namespaced install grants only with the chart's rbac.clusterWideReads: true; grant that (or get/list/watch on priorityclasses in a ClusterRole) and restart the operator, or remove ${path}. Until then priorityClassName is not written`,
+      message: `glooha cannot tell whether PriorityClass ${name} exists: it may not list and watch priorityclasses (scheduling.k8s.io, cluster-scoped), which a namespaced install grants only with the chart's rbac.clusterWideReads: true; grant that (or get/list/watch on priorityclasses in a ClusterRole; glooha notices within its --rbac-recheck-period, 1m by default, no restart needed), or remove ${path}. Until then priorityClassName is not written`,
     });
     return running;
   }

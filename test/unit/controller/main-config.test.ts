@@ -33,6 +33,7 @@ describe('defaults', () => {
       watchNamespaces: [],
       concurrency: 4,
       resyncPeriodMs: 600_000,
+      rbacRecheckPeriodMs: 60_000,
       metricsBindAddress: ':8080',
       logLevel: 'info',
       productLeaseHandover: true,
@@ -71,6 +72,7 @@ describe('defaults', () => {
       watchNamespaces: [],
       concurrency: 4,
       resyncPeriodMs: 600_000,
+      rbacRecheckPeriodMs: 60_000,
       metricsBindAddress: ':8080',
       logLevel: 'info',
       leaderElection: { enabled: true, leaseDurationMs: 15_000 },
@@ -93,6 +95,7 @@ describe('env variables', () => {
     WATCH_NAMESPACES: 'gloo-system, edge ,,team-a',
     GLOOHA_CONCURRENCY: '8',
     GLOOHA_RESYNC_PERIOD: '1m30s',
+    GLOOHA_RBAC_RECHECK_PERIOD: '2m',
     GLOOHA_METRICS_BIND_ADDRESS: '127.0.0.1:9090',
     LOG_LEVEL: 'debug',
     GLOOHA_PRODUCT_LEASE_HANDOVER: 'false',
@@ -110,6 +113,7 @@ describe('env variables', () => {
       watchNamespaces: ['gloo-system', 'edge', 'team-a'],
       concurrency: 8,
       resyncPeriodMs: 90_000,
+      rbacRecheckPeriodMs: 120_000,
       metricsBindAddress: '127.0.0.1:9090',
       logLevel: 'debug',
       productLeaseHandover: false,
@@ -136,6 +140,7 @@ describe('env variables', () => {
         '--concurrency',
         '2',
         '--resync-period=30s',
+        '--rbac-recheck-period=45s',
         '--metrics-bind-address',
         ':9443',
         '--log-level=warn',
@@ -157,6 +162,7 @@ describe('env variables', () => {
       watchNamespaces: ['ns-1'],
       concurrency: 2,
       resyncPeriodMs: 30_000,
+      rbacRecheckPeriodMs: 45_000,
       metricsBindAddress: ':9443',
       logLevel: 'warn',
       productLeaseHandover: true,
@@ -227,6 +233,29 @@ describe('--resync-period', () => {
   it.each(['9s', '9999ms', '0', '600', 'ten', '-1m', '10 m', ''])('rejects %j, naming the flag', (raw) => {
     const err = usageError([`--resync-period=${raw}`]);
     expect(err.message).toMatch(/^--resync-period\b/);
+  });
+});
+
+describe('--rbac-recheck-period', () => {
+  it.each([
+    ['1s', 1_000],
+    ['1m', 60_000],
+    ['5m', 300_000],
+  ])('accepts %s', (raw, ms) => {
+    expect(config(['--rbac-recheck-period', raw]).rbacRecheckPeriodMs).toBe(ms);
+  });
+
+  it('a flag wins over GLOOHA_RBAC_RECHECK_PERIOD', () => {
+    expect(
+      config(['--rbac-recheck-period=2s'], { ...POD_ENV, GLOOHA_RBAC_RECHECK_PERIOD: '5m' })
+        .rbacRecheckPeriodMs,
+    ).toBe(2_000);
+  });
+
+  it.each(['999ms', '0', '60', 'soon', '-1m', ''])('rejects %j, naming the flag and the minimum', (raw) => {
+    const err = usageError([`--rbac-recheck-period=${raw}`]);
+    expect(err.message).toMatch(/^--rbac-recheck-period \(GLOOHA_RBAC_RECHECK_PERIOD\)/);
+    expect(err.message).toContain('at least 1s');
   });
 });
 
