@@ -115,7 +115,21 @@ export class ClusterReads {
       } catch {
         return; // stopped
       }
-      await this.check('periodic re-check');
+      await this.recheck('periodic re-check');
+    }
+  }
+
+  /** check() from the timer or an informer's 403: a failure is logged, never thrown (nobody awaits it). */
+  private async recheck(why: string): Promise<void> {
+    try {
+      await this.check(why);
+    } catch (err) {
+      // Shutting down: the manager takes no new informer, and none is needed.
+      if (this.mgr.isStopping()) return;
+      this.log.error('re-checking RBAC for the cluster-scoped kinds failed; asking again later', {
+        why,
+        err,
+      });
     }
   }
 
@@ -174,7 +188,7 @@ export class ClusterReads {
     // A list or watch refused: the permission may be gone, ask now rather than at the next period.
     inf.onError((err) => {
       if (this.running && forbidden(err))
-        void this.check(`a list or watch of ${this.label(kind)} was forbidden`);
+        void this.recheck(`a list or watch of ${this.label(kind)} was forbidden`);
     });
     if (!this.running) return; // before start: the manager starts it and waits for its cache
     this.log.info(`RBAC now lets the operator list and watch ${this.label(kind)} cluster-wide: watching it`, {

@@ -199,6 +199,11 @@ export class Manager {
     return informer;
   }
 
+  /** stop() has been called. */
+  isStopping(): boolean {
+    return this.stopping !== undefined;
+  }
+
   /** Stops `informer` and forgets it (readiness, stop): its kind may no longer be read. */
   async dropInformer(informer: Informer<KubernetesObject>): Promise<void> {
     const at = this.informers.indexOf(informer);

@@ -41,13 +41,20 @@ async function setup(initial: { allowed: boolean | Error }) {
   });
   const clock = new FakeClock();
   /** What RBAC answers now; a list of the kind waits for listGate, when set. */
-  const state: { allowed: boolean | Error; listGate?: Promise<void> } = { allowed: initial.allowed };
+  const state: {
+    allowed: boolean | Error;
+    listGate?: Promise<void>;
+    answerGate?: Promise<void>;
+    electorStop?: Promise<void>;
+  } = { allowed: initial.allowed };
   const transports: FakeTransport<Obj>[] = [];
   const lines: { msg: string; kind?: string; reason?: string }[] = [];
   let electorStarts = 0;
   const elector: Elector = {
     start: () => void electorStarts++,
-    stop: async () => {},
+    stop: async () => {
+      await state.electorStop;
+    },
     isLeader: () => false,
     canWrite: () => false,
     assertLeading: () => {
@@ -84,6 +91,7 @@ async function setup(initial: { allowed: boolean | Error }) {
   const asked: string[] = [];
   const ask = async (k: KindInfo, verb: string) => {
     asked.push(`${verb} ${k.plural}`);
+    await state.answerGate;
     if (state.allowed instanceof Error) throw state.allowed;
     return state.allowed;
   };
@@ -221,6 +229,25 @@ describe('ClusterReads: RBAC re-asked while the manager runs', () => {
     expect(t.asked.length).toBe(askedBefore);
     expect(t.reads.watched()).toEqual(['PriorityClass']);
     await t.mgr.stop('test');
+  });
+
+  it('the manager stopping while a re-check waits for its answer: no informer, no error, nothing thrown', async () => {
+    const t = await setup({ allowed: false });
+    let answer!: () => void;
+    t.state.answerGate = new Promise<void>((r) => (answer = r));
+    t.state.allowed = true;
+    let leave!: () => void;
+    t.state.electorStop = new Promise<void>((r) => (leave = r));
+    await t.clock.advance(RECHECK_MS); // the re-check is asking
+    const stopped = t.mgr.stop('test'); // leaving the election: the manager takes no new informer
+    answer(); // RBAC now says yes, before the manager's stop hooks ran
+    await flush();
+    leave();
+    await stopped;
+    await flush();
+    expect(t.reads.watched()).toEqual([]);
+    expect(t.transports).toEqual([]);
+    expect(t.lines.filter((l) => (l as { level?: string }).level === 'error')).toEqual([]);
   });
 
   it('stops asking when the manager stops', async () => {
