@@ -153,13 +153,13 @@ export class ClusterReads {
       );
     for (const kind of decision.stop) await this.unwatch(kind);
     for (const kind of decision.start) this.watch(kind);
-    for (const k of this.kinds)
-      if (
-        !decision.readable.includes(k.kind) &&
-        !decision.kept.some((x) => x.kind === k.kind) &&
-        !this.running
-      )
+    // At start-up each denied kind is reported once; later only a change is (unwatch).
+    if (this.running) return;
+    for (const k of this.kinds) {
+      const answer = answers.get(k.kind);
+      if (answer && 'readable' in answer && !answer.readable)
         this.log.warn(this.deniedMessage(k), { kind: k.kind });
+    }
   }
 
   private async askBoth(k: KindInfo): Promise<VerbAnswer[]> {
