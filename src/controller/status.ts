@@ -162,7 +162,7 @@ function leaderlessBeyondBound(spell: LeaderlessSpell | undefined): string | und
 
 export function computeStatus(input: StatusInput): HAStatus {
   const gen = input.generation;
-  let conditions: Condition[] = (input.previous?.conditions as Condition[] | undefined) ?? [];
+  let conditions: Condition[] = input.previous?.conditions ?? [];
   const set: SetCondition = (c) => {
     conditions = setCondition(
       conditions,

@@ -66,7 +66,7 @@ export function longFunctions(file: string, text: string): LongFunction[] {
   const found: LongFunction[] = [];
   const visit = (node: ts.Node) => {
     if (ts.isFunctionLike(node) && 'body' in node && node.body) {
-      const fn = node as ts.FunctionLikeDeclaration;
+      const fn = node;
       const first = sf.getLineAndCharacterOfPosition(fn.getStart(sf)).line;
       const last = sf.getLineAndCharacterOfPosition(fn.getEnd()).line;
       const lines = last - first + 1;
