@@ -56,11 +56,11 @@ function main() {
       out: { type: 'string', default: join(repoRoot, 'bench/results/memory-import.json') },
     },
   });
-  const roots = values.root!.map((r) => {
+  const roots = values.root.map((r) => {
     const eq = r.indexOf('=');
     return eq > 0 ? { name: r.slice(0, eq), dir: resolve(r.slice(eq + 1)) } : { name: r, dir: resolve(r) };
   });
-  const flagSets = values['node-flags']!.split(';').map((f) => f.split(' ').filter(Boolean));
+  const flagSets = values['node-flags'].split(';').map((f) => f.split(' ').filter(Boolean));
   const runs = Number(values.runs);
   const rows = [
     { name: 'node alone', flags: [] as string[], script: ['-e', ''], cwd: repoRoot },
@@ -103,9 +103,9 @@ function main() {
       `| ${r.root} |${withFlags ? ` ${r.nodeFlags || '(none)'} |` : ''} ${r.rssMB} MB | ${r.heapMB} MB | ${(r.rssMB - base.rssMB).toFixed(1)} / ${(r.heapMB - base.heapMB).toFixed(1)} MB |`,
     );
   }
-  mkdirSync(join(values.out!, '..'), { recursive: true });
+  mkdirSync(join(values.out, '..'), { recursive: true });
   writeFileSync(
-    values.out!,
+    values.out,
     JSON.stringify(
       {
         date: new Date().toISOString(),

@@ -134,7 +134,7 @@ async function waitFor<T>(
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
-    if (v !== undefined && v !== null && v !== false) return v as NonNullable<T>;
+    if (v !== undefined && v !== null && v !== false) return v;
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await sleep(50);
   }

@@ -401,8 +401,8 @@ function spawnOperator(
     lostTerms: 0,
   };
   let buf = '';
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (chunk: string) => {
+  child.stderr.setEncoding('utf8');
+  child.stderr.on('data', (chunk: string) => {
     logFile.write(chunk);
     buf += chunk;
     let nl;
@@ -950,7 +950,7 @@ async function main(): Promise<number> {
   // Operator roots to compare side by side in one run: DIR or NAME=DIR, comma-separated (e.g.
   // before=<bench/baseline.sh's directory>,after=.). Each is built unless --no-build; a root without a
   // package.json build script (a bundle from scripts/bundle.mjs) is taken as it is.
-  const roots = values['operator-root']!.split(',').map((r, i) => {
+  const roots = values['operator-root'].split(',').map((r, i) => {
     const eq = r.indexOf('=');
     return eq > 0
       ? { name: r.slice(0, eq), dir: r.slice(eq + 1) }

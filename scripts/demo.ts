@@ -122,10 +122,13 @@ function fmtMs(ms: number): string {
   return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
 }
 
+/** A value as a person reads it: a string as is, anything else as JSON. */
+const show = (v: unknown): string => (typeof v === 'string' ? v : (JSON.stringify(v) ?? 'undefined'));
+
 function budget(pdb: { minAvailable?: unknown; maxUnavailable?: unknown } | undefined): string {
   if (!pdb) return '-';
-  if (pdb.minAvailable !== undefined) return `minAvailable ${String(pdb.minAvailable)}`;
-  if (pdb.maxUnavailable !== undefined) return `maxUnavailable ${String(pdb.maxUnavailable)}`;
+  if (pdb.minAvailable !== undefined) return `minAvailable ${show(pdb.minAvailable)}`;
+  if (pdb.maxUnavailable !== undefined) return `maxUnavailable ${show(pdb.maxUnavailable)}`;
   return '-';
 }
 
@@ -153,7 +156,7 @@ function formatLogRecord(r: Record<string, unknown>): string {
   const fields = Object.entries(rest)
     .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
     .join(' ');
-  return `${time} ${String(level ?? '').padEnd(5)} ${String(msg)}${fields ? `  ${fields}` : ''}`;
+  return `${time} ${show(level ?? '').padEnd(5)} ${String(msg)}${fields ? `  ${fields}` : ''}`;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -600,7 +603,7 @@ class Demo {
       void r.proc.metricsUrl.then((u) => (url = u));
       await this.waitFor(
         `${r.name} to serve /metrics`,
-        async () => url,
+        () => Promise.resolve(url),
         (u) => u !== '',
         { timeoutMs: 60_000, intervalMs: 100, describe: () => 'not listening yet' },
       );
@@ -732,7 +735,7 @@ class Demo {
     await this.showGlooRbac();
     await this.showHpas();
     await this.showHelmValues(g);
-    await this.printStatus(g);
+    this.printStatus(g);
     this.sub('Which operator replica leads');
     await this.printReplicas();
   }
@@ -926,7 +929,7 @@ class Demo {
     );
   }
 
-  private async printStatus(g: GlooHA): Promise<void> {
+  private printStatus(g: GlooHA): void {
     const st = g.status ?? {};
     this.sub(
       `GlooHA ${GLOO_NAMESPACE}/gloo status (generation ${g.metadata.generation}, observed ${st.observedGeneration})`,
@@ -993,7 +996,7 @@ class Demo {
     const status = (typeof body === 'string' ? JSON.parse(body) : body) as { message?: string } | undefined;
     if (!status?.message?.includes('is below 3, the floor that GlooHA'))
       throw new DemoFailure(
-        `kubectl scale below the floor was not refused by the replicas-floor policy: ${String(status?.message ?? refused ?? 'accepted')}`,
+        `kubectl scale below the floor was not refused by the replicas-floor policy: ${show(status?.message ?? refused ?? 'accepted')}`,
       );
     this.ok('kubectl scale deployment gloo --replicas=1: refused by the replicas floor, no pod deleted');
     this.info(status.message.replace(/^.*denied request: /, ''));
@@ -1190,7 +1193,7 @@ class Demo {
         args,
         {
           readFile: () => '',
-          readStdin: async () => '',
+          readStdin: () => Promise.resolve(''),
           stdout: (t) => void (out += t),
           stderr: (t) => void (out += t),
         },

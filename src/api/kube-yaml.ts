@@ -411,12 +411,7 @@ function prepareDocument(doc: CST.Document, maxDepth: number, long: LongScalars)
     }
     if (token.type === 'block-map' || token.type === 'block-seq' || token.type === 'flow-collection') {
       for (const item of token.items) {
-        const { start, key, sep, value } = item as {
-          start: CST.SourceToken[];
-          key?: CST.Token | null;
-          sep?: CST.SourceToken[];
-          value?: CST.Token;
-        };
+        const { start, key, sep, value } = item;
         if (key) stack.push([key, depth + 1, start]);
         stack.push([value, depth + 1, sep ?? start]);
       }
@@ -563,9 +558,9 @@ export function readKubeYaml(text: string, limits: YamlLimits = YAML_LIMITS): Ku
       }
       documents++;
     }
-    for (const doc of composer.next(token)) take(doc as Document.Parsed, long);
+    for (const doc of composer.next(token)) take(doc, long);
   }
-  for (const doc of composer.end(false, text.length)) take(doc as Document.Parsed, long);
+  for (const doc of composer.end(false, text.length)) take(doc, long);
   return out;
 }
 

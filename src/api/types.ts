@@ -54,7 +54,8 @@ export interface ObjectMeta {
 }
 
 export interface Condition {
-  type: ConditionType | string;
+  // A type of the operator's own, or any other: `string & {}` keeps the named ones for editors.
+  type: ConditionType | (string & {});
   status: 'True' | 'False' | 'Unknown';
   observedGeneration?: number;
   lastTransitionTime: string;

@@ -237,7 +237,7 @@ function objectMetaUnknownFields(metadata: unknown): FieldError[] {
     .map((key) => ({ path: `metadata.${key}`, message: 'unknown field: ObjectMeta has no such field' }));
   const refs = (metadata as Record<string, unknown>).ownerReferences;
   if (Array.isArray(refs))
-    refs.forEach((ref, i) => {
+    refs.forEach((ref: unknown, i) => {
       if (typeof ref !== 'object' || ref === null) return;
       for (const key of Object.keys(ref))
         if (!Object.hasOwn(OWNER_REFERENCE_FIELDS, key))
@@ -273,7 +273,7 @@ function objectMetaErrors(meta: Record<string, unknown>): FieldError[] {
       errors.push({ path: 'metadata.labels', message: 'must be a map of strings' });
     else
       // Decoding has checked the values are strings; Go decodes a null one as "".
-      for (const [k, value] of Object.entries(labels)) {
+      for (const [k, value] of Object.entries(labels as Record<string, unknown>)) {
         const v = value ?? '';
         if (!isKey(k))
           errors.push({
@@ -346,7 +346,7 @@ function ownerReferenceErrors(refs: unknown): FieldError[] {
   let controller: string | undefined;
   refs.forEach((value, i) => {
     const ref = (value ?? {}) as Record<string, unknown>;
-    const text = (k: string) => (typeof ref[k] === 'string' ? (ref[k] as string) : '');
+    const text = (k: string) => (typeof ref[k] === 'string' ? ref[k] : '');
     const { group, version } = groupVersion(text('apiVersion'));
     const missing = (field: string, what: string) =>
       errors.push({ path: `metadata.ownerReferences[${i}].${field}`, message: what });

@@ -126,8 +126,8 @@ const SHARED_FLAGS = {
 export const FLAGS: Readonly<Record<string, FlagSpec>> = Object.assign(
   {},
   SHARED_FLAGS,
-  ...PRODUCT_COMMANDS.map((c) => c.flags ?? {}),
-);
+  ...PRODUCT_COMMANDS.map((c): Readonly<Record<string, FlagSpec>> => c.flags ?? {}),
+) as Record<string, FlagSpec>;
 export type Flag = string;
 
 const CLUSTER: Flag[] = ['kubeconfig', 'context'];
@@ -361,7 +361,7 @@ export const TOPIC_USAGE: Readonly<Record<Command, string>> = {
  */
 function splitShortEquals(argv: readonly string[]): string[] {
   const byShort = new Map<string, Flag>(
-    (Object.keys(FLAGS) as Flag[]).flatMap((f) => {
+    Object.keys(FLAGS).flatMap((f) => {
       const short = (FLAGS[f] as FlagSpec).short;
       return short ? [[short, f] as const] : [];
     }),
@@ -384,7 +384,7 @@ function unknownFlag(raw: string, command: Command | undefined): UsageError {
   const names = allowed.flatMap(flagNames);
   const where = command ? `glooha ${command}` : 'glooha';
   const given = raw.startsWith('--') ? raw.slice(2) : raw.slice(1);
-  const isFlagElsewhere = (Object.keys(FLAGS) as Flag[]).some((f) => flagNames(f).includes(raw));
+  const isFlagElsewhere = Object.keys(FLAGS).some((f) => flagNames(f).includes(raw));
   // The closest of the command's flags: by edit distance, else the one that starts the same way.
   const longs = allowed.map((f) => `--${f}`);
   const near =
@@ -424,13 +424,13 @@ function parseCommandLine(argv: readonly string[]): {
         positionals.push(word);
         continue;
       }
-      if (!(COMMANDS as readonly string[]).includes(word)) {
+      if (!COMMANDS.includes(word)) {
         const near = closest(word, COMMANDS);
         throw new UsageError(
           `unknown command ${JSON.stringify(word)}${near ? `; did you mean ${near}?` : ''} (commands: ${COMMANDS.join(', ')})`,
         );
       }
-      command = word as Command;
+      command = word;
       continue;
     }
     positionals.push(t.value);
@@ -448,7 +448,7 @@ function parseCommandLine(argv: readonly string[]): {
         return { command, values: { help: true }, positionals };
       throw unknownFlag(raw, command);
     }
-    const name = t.name as Flag;
+    const name = t.name;
     const spec = FLAGS[name] as FlagSpec;
     if (spec.type === 'boolean') {
       if (t.value === undefined) values[name] = true;
@@ -514,14 +514,14 @@ export function parseArgs(argv: readonly string[]): Args {
     if (word === 'version' || values.version) return { command: 'version' };
     if (word === 'help') {
       if (topic === undefined) return { command: 'help' };
-      if (!(COMMANDS as readonly string[]).includes(topic)) {
+      if (!COMMANDS.includes(topic)) {
         const near = closest(topic, COMMANDS);
         throw new UsageError(
           `no help for ${JSON.stringify(topic)}${near ? `; did you mean ${near}?` : ''} (commands: ${COMMANDS.join(', ')})`,
         );
       }
       if (extra !== undefined) throw new UsageError(`unexpected argument ${JSON.stringify(extra)}`);
-      return { command: 'help', topic: topic as Command };
+      return { command: 'help', topic: topic };
     }
     if (word !== undefined) throw new UsageError(`unexpected argument ${JSON.stringify(word)}`);
     return { command: 'help' };

@@ -41,10 +41,10 @@ export async function main(
     const args = parsed as SharedArgs;
     switch (args.command) {
       case 'help':
-        io.stdout((args.topic && TOPIC_USAGE[args.topic]) || USAGE);
+        await io.stdout((args.topic && TOPIC_USAGE[args.topic]) || USAGE);
         return EXIT.OK;
       case 'version':
-        io.stdout(`glooha ${version()}\n`);
+        await io.stdout(`glooha ${version()}\n`);
         return EXIT.OK;
       case 'completion':
         await io.stdout(completionScript(args.shell));
@@ -95,7 +95,7 @@ export async function main(
     );
     return EXIT.INTERNAL;
   } finally {
-    (cluster as Cluster | undefined)?.client.close();
+    cluster?.client.close();
   }
 }
 

@@ -34,9 +34,9 @@ export interface RenderContext {
   args: RenderArgs;
   io: CliIO;
   /** Prints one YAML document (separated from the previous one), waiting for stdout to drain. */
-  emit(doc: string): Promise<void>;
+  emit: (doc: string) => Promise<void>;
   /** One line on stderr (a note, a warning), control characters escaped. */
-  stderr(line: string): void;
+  stderr: (line: string) => void;
 }
 
 /** `glooha render` for one product's kind. */

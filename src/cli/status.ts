@@ -85,7 +85,7 @@ export function summarize(g: HAObject): ObjectSummary {
   };
   const cs = g.status?.components;
   for (const { key, each } of product?.statusComponents ?? []) {
-    if (!each) add(key, cs?.[key] as ComponentStatus | undefined);
+    if (!each) add(key, cs?.[key]);
     else
       for (const [name, c] of Object.entries((cs?.[key] ?? {}) as Record<string, ComponentStatus>))
         add(name, c);

@@ -15,9 +15,15 @@ function keyOf(g: HAObject): string {
   return `${g.metadata.namespace ?? ''}/${g.metadata.name}`;
 }
 
+/** RFC 3339 as the API server sends it (a string), or as client-node's types declare it (a Date). */
+function createdAt(g: HAObject): string {
+  const t = g.metadata.creationTimestamp;
+  return typeof t === 'string' ? t : t instanceof Date ? t.toISOString() : '';
+}
+
 function byAge(a: HAObject, b: HAObject): number {
-  const ta = String(a.metadata.creationTimestamp ?? '');
-  const tb = String(b.metadata.creationTimestamp ?? '');
+  const ta = createdAt(a);
+  const tb = createdAt(b);
   if (ta !== tb) return ta < tb ? -1 : 1;
   return keyOf(a) < keyOf(b) ? -1 : 1;
 }

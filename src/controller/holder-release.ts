@@ -77,8 +77,8 @@ export class HolderRelease {
     const deleted = holderPod ? this.deleted.get(`${namespace}/${holderPod}`)?.facts : undefined;
     return decideHolderRelease({
       holder,
-      acquireTimeUs: timeMicros(lease.spec?.acquireTime as unknown),
-      renewTimeUs: timeMicros(lease.spec?.renewTime as unknown),
+      acquireTimeUs: timeMicros(lease.spec?.acquireTime),
+      renewTimeUs: timeMicros(lease.spec?.renewTime),
       ...(holderPod ? { holderPod } : {}),
       ...(pod ? { pod: podFacts(pod, this.deps.electorContainer) } : {}),
       ...(deleted ? { deleted } : {}),

@@ -36,7 +36,7 @@ export class ReconcilerMemory {
   }
   recordApply(key: string, what: string, apply: OwnApply): void {
     let byObject = this.applies.get(key);
-    if (!byObject) this.applies.set(key, (byObject = new Map()));
+    if (!byObject) this.applies.set(key, (byObject = new Map<string, OwnApply>()));
     byObject.set(what, apply);
   }
   lastStatusWrite(key: string): StatusWrite | undefined {

@@ -8,7 +8,7 @@ import type {
   V2HorizontalPodAutoscaler,
 } from '@kubernetes/client-node';
 import { LABEL_OWNER_KIND, LABEL_OWNER_NAME, LABEL_OWNER_NAMESPACE } from '../api/constants.js';
-import type { IntOrPercent, LabelSelector } from '../api/types.js';
+import type { LabelSelector } from '../api/types.js';
 import type { ObservedDeployment, ObservedHPA, ObservedPDB } from '../core/observed.js';
 import type { Owner } from '../core/ownership.js';
 
@@ -96,10 +96,8 @@ export function observedPdbs(
     name: p.metadata?.name ?? '',
     ...(p.metadata?.labels ? { labels: p.metadata.labels } : {}),
     selector: (p.spec?.selector ?? {}) as LabelSelector,
-    ...(p.spec?.minAvailable === undefined ? {} : { minAvailable: p.spec.minAvailable as IntOrPercent }),
-    ...(p.spec?.maxUnavailable === undefined
-      ? {}
-      : { maxUnavailable: p.spec.maxUnavailable as IntOrPercent }),
+    ...(p.spec?.minAvailable === undefined ? {} : { minAvailable: p.spec.minAvailable }),
+    ...(p.spec?.maxUnavailable === undefined ? {} : { maxUnavailable: p.spec.maxUnavailable }),
     ours: owns(p),
     ...(p.metadata?.annotations?.[HELM_RELEASE_ANNOTATION]
       ? { helmRelease: p.metadata.annotations[HELM_RELEASE_ANNOTATION] }

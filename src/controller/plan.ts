@@ -251,7 +251,7 @@ function applyPlan(s: Snapshot, g: HAObject, d: Desired, ns: string, product: Pr
   for (const dep of s.deployments) {
     if (dep.metadata?.namespace !== ns || !product.inTarget(g, dep)) continue;
     if (keep.has(dep.metadata?.name ?? '')) continue;
-    const release = releaseReplicasOf(dep as KubernetesObject);
+    const release = releaseReplicasOf(dep);
     if (release && !applying.has(release.what)) out.releaseReplicas.push(release);
   }
 
@@ -303,7 +303,7 @@ function observedStatusInput(
     now: s.now,
     desired: d,
     deployments: byName(s.deployments),
-    pdbs: byName([...s.pdbs, ...ownedIn('PodDisruptionBudget')]) as never,
+    pdbs: byName([...s.pdbs, ...ownedIn('PodDisruptionBudget')]),
     hpas: byName([...s.hpas, ...ownedIn('HorizontalPodAutoscaler')]) as never,
     leader: s.leader,
     ...(s.leaderless ? { leaderless: s.leaderless } : {}),

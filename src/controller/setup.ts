@@ -505,7 +505,7 @@ function setupController(
         filter: anyOf(generationChanged, foreignStatusWrite(memory)),
       },
       {
-        informer: shared.deployments as unknown as Informer<KubernetesObject>,
+        informer: shared.deployments,
         ...toInstall(matchesDeployment),
       },
       {
@@ -513,7 +513,7 @@ function setupController(
         ...toInstall((o) => matchesCover(o) && !othersOwned(o)),
       },
       {
-        informer: shared.pdbs as unknown as Informer<KubernetesObject>,
+        informer: shared.pdbs,
         ...toInstall((o) => matchesCover(o) && !othersOwned(o)),
       },
       ...[...shared.owned.values()].map((informer) => ({ informer, ...toOwner })),

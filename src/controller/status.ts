@@ -162,7 +162,7 @@ function leaderlessBeyondBound(spell: LeaderlessSpell | undefined): string | und
 
 export function computeStatus(input: StatusInput): HAStatus {
   const gen = input.generation;
-  let conditions: Condition[] = (input.previous?.conditions as Condition[] | undefined) ?? [];
+  let conditions: Condition[] = input.previous?.conditions ?? [];
   const set: SetCondition = (c) => {
     conditions = setCondition(
       conditions,
@@ -175,15 +175,7 @@ export function computeStatus(input: StatusInput): HAStatus {
   if (handled !== undefined) status.lastHandledReconcileAt = handled;
 
   if (input.stall || !input.desired) {
-    const stall = input.stall ?? { reason: 'Unknown', message: 'no desired state' };
-    set({ type: 'Stalled', status: 'True', reason: stall.reason, message: stall.message });
-    set({ type: 'Ready', status: 'False', reason: stall.reason, message: stall.message });
-    set({
-      type: 'Reconciling',
-      status: 'False',
-      reason: stall.reason,
-      message: 'waiting for the problem above to be fixed',
-    });
+    setStalledWithoutPlan(set, input.stall ?? { reason: 'Unknown', message: 'no desired state' });
     status.conditions = conditions;
     // Keep what we last knew of the components: a stall says nothing new about them.
     if (input.previous?.components) status.components = input.previous.components;
@@ -192,29 +184,7 @@ export function computeStatus(input: StatusInput): HAStatus {
   }
 
   const d = input.desired;
-  const components: NonNullable<HAStatus['components']> = {};
-  const statusOf = new Map<string, ComponentStatus>();
-  const notReady: string[] = [];
-  const unavailable: string[] = [];
-  for (const plan of d.components) {
-    if (!plan.found) continue;
-    const cs = componentStatus(plan, input);
-    statusOf.set(plan.id, cs);
-    // `group.key`: an entry of the map status.components.group; otherwise status.components.<id>.
-    const dot = plan.id.indexOf('.');
-    if (dot < 0) components[plan.id] = cs;
-    else
-      ((components[plan.id.slice(0, dot)] ??= {}) as Record<string, ComponentStatus>)[
-        plan.id.slice(dot + 1)
-      ] = cs;
-    if (!componentReady(plan, input)) {
-      const updated = input.deployments?.get(plan.deploymentName)?.status?.updatedReplicas ?? 0;
-      notReady.push(
-        `${plan.deploymentName} (${cs.readyReplicas ?? 0}/${plan.desiredReplicas} ready, ${updated}/${plan.desiredReplicas} updated)`,
-      );
-    }
-    if (plan.desiredReplicas > 0 && (cs.readyReplicas ?? 0) === 0) unavailable.push(plan.deploymentName);
-  }
+  const { components, statusOf, notReady, unavailable } = componentsOf(d, input);
   status.components = components;
   if (input.leader) status.leader = input.leader;
   status.warnings = d.warnings.map((w) => ({
@@ -245,9 +215,62 @@ export function computeStatus(input: StatusInput): HAStatus {
         message: `the ${le.lease} Lease has had no live holder ${beyondBound}: ${le.leaderless}`,
       }
     : undefined;
-  const suspended = input.suspended;
-  const converging = !stall && !suspended && (input.applied > 0 || notReady.length > 0);
+  setProgress(set, input, stall, notReady, leaderMissing);
+  setDrifted(set, input.drift, conditions);
+  setDegraded(set, leaderLost ? input.leader : undefined, le, unavailable);
+  status.conditions = conditions;
+  return status;
+}
 
+/** A stall found before any plan (the spec itself, or no desired state): Stalled, not Ready. */
+function setStalledWithoutPlan(set: SetCondition, stall: Stall): void {
+  set({ type: 'Stalled', status: 'True', reason: stall.reason, message: stall.message });
+  set({ type: 'Ready', status: 'False', reason: stall.reason, message: stall.message });
+  set({
+    type: 'Reconciling',
+    status: 'False',
+    reason: stall.reason,
+    message: 'waiting for the problem above to be fixed',
+  });
+}
+
+/** status.components from the plan, and which components are not ready or have no ready replica. */
+function componentsOf(d: NonNullable<StatusInput['desired']>, input: StatusInput) {
+  const components: NonNullable<HAStatus['components']> = {};
+  const statusOf = new Map<string, ComponentStatus>();
+  const notReady: string[] = [];
+  const unavailable: string[] = [];
+  for (const plan of d.components) {
+    if (!plan.found) continue;
+    const cs = componentStatus(plan, input);
+    statusOf.set(plan.id, cs);
+    // `group.key`: an entry of the map status.components.group; otherwise status.components.<id>.
+    const dot = plan.id.indexOf('.');
+    if (dot < 0) components[plan.id] = cs;
+    else
+      ((components[plan.id.slice(0, dot)] ??= {}) as Record<string, ComponentStatus>)[
+        plan.id.slice(dot + 1)
+      ] = cs;
+    if (!componentReady(plan, input)) {
+      const updated = input.deployments?.get(plan.deploymentName)?.status?.updatedReplicas ?? 0;
+      notReady.push(
+        `${plan.deploymentName} (${cs.readyReplicas ?? 0}/${plan.desiredReplicas} ready, ${updated}/${plan.desiredReplicas} updated)`,
+      );
+    }
+    if (plan.desiredReplicas > 0 && (cs.readyReplicas ?? 0) === 0) unavailable.push(plan.deploymentName);
+  }
+  return { components, statusOf, notReady, unavailable };
+}
+
+/** Stalled, Reconciling and Ready: stalled, suspended, converging, or reconciled. */
+function setProgress(
+  set: SetCondition,
+  input: StatusInput,
+  stall: Stall | undefined,
+  notReady: string[],
+  leaderMissing: { reason: string; message: string } | undefined,
+): void {
+  const suspended = input.suspended;
   if (stall) {
     set({ type: 'Stalled', status: 'True', reason: stall.reason, message: stall.message });
     set({
@@ -257,22 +280,19 @@ export function computeStatus(input: StatusInput): HAStatus {
       message: 'the operator cannot finish: see Stalled',
     });
     set({ type: 'Ready', status: 'False', reason: stall.reason, message: stall.message });
-  } else {
-    set(
-      suspended
-        ? { type: 'Stalled', status: 'False', reason: 'Suspended', message: SUSPENDED }
-        : {
-            type: 'Stalled',
-            status: 'False',
-            reason: 'Progressing',
-            message: 'the operator can make progress',
-          },
-    );
+    return;
   }
-
-  if (stall) {
-    // Reconciling and Ready are set above.
-  } else if (suspended) {
+  set(
+    suspended
+      ? { type: 'Stalled', status: 'False', reason: 'Suspended', message: SUSPENDED }
+      : {
+          type: 'Stalled',
+          status: 'False',
+          reason: 'Progressing',
+          message: 'the operator can make progress',
+        },
+  );
+  if (suspended) {
     const waiting = suspended.pending.length
       ? `; not applied until it is resumed: ${suspended.pending.join(', ')}`
       : '; the install matches the spec';
@@ -280,7 +300,7 @@ export function computeStatus(input: StatusInput): HAStatus {
     if (suspended.pending.length > 0)
       set({ type: 'Ready', status: 'False', reason: 'Suspended', message: `${SUSPENDED}${waiting}` });
     else setReadiness(set, notReady, false, leaderMissing);
-  } else if (converging) {
+  } else if (input.applied > 0 || notReady.length > 0) {
     set({
       type: 'Reconciling',
       status: 'True',
@@ -298,9 +318,12 @@ export function computeStatus(input: StatusInput): HAStatus {
     });
     setReadiness(set, notReady, false, leaderMissing);
   }
+}
 
-  const pending = input.drift.filter((r) => !r.corrected);
-  const corrected = input.drift.filter((r) => r.corrected);
+/** Drifted: pending corrections, corrections made, or (a past correction kept on record) none. */
+function setDrifted(set: SetCondition, drift: StatusInput['drift'], conditions: readonly Condition[]): void {
+  const pending = drift.filter((r) => !r.corrected);
+  const corrected = drift.filter((r) => r.corrected);
   if (pending.length > 0) {
     set({
       type: 'Drifted',
@@ -324,14 +347,22 @@ export function computeStatus(input: StatusInput): HAStatus {
       message: 'the install matches what the operator applied',
     });
   }
+}
 
-  if (leaderLost && input.leader) {
+/** Degraded: the product's leader lost (at once, unlike Ready), or a component with no ready replica. */
+function setDegraded(
+  set: SetCondition,
+  lostLeader: StatusInput['leader'],
+  le: NonNullable<StatusInput['desired']>['leaderElection'],
+  unavailable: string[],
+): void {
+  if (lostLeader) {
     set({
       type: 'Degraded',
       status: 'True',
       reason: le.lostReason,
-      message: input.leader.holder
-        ? `the ${le.lease} Lease held by ${input.leader.holder} was not renewed within its leaseDuration (${input.leader.leaseDurationSeconds}s): ${le.leaderless}`
+      message: lostLeader.holder
+        ? `the ${le.lease} Lease held by ${lostLeader.holder} was not renewed within its leaseDuration (${lostLeader.leaseDurationSeconds}s): ${le.leaderless}`
         : `the ${le.lease} Lease has no holder: ${le.leaderless}`,
     });
   } else if (unavailable.length > 0) {
@@ -349,6 +380,4 @@ export function computeStatus(input: StatusInput): HAStatus {
       message: 'every component has ready replicas',
     });
   }
-  status.conditions = conditions;
-  return status;
 }

@@ -86,7 +86,7 @@ function termination(field: Termination['field'], t: V1ContainerStateTerminated 
       field,
       containerID: t.containerID ?? '',
       reason: t.reason ?? '',
-      finishedAtUs: timeMicros(t.finishedAt as unknown),
+      finishedAtUs: timeMicros(t.finishedAt),
     },
   ];
 }

@@ -158,6 +158,11 @@ export function mergeApplied(live: Json, applied: Json, lists: KindListTypes | u
     return out;
   }
   if (!Array.isArray(live) || !Array.isArray(applied)) return structuredClone(applied);
+  return mergeList(live as Json[], applied as Json[], lists, path);
+}
+
+/** mergeApplied of two lists, by the list type the schema gives `path` (a set, atomic, or a map by keys). */
+function mergeList(live: Json[], applied: Json[], lists: KindListTypes | undefined, path: string): Json {
   const type = listTypeAt(lists, path, live, applied);
   if (type.type === 'set') {
     const seen = new Set(live.map((x) => JSON.stringify(x)));

@@ -185,9 +185,10 @@ export class LeaderElector implements Leadership {
   /** Monotonic time at which the last term ended (its signal was aborted). */
   private termEndedAt = Number.NEGATIVE_INFINITY;
 
-  private tickTimer: TimerHandle | undefined;
+  // undefined when none is set (TimerHandle is unknown, which includes it).
+  private tickTimer: TimerHandle;
   private tickDue = Number.POSITIVE_INFINITY;
-  private deadlineTimer: TimerHandle | undefined;
+  private deadlineTimer: TimerHandle;
   private attempt: AbortController | undefined;
   private attemptDone: Promise<void> | undefined;
   private rerun = false;
@@ -599,8 +600,8 @@ export class LeaderElector implements Leadership {
     this.scheduleTick(this.jitter(this.retryPeriodMs));
     try {
       const result = this.callbacks.onStartedLeading(controller.signal, view);
-      if (result && typeof (result as Promise<void>).then === 'function') {
-        (result as Promise<void>).then(undefined, (err: unknown) =>
+      if (result && typeof result.then === 'function') {
+        result.then(undefined, (err: unknown) =>
           this.log.error('onStartedLeading callback failed', { err, term: id }),
         );
       }

@@ -30,16 +30,27 @@ export const realClock: Clock = {
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
 
+/**
+ * Why `signal` aborted, as an Error: its reason when that is one (AbortController's default, a
+ * DOMException, is), else one that says what it was.
+ */
+export function abortReason(signal: AbortSignal): Error {
+  const r: unknown = signal.reason;
+  return r instanceof Error
+    ? r
+    : new Error(r === undefined ? 'aborted' : `aborted: ${JSON.stringify(r) ?? typeof r}`);
+}
+
 /** Resolves after `ms`, or rejects with the signal's reason as soon as `signal` aborts. */
 export function sleep(ms: number, signal?: AbortSignal, clock: Clock = realClock): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
-      reject(signal.reason);
+      reject(abortReason(signal));
       return;
     }
     const onAbort = () => {
       clock.clearTimeout(handle);
-      reject(signal?.reason);
+      reject(signal ? abortReason(signal) : new Error('aborted'));
     };
     const handle = clock.setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);

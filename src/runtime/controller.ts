@@ -82,7 +82,7 @@ export class Controller {
   /** Enqueue the keys `informer`'s events map to. Call before or after `start` (late informers are started). */
   watch<T extends KubernetesObject>(informer: Informer<T>, opts: ControllerWatchOptions<T> = {}): void {
     if (this.state === 'stopped') throw new Error(`controller ${this.name} is stopped`);
-    const filter = opts.filter ?? (ignoreNoopUpdates as EventFilter<T>);
+    const filter = opts.filter ?? ignoreNoopUpdates;
     const map = opts.mapToKeys;
     const keysOf = (obj: T, ev: InformerEvent<T>): string[] => {
       const keys = map ? map(obj, ev) : objectKey(obj);

@@ -20,7 +20,7 @@ import { setMaxListeners } from 'node:events';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { errorStatus, type KubeClient } from '../kube/client.js';
 import { resourcePath, type ResourceRef } from '../kube/paths.js';
-import { realClock, sleep, type Clock } from './clock.js';
+import { abortReason, realClock, sleep, type Clock } from './clock.js';
 import type { EventFilter } from './filters.js';
 import { selectionMatcher, type Selection } from './selection.js';
 import { backoffDelay } from './ratelimit.js';
@@ -364,7 +364,7 @@ class Reflector<T extends KubernetesObject> {
       const onDone = (err: unknown) => {
         if (finished) return;
         if (signal.aborted) finish('stopped');
-        else if (err) finish(err instanceof Error ? err : new Error(String(err)));
+        else if (err) finish(err instanceof Error ? err : new Error(JSON.stringify(err) ?? typeof err));
         else finish('closed');
       };
       this.cfg.transport
@@ -441,9 +441,9 @@ class Reflector<T extends KubernetesObject> {
 
 /** `promise`, or a rejection as soon as `signal` aborts (for transports that ignore the signal). */
 function abortable<R>(promise: Promise<R>, signal: AbortSignal): Promise<R> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+  if (signal.aborted) return Promise.reject(abortReason(signal));
   return new Promise<R>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
+    const onAbort = () => reject(abortReason(signal));
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(
       (v) => {
@@ -633,7 +633,7 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
   }
 
   on<E extends keyof HandlerFn<T>>(event: E, fn: HandlerFn<T>[E], filter?: EventFilter<T>): () => void {
-    return this.addEventHandler({ filter, [event]: fn } as EventHandler<T>);
+    return this.addEventHandler({ filter, [event]: fn });
   }
 
   /** Called for every list/watch error (they are retried regardless). */
@@ -684,7 +684,7 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
   /** Resolves once synced; rejects when `signal` aborts or the informer is stopped before that. */
   waitForSync(signal?: AbortSignal): Promise<void> {
     if (this.hasSynced()) return Promise.resolve();
-    if (signal?.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
+    if (signal?.aborted) return Promise.reject(abortReason(signal));
     // stop() has already woken its waiters: a later one would wait for ever.
     if (this.stopped) return Promise.reject(new Error(`informer ${this.name} stopped before it synced`));
     return new Promise((resolve, reject) => {
@@ -692,7 +692,7 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
       // no abort listener on a signal that may live much longer (a start-up deadline, a term).
       const onAbort = () => {
         this.syncWaiters.delete(waiter);
-        reject(signal?.reason ?? new Error('aborted'));
+        reject(signal ? abortReason(signal) : new Error('aborted'));
       };
       const waiter = () => {
         this.syncWaiters.delete(waiter);

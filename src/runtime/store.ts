@@ -141,7 +141,7 @@ export class Store<T extends KubernetesObject = KubernetesObject> implements Cac
     this.items.set(key, obj);
     const ns = obj.metadata?.namespace;
     let inNamespace = this.byNamespace.get(ns);
-    if (!inNamespace) this.byNamespace.set(ns, (inNamespace = new Map()));
+    if (!inNamespace) this.byNamespace.set(ns, (inNamespace = new Map<string, T>()));
     inNamespace.set(key, obj);
     for (const [name, fn] of this.indexers) this.indexOne(name, fn, key, obj);
   }

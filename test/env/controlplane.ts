@@ -39,8 +39,8 @@ export interface ControlPlaneInfo {
 
 export interface ControlPlane extends ControlPlaneInfo {
   /** Processes that exited without being asked to, with the tail of their logs. */
-  failures(): string[];
-  stop(): Promise<void>;
+  failures: () => string[];
+  stop: () => Promise<void>;
 }
 
 const AUDIT_POLICY = {

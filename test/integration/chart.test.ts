@@ -386,7 +386,7 @@ describe('the chart, installed (cluster mode)', () => {
       { timeoutMs: 15_000 },
     ).then((status) => expect(status).toBe(200));
     const objects = KubernetesObjectApi.makeApiClient(sa);
-    const patched = (await objects.patch(
+    const patched = await objects.patch<V1Deployment>(
       {
         apiVersion: 'apps/v1',
         kind: 'Deployment',
@@ -398,7 +398,7 @@ describe('the chart, installed (cluster mode)', () => {
       'glooha-operator',
       true,
       PatchStrategy.ServerSideApply,
-    )) as V1Deployment;
+    );
     expect(patched.spec?.replicas).toBe(2);
   });
 

@@ -63,7 +63,7 @@ function tsVerdict(text: string, kind: CaseKind): Verdict {
   const result = kind === 'GlooHA' ? validateGlooHA(value) : validateKgatewayHA(value);
   if (result.ok) {
     const spec = (value as GlooHA).spec;
-    return { ok: true, spec: kind === 'GlooHA' ? defaultSpec(spec) : defaultKgatewaySpec(spec as never) };
+    return { ok: true, spec: kind === 'GlooHA' ? defaultSpec(spec) : defaultKgatewaySpec(spec) };
   }
   return {
     ok: false,

@@ -20,7 +20,6 @@ import {
   KubernetesObjectApi,
   PatchStrategy,
   RbacAuthorizationV1Api,
-  type KubernetesObject,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KubeClient } from '../../src/kube/client.js';
@@ -83,14 +82,7 @@ describe("Gloo's leader election on the operator's Role alone (chart wildcard dr
     for (const obj of parseManifests(rendered.stdout)) {
       if (!RBAC_KINDS.has(obj.kind ?? '')) continue;
       if (obj.metadata?.name?.startsWith('kube-leader-election')) continue;
-      await api.patch(
-        obj as KubernetesObject,
-        undefined,
-        undefined,
-        'user',
-        true,
-        PatchStrategy.ServerSideApply,
-      );
+      await api.patch(obj, undefined, undefined, 'user', true, PatchStrategy.ServerSideApply);
     }
     const opNs = await createNamespace('gloo-rbac-op');
     const id = await installOperatorRbac(opNs, { watchNamespaces: [ns] });

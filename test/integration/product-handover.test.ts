@@ -277,8 +277,8 @@ describe.each([KGATEWAY, GLOO])('$label: the handover in every state the kubelet
       : undefined;
     const d = decideHolderRelease({
       holder,
-      acquireTimeUs: timeMicros(lease.spec?.acquireTime as unknown),
-      renewTimeUs: timeMicros(lease.spec?.renewTime as unknown),
+      acquireTimeUs: timeMicros(lease.spec?.acquireTime),
+      renewTimeUs: timeMicros(lease.spec?.renewTime),
       ...(holderPod ? { holderPod } : {}),
       ...(pod ? { pod: podFacts(pod, product.pod.container) } : {}),
     });

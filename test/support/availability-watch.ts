@@ -63,7 +63,7 @@ export class AvailabilityWatch {
       (err: unknown) => {
         if (err && !this.abort?.signal.aborted)
           this.changes.push({
-            deployment: `watch ended: ${String(err)}`,
+            deployment: `watch ended: ${err instanceof Error ? err.message : JSON.stringify(err)}`,
             field: 'replicas',
             from: undefined,
             to: undefined,

@@ -39,7 +39,7 @@ export function lineTime(line: string, reference: Date): number | undefined {
   if (consoleLine) return Date.parse(consoleLine[1]!);
   const klog = /^[IWEF](\d{2})(\d{2}) (\d{2}):(\d{2}):(\d{2})\.(\d{3})/.exec(line);
   if (klog) {
-    const [, mo, d, h, mi, s, ms] = klog.map(Number) as number[];
+    const [, mo, d, h, mi, s, ms] = klog.map((x) => Number(x));
     return new Date(reference.getFullYear(), mo! - 1, d, h, mi, s, ms).getTime();
   }
   const json = line.indexOf('{');

@@ -8,7 +8,6 @@ import {
   KubernetesObjectApi,
   PatchStrategy,
   type KubeConfig,
-  type KubernetesObject,
 } from '@kubernetes/client-node';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -113,14 +112,7 @@ export async function installOperatorRbac(
         namespace: obj.metadata?.namespace ?? (clusterScoped.test(obj.kind ?? '') ? undefined : namespace),
       },
     };
-    await api.patch(
-      body as KubernetesObject,
-      undefined,
-      undefined,
-      'glooha-tests',
-      true,
-      PatchStrategy.ServerSideApply,
-    );
+    await api.patch(body, undefined, undefined, 'glooha-tests', true, PatchStrategy.ServerSideApply);
   }
   if (!serviceAccount) throw new Error('the chart rendered no ServiceAccount');
   const kubeConfig = await kubeConfigFor(namespace, serviceAccount);
@@ -349,7 +341,7 @@ export async function scrapeMetrics(metricsUrl: string): Promise<string> {
       if (attempt >= 3) {
         const cause = (err as { cause?: unknown }).cause;
         throw new Error(
-          `GET ${metricsUrl}/metrics failed ${attempt} times: ${String(err)}${cause ? ` (${String(cause)})` : ''}`,
+          `GET ${metricsUrl}/metrics failed ${attempt} times: ${(err as Error).message}${cause ? ` (${cause instanceof Error ? cause.message : JSON.stringify(cause)})` : ''}`,
           { cause: err },
         );
       }

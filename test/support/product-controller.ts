@@ -841,15 +841,17 @@ export async function resolveEnv(
       return String(res === 'cpu' && d === 1 ? Math.min(value, availableParallelism()) : value);
     }
     if (from.configMapKeyRef) {
-      const data = await configMap(from.configMapKeyRef.name!).catch((err) => {
-        if (from.configMapKeyRef?.optional) return {} as Record<string, string>;
-        throw err;
-      });
+      const data = await configMap(from.configMapKeyRef.name!).catch(
+        (err: unknown): Record<string, string> => {
+          if (from.configMapKeyRef?.optional) return {};
+          throw err;
+        },
+      );
       return data[from.configMapKeyRef.key];
     }
     if (from.secretKeyRef) {
-      const data = await secret(from.secretKeyRef.name!).catch((err) => {
-        if (from.secretKeyRef?.optional) return {} as Record<string, string>;
+      const data = await secret(from.secretKeyRef.name!).catch((err: unknown): Record<string, string> => {
+        if (from.secretKeyRef?.optional) return {};
         throw err;
       });
       return data[from.secretKeyRef.key];

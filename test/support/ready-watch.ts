@@ -34,7 +34,9 @@ export async function watchReady(kc: KubeConfig, ns: string, name: string): Prom
       },
       (err: unknown) => {
         if (stopped) return;
-        ends.push(`${new Date().toISOString()} ${String(err ?? 'closed by the server')}`);
+        ends.push(
+          `${new Date().toISOString()} ${err instanceof Error ? err.message : (JSON.stringify(err) ?? 'closed by the server')}`,
+        );
         void open();
       },
     );

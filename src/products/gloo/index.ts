@@ -41,6 +41,7 @@ export const glooProduct = (computeDesired: typeof desired = desired): Product =
     // the operator writes into that env var.
     retryPeriodSeconds: 2,
     retryPeriodSecondsOf: (g) => {
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- HAObject to this product's kind: the rule misreads the narrowing (its fix does not compile)
       const retry = (g as GlooHA).spec?.gloo?.leaderElection?.retryPeriod;
       return retry === undefined ? undefined : durationSeconds(retry);
     },
@@ -55,9 +56,11 @@ export const glooProduct = (computeDesired: typeof desired = desired): Product =
   ],
   rivalFix: 'give them different spec.target selectors',
   selfConflictFix: 'give each gateway proxy its own Deployment (check the keys and deploymentName)',
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- HAObject to this product's kind: the rule misreads the narrowing (its fix does not compile)
   inTarget: (g, obj) => inTarget(obj, (g as GlooHA).spec?.target),
   desired(g, s, ownedOf) {
     const ns = installNamespaceOf(g);
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- HAObject to this product's kind: the rule misreads the narrowing (its fix does not compile)
     const target = (g as GlooHA).spec?.target;
     const hpas = [...s.hpas, ...(ownedOf('HorizontalPodAutoscaler') as V2HorizontalPodAutoscaler[])];
     const pdbs = [...s.pdbs, ...ownedOf('PodDisruptionBudget')];
@@ -81,6 +84,7 @@ export const glooProduct = (computeDesired: typeof desired = desired): Product =
         requeueAfterMs: TARGET_REQUEUE_MS,
       };
     }
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- HAObject to this product's kind: the rule misreads the narrowing (its fix does not compile)
     return computeDesired(g as GlooHA, observed);
   },
 });

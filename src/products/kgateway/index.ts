@@ -114,9 +114,11 @@ export const KGATEWAY: Product = {
   rivalFix: 'give them different spec.target.helmRelease values',
   selfConflictFix:
     "give each Gateway in spec.gateways its own GatewayParameters (the Gateway's spec.infrastructure.parametersRef), or the same settings to Gateways that share one",
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- HAObject to this product's kind: the rule misreads the narrowing (its fix does not compile)
   inTarget: (g, obj) => inTarget(obj, (g as KgatewayHA).spec?.target),
   desired(g, s, ownedOf) {
     const ns = installNamespaceOf(g);
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- HAObject to this product's kind: the rule misreads the narrowing (its fix does not compile)
     const k = g as KgatewayHA;
     const observed = observeKgateway(
       {

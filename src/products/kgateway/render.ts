@@ -64,7 +64,7 @@ export function chartLayout(g: DefaultedKgatewayHA): ObservedKgateway {
   };
 }
 
-async function prepare(
+function prepare(
   entries: readonly { value: unknown; index: number }[],
   ctx: RenderContext,
 ): Promise<() => Promise<void>> {
@@ -77,7 +77,7 @@ async function prepare(
     KGATEWAY_KIND,
     validateKgatewayHA,
   );
-  return () => renderAll(objects, ctx);
+  return Promise.resolve(() => renderAll(objects, ctx));
 }
 
 async function renderAll(objects: DefaultedKgatewayHA[], ctx: RenderContext): Promise<void> {

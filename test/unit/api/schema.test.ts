@@ -286,7 +286,9 @@ describe('the generated CRD', () => {
   it('documents every default in the field description', () => {
     walkSchema(specSchema, (node, path) => {
       if (node.default !== undefined && typeof node.default !== 'object') {
-        expect(node.description, path).toContain(`Default ${String(node.default)}`);
+        expect(node.description, path).toContain(
+          `Default ${typeof node.default === 'string' ? node.default : JSON.stringify(node.default)}`,
+        );
       }
     });
   });

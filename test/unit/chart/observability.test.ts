@@ -98,11 +98,11 @@ describe('chart: alerts and dashboard', () => {
   });
 
   it('ships a dashboard whose every query names an exported series', async () => {
-    const cm = find(
+    const cm = find<KubernetesObject & { data: Record<string, string> }>(
       await render({ values: { metrics: { grafanaDashboard: { enabled: true, namespace: 'monitoring' } } } }),
       'ConfigMap',
       'glooha-operator-dashboard',
-    ) as KubernetesObject & { data: Record<string, string> };
+    );
     expect(cm.metadata?.namespace).toBe('monitoring');
     expect(cm.metadata?.labels?.grafana_dashboard).toBe('1');
     const dashboard = JSON.parse(cm.data['glooha-operator.json']!) as {

@@ -412,7 +412,7 @@ describe('glooha render --merge-into', () => {
       },
     };
     const other = { ...patch, metadata: { name: 'missing', namespace: 'gloo-system' } };
-    const { merged, unmatched } = mergePatches([live as never], [patch as never, other as never]);
+    const { merged, unmatched } = mergePatches([live as never], [patch, other]);
     expect(unmatched).toEqual([other]);
     const d = merged[0] as unknown as typeof live & typeof patch;
     expect(d.spec.replicas).toBe(3);
@@ -442,7 +442,7 @@ describe('glooha render --merge-into', () => {
       metadata: { name: 'gateway-proxy', namespace: 'gloo-system' },
       spec: { template: { spec: { topologySpreadConstraints: constraints } } },
     });
-    const { merged } = mergePatches([dep([host]) as never], [dep([zone]) as never]);
+    const { merged } = mergePatches([dep([host])], [dep([zone])]);
     expect(
       (merged[0] as unknown as ReturnType<typeof dep>).spec.template.spec.topologySpreadConstraints,
     ).toEqual([host, zone]);

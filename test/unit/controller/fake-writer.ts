@@ -1,6 +1,7 @@
 // An ObjectWriter that records what it was asked to write and fails where a test says so.
 import type { CoreV1Event, KubernetesObject } from '@kubernetes/client-node';
 import type { ObjectWriter } from '../../../src/controller/actions/writer.js';
+import { abortReason } from '../../../src/runtime/clock.js';
 import type { ObjectRef } from '../../../src/controller/plan-types.js';
 import type { GlooHA, GlooHAStatus } from '../../../src/products/gloo/types.js';
 
@@ -16,7 +17,7 @@ export class FakeWriter implements ObjectWriter {
   readonly calls: Call[] = [];
   readonly signals: AbortSignal[] = [];
   /** Return an error to throw for this call (before it is recorded), or undefined. */
-  failWith: (call: Call) => unknown = () => undefined;
+  failWith: (call: Call) => Error | undefined = () => undefined;
   /** Resolves writes only when a test says so (in-flight cancellation tests). */
   hold?: Promise<void>;
   /** The resourceVersion an accepted apply returns (each apply counts one up from it). */
@@ -28,7 +29,7 @@ export class FakeWriter implements ObjectWriter {
       await Promise.race([
         this.hold,
         new Promise((_, reject) =>
-          signal.addEventListener('abort', () => reject(signal.reason), { once: true }),
+          signal.addEventListener('abort', () => reject(abortReason(signal)), { once: true }),
         ),
       ]);
     }

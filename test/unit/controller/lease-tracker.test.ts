@@ -26,7 +26,7 @@ function lease(holder: string | undefined, renewTime: string | undefined, opts: 
     kind: 'Lease',
     metadata: { name: 'gloo', namespace: NS },
     spec,
-  } as V1Lease;
+  };
 }
 
 /** RFC 3339 micro-time `sec` seconds after WALL0 (what Gloo writes as renewTime). */

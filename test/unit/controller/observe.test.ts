@@ -53,7 +53,7 @@ function deployment(name: string, role: string | undefined, opts: DepOpts = {}):
         },
       },
     },
-  } as V1Deployment;
+  };
 }
 
 function hpa(

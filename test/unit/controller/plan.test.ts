@@ -141,7 +141,7 @@ describe('plan: lifecycle branches', () => {
 
   it('deleting without our finalizer: nothing to do', () => {
     const g = glooHA(spec, {
-      deletionTimestamp: '2030-01-03T00:00:00Z' as never,
+      deletionTimestamp: '2030-01-03T00:00:00Z',
       finalizers: ['other/keep'],
     });
     const p = plan(snapshotOf(g));
@@ -190,7 +190,7 @@ describe("plan: deletion leaves a rollout strategy safe at the chart's single re
     gloo.metadata!.resourceVersion = '42';
     const p = plan({
       ...s,
-      object: { ...g, metadata: { ...g.metadata, deletionTimestamp: '2030-01-03T00:00:00Z' as never } },
+      object: { ...g, metadata: { ...g.metadata, deletionTimestamp: '2030-01-03T00:00:00Z' } },
     });
     return p.handover.find((h) => h.what === `Deployment ${NS}/gloo`)!;
   };
@@ -245,7 +245,7 @@ describe('plan: deletion hands over only what this GlooHA wrote', () => {
   });
   const deleting = (g: GlooHA): GlooHA => ({
     ...g,
-    metadata: { ...g.metadata, deletionTimestamp: '2030-01-03T00:00:00Z' as never },
+    metadata: { ...g.metadata, deletionTimestamp: '2030-01-03T00:00:00Z' },
   });
   const settle = (s: Snapshot) => {
     const first = afterPlan(s, plan(s));
@@ -287,7 +287,7 @@ describe('plan: deletion hands over only what this GlooHA wrote', () => {
   it("deleting a stalled younger rival hands over nothing: the install is the older GlooHA's", () => {
     const older = finalizedGlooHA(single, {
       name: 'first',
-      creationTimestamp: '2029-01-01T00:00:00Z' as never,
+      creationTimestamp: '2029-01-01T00:00:00Z',
     });
     const younger = finalizedGlooHA(single, { name: 'second' });
     const s = withOurFields(
@@ -313,21 +313,21 @@ describe('plan: stalls (nothing written but status and a Warning event)', () => 
   it('an older GlooHA manages the same install: ConflictingGlooHA', () => {
     const older = finalizedGlooHA(spec, {
       name: 'first',
-      creationTimestamp: '2029-01-01T00:00:00Z' as never,
+      creationTimestamp: '2029-01-01T00:00:00Z',
     });
     const g = finalizedGlooHA(spec);
     const p = plan(snapshotOf(g, { sameNamespace: [older, g] }));
     expect(p.applies).toEqual([]);
     expect(p.stall?.reason).toBe('ConflictingGlooHA');
     expect(p.stall?.message).toContain(`GlooHA ${NS}/first`);
-    expect(condition(p.status!, 'Stalled')).toMatchObject({ status: 'True', reason: 'ConflictingGlooHA' });
+    expect(condition(p.status, 'Stalled')).toMatchObject({ status: 'True', reason: 'ConflictingGlooHA' });
     expect(p.events).toEqual([{ type: 'Warning', reason: 'ConflictingGlooHA', message: p.stall?.message }]);
     // the older one is not stalled by the younger
     expect(plan(snapshotOf(older, { key: `${NS}/first`, sameNamespace: [older, g] })).stall).toBeUndefined();
     // different selectors: not rivals
     const other = finalizedGlooHA(
       { ...spec, target: { selector: { matchLabels: { x: 'y' } } } },
-      { name: 'first', creationTimestamp: '2029-01-01T00:00:00Z' as never },
+      { name: 'first', creationTimestamp: '2029-01-01T00:00:00Z' },
     );
     expect(plan(snapshotOf(g, { sameNamespace: [other, g] })).stall).toBeUndefined();
   });
@@ -341,7 +341,7 @@ describe('plan: stalls (nothing written but status and a Warning event)', () => 
   });
 
   it('a spec the validator rejects: InvalidSpec naming the field', () => {
-    const g = finalizedGlooHA({ gloo: { replicas: 0 } } as never);
+    const g = finalizedGlooHA({ gloo: { replicas: 0 } });
     const p = plan(snapshotOf(g));
     expect(p.stall?.reason).toBe('InvalidSpec');
     expect(p.stall?.message).toMatch(/spec\.gloo\.replicas/);
@@ -381,7 +381,7 @@ describe('plan: stalls (nothing written but status and a Warning event)', () => 
     expect(p.stall?.reason).toBe('ConflictingDesiredObjects');
     expect(p.stall?.message).toMatch(/deploymentName\); nothing was written for this GlooHA$/);
     expect(p.applies).toEqual([]);
-    expect(condition(p.status!, 'Stalled')?.status).toBe('True');
+    expect(condition(p.status, 'Stalled')?.status).toBe('True');
     // identical duplicates are harmless: no stall
     const same = (gg: GlooHA, observed: Parameters<typeof desired>[1]) => {
       const r = desired(gg, observed);
@@ -395,7 +395,7 @@ describe('plan: stalls (nothing written but status and a Warning event)', () => 
   });
 
   it('a KgatewayHA whose Gateways share one GatewayParameters with different settings: the message speaks of Gateways and GatewayParameters', () => {
-    const k = finalizedGlooHA({} as never, { name: 'kgw' });
+    const k = finalizedGlooHA({}, { name: 'kgw' });
     Object.assign(k, {
       kind: KGATEWAY_KIND,
       spec: { controller: { replicas: 2 }, gateways: { a: { replicas: 2 }, b: { replicas: 3 } } },
@@ -443,7 +443,7 @@ describe('plan: stalls (nothing written but status and a Warning event)', () => 
   it("a KgatewayHA naming a Gateway after kgateway's controller Deployment: stalls with the Gateway's name and the fix, writes nothing", () => {
     // kgateway's deployer names a proxy's Deployment (and glooha its PDB on 2.2) after the Gateway, in
     // the controller's namespace: a Gateway named like the controller would take its Deployment's name.
-    const k = finalizedGlooHA({} as never, { name: 'kgw' });
+    const k = finalizedGlooHA({}, { name: 'kgw' });
     Object.assign(k, {
       kind: KGATEWAY_KIND,
       spec: { controller: { replicas: 2 }, gateways: { kgateway: { replicas: 2 } } },
@@ -460,7 +460,7 @@ describe('plan: stalls (nothing written but status and a Warning event)', () => 
                 apiVersion: 'gateway.networking.k8s.io/v1',
                 kind: 'Gateway',
                 metadata: { name: 'kgateway', namespace: NS },
-              } as KubernetesObject,
+              },
             ],
           ],
           ['GatewayParameters', []],
@@ -477,7 +477,7 @@ describe('plan: stalls (nothing written but status and a Warning event)', () => 
   });
 
   it("deleting a KgatewayHA: releases the operator's fields on the GatewayParameters of its namespace, and only ours", () => {
-    const k = finalizedGlooHA({} as never, { name: 'kgw' });
+    const k = finalizedGlooHA({}, { name: 'kgw' });
     Object.assign(k, {
       kind: KGATEWAY_KIND,
       spec: { gateways: { http: { replicas: 2 } } },
@@ -535,7 +535,7 @@ describe('plan: stalls (nothing written but status and a Warning event)', () => 
     expect(t?.kind).toBe('invalid');
     const p = stalledPlan(s, t!.stall);
     expect(p.applies).toEqual([]);
-    expect(condition(p.status!, 'Stalled')).toMatchObject({ status: 'True', reason: 'InvalidObject' });
+    expect(condition(p.status, 'Stalled')).toMatchObject({ status: 'True', reason: 'InvalidObject' });
     expect(p.stall?.message).toContain(
       `Deployment ${NS}/gloo: Deployment.apps "gloo" is invalid: spec.template.spec.topologySpreadConstraints[0].topologyKey: Required value`,
     );
@@ -585,7 +585,7 @@ describe('plan: applies', () => {
     expect(new Set(stageOf('Deployment'))).toEqual(new Set([2]));
     // no timed requeue: the applied objects' watch events bring the GlooHA back
     expect(p.requeueAfterMs).toBeUndefined();
-    expect(condition(p.status!, 'Reconciling')).toMatchObject({ status: 'True', reason: 'Applied' });
+    expect(condition(p.status, 'Reconciling')).toMatchObject({ status: 'True', reason: 'Applied' });
   });
 
   it('HPA owned: an autoscaled proxy gets our HPA and its Deployment patch leaves replicas alone', () => {
@@ -665,7 +665,7 @@ describe('plan: applies', () => {
   });
 
   const drifted = (driftPolicy: 'enforce' | 'warn' | 'ignore') => {
-    const g = finalizedGlooHA({ ...spec, driftPolicy } as never);
+    const g = finalizedGlooHA({ ...spec, driftPolicy });
     const s = settled(snapshotOf(g));
     const deployments = s.deployments.map((d) =>
       d.metadata?.name === 'gloo'
@@ -697,7 +697,7 @@ describe('plan: applies', () => {
     expect(fix.drift).toContain('kubectl (Update)');
     expect(p.events).toContainEqual(expect.objectContaining({ reason: 'DriftCorrected' }));
     expect(p.corrections?.[0]?.corrected).toBe(true);
-    expect(condition(p.status!, 'Drifted')).toMatchObject({ status: 'False', reason: 'DriftCorrected' });
+    expect(condition(p.status, 'Drifted')).toMatchObject({ status: 'False', reason: 'DriftCorrected' });
   });
 
   it('drift of spec.replicas that no manager owns: named as a scale-subresource write, not as the last other writer', () => {
@@ -732,7 +732,7 @@ describe('plan: applies', () => {
     const p = drifted('warn');
     expect(p.applies).toEqual([]);
     expect(p.events).toContainEqual(expect.objectContaining({ type: 'Warning', reason: 'DriftDetected' }));
-    expect(condition(p.status!, 'Drifted')).toMatchObject({ status: 'True', reason: 'DriftDetected' });
+    expect(condition(p.status, 'Drifted')).toMatchObject({ status: 'True', reason: 'DriftDetected' });
   });
 
   it('drift, ignore: ignores it (no write, no event, no Drifted=True)', () => {
@@ -744,7 +744,7 @@ describe('plan: applies', () => {
 
   /** The settled install, with the operator's Apply entry owning spec.replicas of gloo (as after an apply). */
   const owningReplicas = (extra: Partial<GlooHA['spec']> = {}) => {
-    const s = settled(snapshotOf(finalizedGlooHA({ ...spec, ...extra } as never)));
+    const s = settled(snapshotOf(finalizedGlooHA({ ...spec, ...extra })));
     const ours = {
       manager: MANAGER,
       operation: 'Apply',
@@ -805,7 +805,7 @@ describe('plan: applies', () => {
       object: { ...s.object!, status: undefined },
       lastCorrections: [{ message: 'restored Deployment gloo: spec.replicas', corrected: true }],
     });
-    expect(condition(p.status!, 'Drifted')).toMatchObject({
+    expect(condition(p.status, 'Drifted')).toMatchObject({
       reason: 'DriftCorrected',
       message: 'restored Deployment gloo: spec.replicas',
     });
@@ -817,7 +817,7 @@ describe('plan: applies', () => {
     expect(p).toMatchObject({ applies: [], prunes: [], handover: [], events: [] });
     expect(p.requeueAfterMs).toBeUndefined();
     expect(p.finalizers).toBeUndefined();
-    expect(condition(p.status!, 'Reconciling')).toMatchObject({ status: 'False', reason: 'Suspended' });
+    expect(condition(p.status, 'Reconciling')).toMatchObject({ status: 'False', reason: 'Suspended' });
     const ready = p.status!.conditions!.find((c) => c.type === 'Ready')!;
     expect(ready).toMatchObject({ status: 'False', reason: 'Suspended' });
     expect(ready.message).toContain(`create PodDisruptionBudget ${NS}/gloo-glooha`);
@@ -837,21 +837,21 @@ describe('plan: applies', () => {
     const p = plan(drifted);
     expect(p.applies).toEqual([]);
     expect(p.events).toEqual([]);
-    expect(condition(p.status!, 'Drifted')).toMatchObject({ status: 'True', reason: 'DriftDetected' });
+    expect(condition(p.status, 'Drifted')).toMatchObject({ status: 'True', reason: 'DriftDetected' });
   });
 
   it('suspended: a stall writes its status but no Warning event', () => {
     const g = glooHA({ gloo: { replicas: 2 }, suspend: true }, { finalizers: [FINALIZER] });
     const p = plan(snapshotOf(g, { deployments: [] }));
     expect(p.events).toEqual([]);
-    expect(condition(p.status!, 'Stalled')).toMatchObject({ status: 'True', reason: 'TargetNotFound' });
+    expect(condition(p.status, 'Stalled')).toMatchObject({ status: 'True', reason: 'TargetNotFound' });
   });
 
   it('suspended: deletion still hands over and removes the finalizer', () => {
     const g = finalizedGlooHA({ ...spec, suspend: true });
     const deleting = snapshotOf({
       ...g,
-      metadata: { ...g.metadata, deletionTimestamp: '2030-01-03T00:00:00Z' as never },
+      metadata: { ...g.metadata, deletionTimestamp: '2030-01-03T00:00:00Z' },
     });
     expect(plan(deleting).finalizers).toEqual([]);
   });
@@ -920,7 +920,7 @@ describe('plan: applies', () => {
 
   it('decideApply: a cached copy older than our own accepted apply of the same body is not applied again', () => {
     const g = finalizedGlooHA(spec);
-    const body = plan(snapshotOf(g)).applies[0]!.body as never as KubernetesObject;
+    const body = plan(snapshotOf(g)).applies[0]!.body;
     // what an apply of this body sends (and the hash it carries)
     const planned = decideApply(body as never, undefined, 'enforce').apply!;
     const hash = planned.body.metadata!.annotations![APPLIED_ANNOTATION]!;

@@ -60,11 +60,11 @@ describe('GlooHA controller on a standby', () => {
       makeElector: () => standby,
       informerTransport: (ref) => {
         const t = new FakeTransport<Obj>(() => ({
-          items: ref.plural === 'gloohas' ? [g as unknown as Obj] : [],
+          items: ref.plural === 'gloohas' ? [g] : [],
           resourceVersion: '5',
         }));
         transports.set(ref.plural, t);
-        return t as never;
+        return t;
       },
     });
     const [ctl] = setupControllers(mgr, [{ product: GLOO, relatedServed: false }], {
@@ -118,7 +118,7 @@ describe('both products on shared informers', () => {
       informerTransport: (ref) => {
         const t = new FakeTransport<Obj>(() => ({ items: [], resourceVersion: '5' }));
         transports.set(ref.plural, [...(transports.get(ref.plural) ?? []), t]);
-        return t as never;
+        return t;
       },
     });
     setupControllers(

@@ -52,7 +52,7 @@ export function finalizedGlooHA(spec: GlooHASpec, meta: Partial<GlooHA['metadata
     finalizers: [FINALIZER],
     generation: 1,
     resourceVersion: '10',
-    creationTimestamp: '2030-01-01T00:00:00Z' as never,
+    creationTimestamp: '2030-01-01T00:00:00Z',
     ...meta,
   });
 }
@@ -109,7 +109,7 @@ export function afterPlan(s: Snapshot, plan: Plan): Snapshot {
     const list = [...(owned.get(a.body.kind ?? '') ?? [])].filter(
       (o) => o.metadata?.name !== a.body.metadata?.name,
     );
-    list.push(structuredClone(a.body) as KubernetesObject);
+    list.push(structuredClone<KubernetesObject>(a.body));
     owned.set(a.body.kind ?? '', list);
   }
   for (const p of plan.prunes) {

@@ -78,7 +78,7 @@ function pod(
       ...(opts.hostname ? { hostname: opts.hostname } : {}),
     },
     status: { containerStatuses: [status] },
-  } as V1Pod;
+  };
 }
 const facts = (o: Parameters<typeof pod>[0] = {}): PodFacts => podFacts(pod(o), ELECTOR);
 

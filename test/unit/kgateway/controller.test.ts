@@ -12,7 +12,7 @@ import { KGATEWAY } from '../../../src/products/kgateway/index.js';
 import { deployment, finalizedGlooHA, NS, snapshotOf } from '../controller/snapshots.js';
 
 function kgatewayHA(controller: Record<string, unknown>): GlooHA {
-  const k = finalizedGlooHA({} as never, { name: 'kgw', uid: 'uid-kgw' });
+  const k = finalizedGlooHA({}, { name: 'kgw', uid: 'uid-kgw' });
   Object.assign(k, { kind: KGATEWAY_KIND, spec: { controller } });
   return k;
 }

@@ -13,7 +13,6 @@ import { describe, expect, it } from 'vitest';
 import { KGATEWAY_KIND } from '../../../src/products/kgateway/api.js';
 import { MANAGER } from '../../../src/api/constants.js';
 import type { ComponentStatus } from '../../../src/api/types.js';
-import type { GlooHA } from '../../../src/products/gloo/types.js';
 import { plan } from '../../../src/controller/plan.js';
 import type { Plan, Snapshot } from '../../../src/controller/plan-types.js';
 import { ownerLabels, ownerOf } from '../../../src/core/ownership.js';
@@ -27,9 +26,9 @@ const BOTH = { [GP_KEY]: ['spec.kube.podDisruptionBudget', 'spec.kube.horizontal
 const V22 = { [GP_KEY]: [] };
 
 function kgatewayHA(web: Record<string, unknown>) {
-  const k = finalizedGlooHA({} as never, { name: 'kgw', uid: 'uid-kgw' });
+  const k = finalizedGlooHA({}, { name: 'kgw', uid: 'uid-kgw' });
   Object.assign(k, { kind: KGATEWAY_KIND, spec: { controller: { replicas: 2 }, gateways: { web } } });
-  return k as GlooHA;
+  return k;
 }
 
 const owner = ownerOf(kgatewayHA({}));
@@ -39,7 +38,7 @@ function proxy(replicas: number, appliers: string[] = []): V1Deployment {
   const d = deployment('web', proxySelectorLabels('web'), 'kgateway-proxy');
   d.metadata!.labels = labels;
   d.spec!.replicas = replicas;
-  d.spec!.template!.metadata!.labels = { ...labels };
+  d.spec!.template.metadata!.labels = { ...labels };
   d.metadata!.managedFields = appliers.map((manager): V1ManagedFieldsEntry => ({
     manager,
     operation: 'Apply',

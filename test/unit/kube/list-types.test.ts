@@ -170,12 +170,7 @@ describe('ServedListTypes', () => {
       p === '/openapi/v3/apis/apps/v1' ? doc : Object.assign(new Error('nf'), { code: 404 }),
     );
     const warnings: unknown[] = [];
-    const served = new ServedListTypes(
-      client as never,
-      kinds,
-      { warn: (m: string) => warnings.push(m) },
-      () => 0,
-    );
+    const served = new ServedListTypes(client, kinds, { warn: (m: string) => warnings.push(m) }, () => 0);
     const [a, b] = await Promise.all([served.get(), served.get()]);
     expect(a).toBe(b);
     expect(client.paths.filter((p) => p.endsWith('apps/v1'))).toHaveLength(1);
@@ -194,7 +189,7 @@ describe('ServedListTypes', () => {
     const client = fakeClient(() => (fail ? new Error('connection refused') : doc));
     const warnings: string[] = [];
     const served = new ServedListTypes(
-      client as never,
+      client,
       kinds.slice(0, 1),
       { warn: (m: string) => warnings.push(m) },
       () => now,

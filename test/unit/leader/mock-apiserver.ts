@@ -159,7 +159,7 @@ export class MockApiServer {
   private stamp(body: unknown): Record<string, unknown> {
     const obj = structuredClone(body) as { metadata: Record<string, unknown> };
     obj.metadata = { ...obj.metadata, resourceVersion: String(++this.rv) };
-    return obj as unknown as Record<string, unknown>;
+    return obj;
   }
 }
 

@@ -118,7 +118,7 @@ async function setup(
     probeFencing: opts.probeFencing,
     clock: opts.clock,
     makeElector: (callbacks) => (elector = new FakeElector(callbacks)),
-    informerTransport: () => transport as never,
+    informerTransport: () => transport,
   });
   const informer = mgr.informer<Obj>({ group: '', version: 'v1', plural: 'configmaps' });
   const reconciled: { key: string; ctx: WorkContext }[] = [];
@@ -141,7 +141,9 @@ async function setup(
     informer,
     reconciled,
     lines,
-    setHold: (p: Promise<void> | undefined) => (hold = p),
+    setHold: (p: Promise<void> | undefined) => {
+      hold = p;
+    },
   };
 }
 

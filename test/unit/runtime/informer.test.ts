@@ -287,7 +287,7 @@ describe('Informer', () => {
       ignoreLeaseRenewals,
     );
     const l = (rv: string, renew: string, holder = 'h1') =>
-      obj('a', rv, { spec: { holderIdentity: holder, renewTime: renew } } as Record<string, unknown>);
+      obj('a', rv, { spec: { holderIdentity: holder, renewTime: renew } });
     transport.lastWatch.send('MODIFIED', l('2', 't1'));
     transport.lastWatch.send('MODIFIED', l('3', 't2'));
     transport.lastWatch.send('MODIFIED', l('4', 't3', 'h2'));
@@ -413,7 +413,7 @@ describe('Informer: repeated 410 Gone backs off like client-go reflector', () =>
    */
   function goneAfterEveryList(how: 'http' | 'event', limit = 1000) {
     const s = setup([obj('a', '1')]);
-    s.transport.watch = (async (req, onEvent, onDone) => {
+    s.transport.watch = async (req, onEvent, onDone) => {
       const handle = await FakeTransport.prototype.watch.call(s.transport, req, onEvent, onDone);
       if (s.transport.listCalls.length < limit) {
         const w = s.transport.lastWatch;
@@ -429,7 +429,7 @@ describe('Informer: repeated 410 Gone backs off like client-go reflector', () =>
         );
       }
       return handle;
-    }) as typeof s.transport.watch;
+    };
     return s;
   }
 

@@ -6,6 +6,7 @@ import {
   MaxOfRateLimiter,
   backoffDelay,
 } from '../../../src/runtime/ratelimit.js';
+import { abortReason } from '../../../src/runtime/clock.js';
 import { Workqueue, type WorkHandler } from '../../../src/runtime/workqueue.js';
 import { noWorkqueueMetrics, type WorkqueueMetrics } from '../../../src/runtime/workqueue-metrics.js';
 
@@ -260,7 +261,7 @@ describe('Workqueue', () => {
       (_key, ctx) =>
         new Promise((_resolve, reject) => {
           signals.push(ctx.signal);
-          ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason));
+          ctx.signal.addEventListener('abort', () => reject(abortReason(ctx.signal)));
         }),
       { clock, concurrency: 2 },
     );
@@ -416,7 +417,7 @@ describe('Workqueue: guards and leaks', () => {
       },
       retried: () => {},
       trackInFlight: () => {},
-    } as unknown as WorkqueueMetrics;
+    };
     const seen: string[] = [];
     const q = new Workqueue(async (k) => void seen.push(k), { metrics });
     q.start();
