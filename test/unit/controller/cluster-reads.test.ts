@@ -85,7 +85,7 @@ async function setup(initial: { allowed: boolean | Error }) {
         return { items: [pc('high', '1')], resourceVersion: '5' };
       });
       transports.push(t);
-      return t as never;
+      return t;
     },
   });
   const asked: string[] = [];
