@@ -107,6 +107,24 @@ export interface RelatedKind extends KindInfo {
   servedFields?: readonly string[];
 }
 
+/**
+ * What the operator's Helm chart says of a product besides its RBAC (its permissions): rendered into
+ * the chart's generated part (charts/glooha-operator/templates/_products.tpl, scripts/gen-chart-parts.ts),
+ * which the hand-written templates include, so that the chart names no product.
+ */
+export interface ChartFacts {
+  /** The alert that fires when the product's leader Lease is not renewed (PrometheusRule). */
+  leaderLeaseAlert: {
+    /** Its name, which users route and silence by. */
+    name: string;
+    /** Its summary and description: Prometheus templates ({{ $labels.namespace }}, {{ $labels.name }}). */
+    summary: string;
+    description: string;
+  };
+  /** The install notes' lines on how to make an install of the product highly available. */
+  notes: readonly string[];
+}
+
 /** A product: one kind of HA object and the install it keeps available. */
 export interface Product {
   /** Its kind's description: names, schema and rules, from which its CRD and validator are built. */
@@ -117,6 +135,8 @@ export interface Product {
   plural: string;
   /** Its controller's name, in metrics and logs. */
   controllerName: string;
+  /** What the operator's chart says of it (alerts, install notes); undefined: the chart says nothing more. */
+  chart?: ChartFacts;
   /**
    * Objects this kind owned under an earlier release may carry no owner-kind label (they predate
    * it): they are still recognised as its own, so an upgrade neither orphans nor re-creates them.

@@ -9,6 +9,7 @@ import { controllerRuntimeHolderPod } from '../../core/dead-holder.js';
 import { ownerOf } from '../../core/ownership.js';
 import { TARGET_REQUEUE_MS } from '../../controller/plan.js';
 import { installNamespaceOf, type Product } from '../../controller/product.js';
+import { GLOO_CHART } from './chart.js';
 import { desired } from './desired.js';
 import { inTarget, observeInstall } from './observe.js';
 
@@ -21,6 +22,7 @@ export const glooProduct = (computeDesired: typeof desired = desired): Product =
   kind: KIND,
   plural: PLURAL,
   controllerName: CONTROLLER_NAME,
+  chart: GLOO_CHART,
   // Releases before owner-kind labels were symmetric left a GlooHA's objects without one.
   ownsUnlabelledObjects: true,
   crdRequired: true,
