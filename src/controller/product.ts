@@ -171,11 +171,6 @@ export interface Product {
     retryPeriodSecondsOf?(g: HAObject): number | undefined;
   };
   /**
-   * Whether its per-object lease series are also exported under their deprecated names
-   * (glooha_gloo_leader_lease_*), kept for one release for dashboards and alerts that use them.
-   */
-  deprecatedLeaseSeries?: boolean;
-  /**
    * Further kinds it reads in the install's namespace, watched when the API server serves them all
    * (Snapshot.related is undefined otherwise). Those it writes partial applies to must be listed.
    */

@@ -32,7 +32,6 @@ export const glooProduct = (computeDesired: typeof desired = desired): Product =
   // it (scaleTargetRef) or selects its pods, and a user's `kubectl autoscale` or `kubectl create pdb`
   // carries no label of the chart's (the observation matches them).
   leaseName: GLOO_LEASE_NAME,
-  deprecatedLeaseSeries: true,
   // The gloo Deployment's pods (Gloo's chart labels them gloo=gloo). Gloo's elector builds
   // controller-runtime's resource lock, whose identity is `<hostname>_<uuid>`: the pod's name.
   leaderPods: {

@@ -72,11 +72,6 @@ export const EXEMPTIONS: readonly { path: string; only?: RegExp; why: string }[]
     why: "the operator's composition root: it hands the registered products to the manager",
   },
   {
-    path: 'src/metrics/index.ts',
-    only: /^\d+ string "glooha_gloo_leader_lease_(age|duration)_seconds"$/,
-    why: 'PENDING: the deprecated GlooHA-only names of glooha_product_leader_lease_*{kind,lease}, kept for one release (docs/operator.md); removed with that release, not moved',
-  },
-  {
     path: 'charts/glooha-operator/templates/prometheusrule.yaml',
     only: /^\d+ gloo in "- alert: GlooHA[A-Za-z]+"$/,
     why: "the alerts' names: GlooHA is the operator's alert prefix since its first release, and users route and silence by the names (renaming them breaks that); the per-product alerts themselves are generated (_products.tpl)",
