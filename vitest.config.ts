@@ -20,6 +20,7 @@ const CHARTS = [
   'chart/chart',
   'chart/floor-coverage',
   'chart/observability',
+  'chart/products-parts',
   'chart/release',
   'chart/sync',
   'cli/cli',

@@ -3,17 +3,19 @@
 // needs no node_modules and the process loads less code. Layout of OUT (an operator root, as
 // `node OUT/dist/src/main.js`):
 //   OUT/dist/src/main.js    the bundle
-//   OUT/dist/templates/     the handlebars templates (src/core/templates.ts reads ../templates/)
+//   OUT/dist/**/*.hbs       the handlebars templates, by their path under src/ (src/core/templates.ts
+//                           reads them from ../ of the module: dist/templates/, dist/products/<p>/)
 //   OUT/package.json        name, version and "type": "module" (src/version.ts reads it)
 //
 //   node scripts/bundle.mjs OUT
 // (bin/glooha.js bundles the CLI the same way, as OUT/dist/src/glooha.js.)
 /* global process, console, URL */
 import { build } from 'esbuild';
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { escapeNonAscii } from './ascii-source.mjs';
+import { copyTemplates } from './copy-assets.mjs';
 
 /**
  * Marks the modules whose path matches `pattern` free of side effects (esbuild's `sideEffects: false`,
@@ -69,7 +71,7 @@ export async function bundle(out, entry = 'src/main.ts') {
     },
   });
   writeFileSync(outJs, escapeNonAscii(readFileSync(outJs, 'utf8')));
-  cpSync(join(root, 'src/templates'), join(out, 'dist/templates'), { recursive: true });
+  copyTemplates(join(root, 'src'), join(out, 'dist'));
   writeFileSync(
     join(out, 'package.json'),
     JSON.stringify({ name: pkg.name, version: pkg.version, type: 'module', license: pkg.license }, null, 2) +

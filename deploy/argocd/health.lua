@@ -11,7 +11,7 @@
 --   Ready=True                                -> Healthy
 -- Argo CD runs user scripts without Lua's string library: only base, table and package are used.
 local hs = {}
-local kind = obj.kind or "GlooHA"
+local kind = obj.kind or "object"
 
 local function condition(conditionType)
   if obj.status == nil or obj.status.conditions == nil then

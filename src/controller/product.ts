@@ -107,6 +107,24 @@ export interface RelatedKind extends KindInfo {
   servedFields?: readonly string[];
 }
 
+/**
+ * What the operator's Helm chart says of a product besides its RBAC (its permissions): rendered into
+ * the chart's generated part (charts/glooha-operator/templates/_products.tpl, scripts/gen-chart-parts.ts),
+ * which the hand-written templates include, so that the chart names no product.
+ */
+export interface ChartFacts {
+  /** The alert that fires when the product's leader Lease is not renewed (PrometheusRule). */
+  leaderLeaseAlert: {
+    /** Its name, which users route and silence by. */
+    name: string;
+    /** Its summary and description: Prometheus templates ({{ $labels.namespace }}, {{ $labels.name }}). */
+    summary: string;
+    description: string;
+  };
+  /** The install notes' lines on how to make an install of the product highly available. */
+  notes: readonly string[];
+}
+
 /** A product: one kind of HA object and the install it keeps available. */
 export interface Product {
   /** Its kind's description: names, schema and rules, from which its CRD and validator are built. */
@@ -117,6 +135,8 @@ export interface Product {
   plural: string;
   /** Its controller's name, in metrics and logs. */
   controllerName: string;
+  /** What the operator's chart says of it (alerts, install notes); undefined: the chart says nothing more. */
+  chart?: ChartFacts;
   /**
    * Objects this kind owned under an earlier release may carry no owner-kind label (they predate
    * it): they are still recognised as its own, so an upgrade neither orphans nor re-creates them.
@@ -150,11 +170,6 @@ export interface Product {
     /** The retry period an HA object sets for its install, where the product lets it set one. */
     retryPeriodSecondsOf?(g: HAObject): number | undefined;
   };
-  /**
-   * Whether its per-object lease series are also exported under their deprecated names
-   * (glooha_gloo_leader_lease_*), kept for one release for dashboards and alerts that use them.
-   */
-  deprecatedLeaseSeries?: boolean;
   /**
    * Further kinds it reads in the install's namespace, watched when the API server serves them all
    * (Snapshot.related is undefined otherwise). Those it writes partial applies to must be listed.

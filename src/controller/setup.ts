@@ -443,20 +443,17 @@ function setupController(
 
   // Per-object series, read from the cache when scraped: status-only updates (which enqueue nothing)
   // count at once, and a standby reports the same as the leader.
-  opts.metrics?.glooha.observe(
-    product.kind,
-    () =>
-      objects.store.list().map((g) => {
-        const ready = g.status?.conditions?.find((c) => c.type === 'Ready')?.status;
-        const lease = tracker.lease(installNamespaceOf(g));
-        return {
-          namespace: g.metadata.namespace ?? '',
-          name: g.metadata.name,
-          ready: ready === 'True' ? 'true' : ready === 'False' ? 'false' : 'unknown',
-          ...(lease ? { leaderLease: { name: product.leaseName, ...lease } } : {}),
-        };
-      }),
-    { deprecatedLeaseSeries: product.deprecatedLeaseSeries === true },
+  opts.metrics?.glooha.observe(product.kind, () =>
+    objects.store.list().map((g) => {
+      const ready = g.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+      const lease = tracker.lease(installNamespaceOf(g));
+      return {
+        namespace: g.metadata.namespace ?? '',
+        name: g.metadata.name,
+        ready: ready === 'True' ? 'true' : ready === 'False' ? 'false' : 'unknown',
+        ...(lease ? { leaderLease: { name: product.leaseName, ...lease } } : {}),
+      };
+    }),
   );
   opts.metrics?.reconcile.register(name, opts.concurrency);
   // Events of the shared informers map to this product's objects only when its selection holds them.

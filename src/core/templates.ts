@@ -1,4 +1,5 @@
-// Renders the objects glooha writes from handlebars templates (src/templates/*.hbs). Templates fix
+// Renders the objects glooha writes from handlebars templates: the engine's (src/templates/*.hbs,
+// named by TemplateName) and those a product defines in its folder (defineTemplate). Templates fix
 // each object's kind and layout; every value goes through the `json` helper, which puts a placeholder
 // in the YAML and keeps the value aside. The YAML parsed is therefore only the template's own layout:
 // a user's string (a name, a label) never reaches the YAML parser, so it cannot open a new key or
@@ -7,8 +8,8 @@
 // checked, and the metadata must come out unchanged, so a template mistake fails loudly instead of
 // applying junk.
 //
-// The template files are read once, on first use, from next to this module (src/templates in dev,
-// dist/src/templates after the build copies them). That read is the core's only I/O; it is of files
+// The template files are read once, on first use, by their path under src/ (src/ in dev, dist/src/
+// after the build copies them, dist/ beside the bundle: scripts/copy-assets.mjs, scripts/bundle.mjs). That read is the core's only I/O; it is of files
 // shipped with the code, so rendering stays a pure function of its inputs.
 
 import Handlebars from 'handlebars';
@@ -24,11 +25,32 @@ export type TemplateName =
   | 'replicas-floors-configmap'
   | 'deployment-patch'
   | 'horizontal-pod-autoscaler'
-  | 'horizontal-pod-autoscaler-patch'
-  | 'gateway-parameters';
+  | 'horizontal-pod-autoscaler-patch';
 
-/** The kind and top-level keys each template must produce. */
-const SHAPES: Record<TemplateName, { apiVersion: string; kind: string; keys: string[] }> = {
+/** The kind and top-level keys a template must produce. */
+export interface TemplateShape {
+  apiVersion: string;
+  kind: string;
+  keys: string[];
+}
+
+/** A template a product defines: its file, by its path under src/, and the shape it must produce. */
+export interface Template extends TemplateShape {
+  /** Its name, in errors. */
+  name: string;
+  /** Its file's path under src/, e.g. products/<product>/<name>.yaml.hbs (the build copies every src/ .hbs). */
+  path: string;
+}
+
+/** A product's template (its file in its folder); render it with renderObject. */
+export function defineTemplate(t: Template): Template {
+  if (!/^[a-z0-9-]+(\/[a-z0-9-]+)*\.yaml\.hbs$/.test(t.path))
+    throw new TemplateError(`template ${t.name}: path ${t.path} must be a .yaml.hbs file under src/`);
+  return Object.freeze({ ...t, keys: [...t.keys] });
+}
+
+/** The engine's templates: src/templates/<name>.yaml.hbs. */
+const SHAPES: Record<TemplateName, TemplateShape> = {
   'pod-disruption-budget': { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', keys: ['spec'] },
   role: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', keys: ['rules'] },
   'role-binding': {
@@ -49,12 +71,13 @@ const SHAPES: Record<TemplateName, { apiVersion: string; kind: string; keys: str
     kind: 'HorizontalPodAutoscaler',
     keys: ['spec'],
   },
-  'gateway-parameters': {
-    apiVersion: 'gateway.kgateway.dev/v1alpha1',
-    kind: 'GatewayParameters',
-    keys: ['spec'],
-  },
 };
+
+const engineTemplate = (name: TemplateName): Template => ({
+  name,
+  path: `templates/${name}.yaml.hbs`,
+  ...SHAPES[name],
+});
 
 export interface KubeObject {
   apiVersion: string;
@@ -84,17 +107,18 @@ handlebars.registerHelper('json', (value: unknown, options: Handlebars.HelperOpt
   return JSON.stringify(`${PLACEHOLDER}${values.length - 1}`);
 });
 
-const templateDir = fileURLToPath(new URL('../templates/', import.meta.url));
-const compiled = new Map<TemplateName, Handlebars.TemplateDelegate>();
+/** src/ (dev), dist/src/ (the build) or dist/ (the bundle, whose one module is dist/src/<entry>.js). */
+const srcDir = fileURLToPath(new URL('../', import.meta.url));
+const compiled = new Map<string, Handlebars.TemplateDelegate>();
 
-function template(name: TemplateName): Handlebars.TemplateDelegate {
-  let t = compiled.get(name);
-  if (!t) {
-    const source = readFileSync(`${templateDir}${name}.yaml.hbs`, 'utf8');
-    t = handlebars.compile(source, { noEscape: true, strict: true });
-    compiled.set(name, t);
+function compile(t: Template): Handlebars.TemplateDelegate {
+  let c = compiled.get(t.path);
+  if (!c) {
+    const source = readFileSync(`${srcDir}${t.path}`, 'utf8');
+    c = handlebars.compile(source, { noEscape: true, strict: true });
+    compiled.set(t.path, c);
   }
-  return t;
+  return c;
 }
 
 /**
@@ -116,11 +140,13 @@ export function layoutsParsed(): number {
  * one each time (callers may change it).
  */
 export function renderObject(
-  name: TemplateName,
+  which: TemplateName | Template,
   data: { metadata: KubeObject['metadata'] } & Record<string, unknown>,
 ): KubeObject {
+  const t = typeof which === 'string' ? engineTemplate(which) : which;
+  const name = t.name;
   const values: string[] = [];
-  const text = template(name)(data, { data: { values } });
+  const text = compile(t)(data, { data: { values } });
   const filled = { count: 0 };
   const obj = fill(layout(name, text), values, filled);
   if (filled.count !== values.length) {
@@ -128,11 +154,11 @@ export function renderObject(
       `template ${name} placed ${filled.count} of its ${values.length} values: a {{json}} must be a whole YAML value`,
     );
   }
-  checkShape(name, obj, data.metadata);
+  checkShape(t, obj, data.metadata);
   return obj as KubeObject;
 }
 
-function layout(name: TemplateName, text: string): unknown {
+function layout(name: string, text: string): unknown {
   if (layouts.has(text)) return layouts.get(text);
   layoutParses++;
   const doc = parseDocument(text, { uniqueKeys: true, strict: true });
@@ -165,8 +191,8 @@ function fill(node: unknown, json: string[], filled: { count: number }): unknown
   return node;
 }
 
-function checkShape(name: TemplateName, obj: unknown, metadata: KubeObject['metadata']): void {
-  const shape = SHAPES[name];
+function checkShape(shape: Template, obj: unknown, metadata: KubeObject['metadata']): void {
+  const name = shape.name;
   const fail = (why: string) => {
     throw new TemplateError(`template ${name} rendered an unexpected object: ${why}`);
   };

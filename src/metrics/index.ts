@@ -77,18 +77,7 @@ export interface GloohaMetrics {
    * glooha_product_leader_lease_{age,duration}_seconds{kind,namespace,name,lease}. One source per
    * kind; setting a kind's source again replaces it.
    */
-  observe(
-    kind: string,
-    source: () => readonly ObjectHealth[],
-    options?: {
-      /**
-       * Also export the kind's lease series under their deprecated names,
-       * glooha_gloo_leader_lease_{age,duration}_seconds{namespace,name}, kept for one release (the
-       * product that had them asks for them).
-       */
-      deprecatedLeaseSeries?: boolean;
-    },
-  ): void;
+  observe(kind: string, source: () => readonly ObjectHealth[]): void;
   /**
    * glooha_drift_corrections_total{kind,namespace,name,component} += n: the operator reverted a
    * manual change in the install of the HA object kind namespace/name. Per object, so that an alert
@@ -156,13 +145,8 @@ export const LEADERLESS_BUCKETS = [0.5, 1, 2, 3, 4, 5, 7.5, 10, 15, 17.5, 20, 25
 /** client-go's rest_client_request_duration_seconds buckets. */
 export const REST_CLIENT_DURATION_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60];
 
-export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetrics {
-  const registry = new Registry();
-  if (options.defaultLabels) registry.setDefaultLabels(options.defaultLabels);
-  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
-  const registers = [registry];
-
-  // --- leader election
+/** leader_election_*: the operator's own election (client-go's names). */
+function leaderElectionMetrics(registers: Registry[]) {
   const masterStatus = new Gauge({
     name: 'leader_election_master_status',
     help: 'Gauge of if the reporting system is master of the relevant lease, 0 indicates backup, 1 indicates master.',
@@ -196,8 +180,11 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
       if (result === 'success') lastRenew.set({ name }, wallTime.getTime() / 1000);
     },
   };
+  return leaderElection;
+}
 
-  // --- reconciles
+/** controller_runtime_reconcile*: per controller; `controllers` are those set up on this replica. */
+function reconcileMetrics(registers: Registry[]) {
   const reconcileTotal = new Counter({
     name: 'controller_runtime_reconcile_total',
     help: 'Total number of reconciliations per controller',
@@ -258,8 +245,11 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
     terminalError: (controller) => terminalErrors.inc({ controller }),
     panicked: (controller) => panics.inc({ controller }),
   };
+  return { reconcile, controllers };
+}
 
-  // --- work queues. controller-runtime names each queue after its controller and sets both labels.
+/** workqueue_* and controller_runtime_active_workers. controller-runtime names each queue after its controller and sets both labels. */
+function workqueueMetrics(registers: Registry[], controllers: ReadonlySet<string>) {
   const inFlight = new Map<string, () => readonly number[]>();
   const agesOf = (name: string): readonly number[] => inFlight.get(name)?.() ?? [];
   const wqDepth = new Gauge({
@@ -355,8 +345,11 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
     }
     return hooks;
   };
+  return workqueue;
+}
 
-  // --- API requests
+/** rest_client_*: the API requests (client-go's names). */
+function restClientMetrics(registers: Registry[]) {
   const restRequests = new Counter({
     name: 'rest_client_requests_total',
     help: 'Number of HTTP requests, partitioned by status code, method, and host.',
@@ -376,8 +369,11 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
       if (seconds !== undefined) restDuration.observe({ verb: method, host }, seconds);
     },
   };
+  return restClient;
+}
 
-  // --- fencing (docs/leader-election.md, "The fence's layers")
+/** glooha_fenced_writes_total and glooha_fencing_policy_missing (docs/leader-election.md, "The fence's layers"). */
+function fencingMetrics(registers: Registry[]) {
   const fencedWrites = new Counter({
     name: 'glooha_fenced_writes_total',
     help: 'Writes refused because this replica did not hold the Lease, by the layer that refused them (client, socket, admission).',
@@ -393,15 +389,14 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
   });
   policyMissing.set(0);
   const fencingPolicy = { setMissing: (missing: boolean) => policyMissing.set(missing ? 1 : 0) };
+  return { fencing, fencingPolicy };
+}
 
-  // --- per-object series: read from the cache when scraped (see the module comment)
+/** The per-object glooha_* series, read from the cache when scraped (see the module comment), and the per-object events. */
+function objectMetrics(registers: Registry[]) {
   const sources = new Map<string, () => readonly ObjectHealth[]>();
   const each = function* (): Generator<[string, ObjectHealth]> {
     for (const [kind, source] of sources) for (const g of source()) yield [kind, g];
-  };
-  const deprecatedLeaseKinds = new Set<string>();
-  const deprecated = function* (): Generator<[string, ObjectHealth]> {
-    for (const [kind, g] of each()) if (deprecatedLeaseKinds.has(kind)) yield [kind, g];
   };
   new Gauge({
     name: 'glooha_resources',
@@ -457,31 +452,6 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
           );
     },
   });
-  // Deprecated (CHANGELOG): the GlooHA-only names of the two series above, kept for one release so
-  // existing dashboards and alerts keep working.
-  new Gauge({
-    name: 'glooha_gloo_leader_lease_age_seconds',
-    help: 'Deprecated: use glooha_product_leader_lease_age_seconds with the kind label. Seconds since this replica last saw the leader Lease renewed, per HA resource.',
-    labelNames: ['namespace', 'name'] as const,
-    registers,
-    collect() {
-      this.reset();
-      for (const [, g] of deprecated())
-        if (g.leaderLease) this.set({ namespace: g.namespace, name: g.name }, g.leaderLease.ageSeconds);
-    },
-  });
-  new Gauge({
-    name: 'glooha_gloo_leader_lease_duration_seconds',
-    help: 'Deprecated: use glooha_product_leader_lease_duration_seconds with the kind label. The leader Lease leaseDurationSeconds, per HA resource.',
-    labelNames: ['namespace', 'name'] as const,
-    registers,
-    collect() {
-      this.reset();
-      for (const [, g] of deprecated())
-        if (g.leaderLease)
-          this.set({ namespace: g.namespace, name: g.name }, g.leaderLease.leaseDurationSeconds);
-    },
-  });
   const drift = new Counter({
     name: 'glooha_drift_corrections_total',
     help: 'Number of times the operator reverted a change made outside it, by managed object (kind, namespace, name) and component.',
@@ -505,15 +475,25 @@ export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetri
     leaderless: (o, seconds) =>
       leaderless.observe({ kind: o.kind, namespace: o.namespace, name: o.name }, seconds),
     leaseReleased: (o) => leaseReleases.inc({ kind: o.kind, namespace: o.namespace, name: o.name }),
-    observe: (kind, fn, options) => {
-      sources.set(kind, fn);
-      if (options?.deprecatedLeaseSeries) deprecatedLeaseKinds.add(kind);
-      else deprecatedLeaseKinds.delete(kind);
-    },
+    observe: (kind, fn) => void sources.set(kind, fn),
     driftCorrected: (owner, component, n = 1) =>
       drift.inc({ kind: owner.kind, namespace: owner.namespace, name: owner.name, component }, n),
   };
+  return glooha;
+}
 
+export function createMetrics(options: CreateMetricsOptions = {}): OperatorMetrics {
+  const registry = new Registry();
+  if (options.defaultLabels) registry.setDefaultLabels(options.defaultLabels);
+  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  // In this order, the order of the exposition.
+  const leaderElection = leaderElectionMetrics(registers);
+  const { reconcile, controllers } = reconcileMetrics(registers);
+  const workqueue = workqueueMetrics(registers, controllers);
+  const restClient = restClientMetrics(registers);
+  const { fencing, fencingPolicy } = fencingMetrics(registers);
+  const glooha = objectMetrics(registers);
   return {
     registry,
     leaderElection,

@@ -1,5 +1,5 @@
 // The products the operator serves, in one list: the only place the engine's users (the operator's
-// entry point, the CLI, the chart's RBAC) learn which exist. A new product is a folder beside these
+// entry point, the CLI, the chart's generated parts) learn which exist. A new product is a folder beside these
 // and one line here.
 import { ENGINE_PERMISSIONS, type Permission } from '../controller/permissions.js';
 import type { Rule } from '../api/rules.js';
@@ -17,7 +17,8 @@ export const RULES: readonly Rule[] = [...new Set(PRODUCTS.flatMap((p) => p.api.
  * verb) the reconcilers call, and nothing else — the engine's own and each product's. Read by
  * `glooha check` (which asks the API server whether the operator's ServiceAccount may do each) and by
  * the chart's tests (the rendered (Cluster)Roles must grant exactly this: test/unit/chart/expected-rbac.ts).
- * Change it together with charts/glooha-operator/templates/_helpers.tpl and the chart README's table.
+ * The products' part reaches the chart generated (scripts/gen-chart-parts.ts → templates/_products.tpl);
+ * change the engine's together with charts/glooha-operator/templates/_helpers.tpl and the chart README's table.
  */
 export const RECONCILER_PERMISSIONS: readonly Permission[] = [
   ...ENGINE_PERMISSIONS,

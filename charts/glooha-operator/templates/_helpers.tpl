@@ -65,23 +65,15 @@ mode, each watched namespace's Role in namespaced mode). Keep in step with READM
 test/unit/chart/expected-rbac.ts, which the tests compare against.
 */}}
 {{- define "glooha-operator.reconcilerRules" -}}
-# The GlooHA and KgatewayHA custom resources it reconciles (patch: its finalizer, a merge patch of
-# metadata.finalizers), their status, and their finalizers subresource for blockOwnerDeletion on the
-# ownerReferences of what it owns.
-- apiGroups: ["glooha.io"]
-  resources: ["gloohas", "kgatewayhas"]
-  verbs: ["get", "list", "watch", "patch"]
-- apiGroups: ["glooha.io"]
-  resources: ["gloohas/status", "kgatewayhas/status"]
-  verbs: ["get", "update", "patch"]
-- apiGroups: ["glooha.io"]
-  resources: ["gloohas/finalizers", "kgatewayhas/finalizers"]
-  verbs: ["update"]
-# Gloo's Deployments: server-side apply of replicas/env/affinity only (never created or deleted).
+# The HA kinds it reconciles (patch: its finalizer, a merge patch of metadata.finalizers), their
+# status, and their finalizers subresource for blockOwnerDeletion on the ownerReferences of what it
+# owns; and what each product reads or writes besides (_products.tpl, generated from the registry).
+{{ include "glooha-operator.products.rules" . }}
+# The products' Deployments: server-side apply of replicas/env/affinity only (never created or deleted).
 - apiGroups: ["apps"]
   resources: ["deployments"]
   verbs: ["get", "list", "watch", "patch"]
-# HPAs: bounds patched onto Gloo's own; one created (and pruned) for an autoscaled proxy that has none.
+# HPAs: bounds patched onto the product's own; one created (and pruned) for an autoscaled proxy that has none.
 - apiGroups: ["autoscaling"]
   resources: ["horizontalpodautoscalers"]
   verbs: ["get", "list", "watch", "create", "patch", "delete"]
@@ -89,7 +81,7 @@ test/unit/chart/expected-rbac.ts, which the tests compare against.
 - apiGroups: ["policy"]
   resources: ["poddisruptionbudgets"]
   verbs: ["get", "list", "watch", "create", "patch", "delete"]
-# The Role/RoleBinding granting Gloo's ServiceAccount access to its `gloo` Lease.
+# The Role/RoleBinding granting a product's ServiceAccount access to its leader Lease.
 - apiGroups: ["rbac.authorization.k8s.io"]
   resources: ["roles", "rolebindings"]
   verbs: ["get", "list", "watch", "create", "patch", "delete"]
@@ -97,7 +89,7 @@ test/unit/chart/expected-rbac.ts, which the tests compare against.
 - apiGroups: [""]
   resources: ["configmaps"]
   verbs: ["get", "list", "watch", "create", "patch", "delete"]
-# Gloo's ServiceAccounts (read only: the subject of the Role it grants).
+# The products' ServiceAccounts (read only: the subject of the Role it grants).
 - apiGroups: [""]
   resources: ["serviceaccounts"]
   verbs: ["get", "list", "watch"]
@@ -108,20 +100,6 @@ test/unit/chart/expected-rbac.ts, which the tests compare against.
   verbs: ["get", "list", "watch"]
 {{ include "glooha-operator.eventRules" . }}
 {{ include "glooha-operator.leaseRules" . }}
-# kgateway: the Gateways a KgatewayHA names, and the GatewayParameters they name, into which it
-# writes the proxies' HA fields (server-side apply of those fields only; never created or deleted).
-- apiGroups: ["gateway.networking.k8s.io"]
-  resources: ["gateways"]
-  verbs: ["get", "list", "watch"]
-- apiGroups: ["gateway.kgateway.dev"]
-  resources: ["gatewayparameters"]
-  verbs: ["get", "list", "watch", "patch"]
-# kgateway: PriorityClasses (cluster-scoped, read only), so that a KgatewayHA's
-# spec.controller.priorityClassName is written only once it exists. A namespace's Role cannot grant a
-# cluster-scoped kind: namespaced mode has it through rbac.clusterWideReads only.
-- apiGroups: ["scheduling.k8s.io"]
-  resources: ["priorityclasses"]
-  verbs: ["get", "list", "watch"]
 {{- end }}
 
 {{/*

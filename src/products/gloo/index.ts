@@ -9,6 +9,7 @@ import { controllerRuntimeHolderPod } from '../../core/dead-holder.js';
 import { ownerOf } from '../../core/ownership.js';
 import { TARGET_REQUEUE_MS } from '../../controller/plan.js';
 import { installNamespaceOf, type Product } from '../../controller/product.js';
+import { GLOO_CHART } from './chart.js';
 import { desired } from './desired.js';
 import { inTarget, observeInstall } from './observe.js';
 
@@ -21,6 +22,7 @@ export const glooProduct = (computeDesired: typeof desired = desired): Product =
   kind: KIND,
   plural: PLURAL,
   controllerName: CONTROLLER_NAME,
+  chart: GLOO_CHART,
   // Releases before owner-kind labels were symmetric left a GlooHA's objects without one.
   ownsUnlabelledObjects: true,
   crdRequired: true,
@@ -30,7 +32,6 @@ export const glooProduct = (computeDesired: typeof desired = desired): Product =
   // it (scaleTargetRef) or selects its pods, and a user's `kubectl autoscale` or `kubectl create pdb`
   // carries no label of the chart's (the observation matches them).
   leaseName: GLOO_LEASE_NAME,
-  deprecatedLeaseSeries: true,
   // The gloo Deployment's pods (Gloo's chart labels them gloo=gloo). Gloo's elector builds
   // controller-runtime's resource lock, whose identity is `<hostname>_<uuid>`: the pod's name.
   leaderPods: {

@@ -33,6 +33,7 @@ import {
 import type { ObservedContainer, ObservedDeployment, ObservedHPA, ObservedPDB } from '../../core/observed.js';
 import { ownedMetadata, ownerOf, patchMetadata, type Owner } from '../../core/ownership.js';
 import { renderObject, type KubeObject } from '../../core/templates.js';
+import { GATEWAY_PARAMETERS_TEMPLATE } from './templates.js';
 import {
   CHART_ENV_AFTER_EXTRA_ENV,
   CHART_VERSION_LABEL,
@@ -421,7 +422,7 @@ function gatewayParametersPatch(ns: string, name: string, fields: ComponentField
     !horizontalPodAutoscaler
   )
     return null;
-  return renderObject('gateway-parameters', {
+  return renderObject(GATEWAY_PARAMETERS_TEMPLATE, {
     metadata: patchMetadata(name, ns),
     deployment: { set: Object.keys(deployment).length > 0, value: deployment },
     podTemplate: { set: Object.keys(podTemplate).length > 0, value: podTemplate },

@@ -11,6 +11,7 @@ import type { KindInfo } from '../../controller/kinds.js';
 import { installNamespaceOf, type Product, type RelatedKind } from '../../controller/product.js';
 import type { Snapshot } from '../../controller/plan-types.js';
 import { kindKey } from '../../kube/list-types.js';
+import { KGATEWAY_CHART } from './chart.js';
 import { desiredKgateway } from './desired.js';
 import {
   CONTROLLER_CONTAINER,
@@ -85,6 +86,7 @@ export const KGATEWAY: Product = {
   kind: KGATEWAY_KIND,
   plural: KGATEWAY_PLURAL,
   controllerName: CONTROLLER_NAME,
+  chart: KGATEWAY_CHART,
   deploymentSelector: INSTALL_LABEL_SELECTOR,
   // kgateway's proxies get their HPAs and PDBs from their users (or `glooha migrate`), unlabelled:
   // every one in scope may cover them.

@@ -34,6 +34,7 @@ import type { Finding } from '../../core/findings.js';
 import { rolloutStrategy } from '../../core/rollout-strategy.js';
 import { podAntiAffinity, topologySpreadConstraints } from '../../core/scheduling.js';
 import { renderObject, type KubeObject } from '../../core/templates.js';
+import { GATEWAY_PARAMETERS_TEMPLATE } from './templates.js';
 import {
   CONTROLLER_LEASE_TIMINGS,
   DEFAULT_RELEASE,
@@ -216,7 +217,7 @@ function proxyObjects(c: ComponentIntent, namespace: string, notes: Finding[]): 
   };
   const metadata = { name: gateway, namespace };
   const objects = [
-    renderObject('gateway-parameters', {
+    renderObject(GATEWAY_PARAMETERS_TEMPLATE, {
       metadata,
       deployment: { set: Object.keys(deployment).length > 0, value: deployment },
       podTemplate: { set: Object.keys(podTemplate).length > 0, value: podTemplate },

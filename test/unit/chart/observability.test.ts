@@ -36,14 +36,6 @@ async function exportedNames(): Promise<Set<string>> {
   return names;
 }
 
-/** Series kept under an old name for one release (their help text starts "Deprecated"). */
-async function deprecatedNames(): Promise<Set<string>> {
-  const m = createMetrics({ defaultMetrics: false });
-  return new Set(
-    (await m.registry.getMetricsAsJSON()).filter((x) => x.help.startsWith('Deprecated')).map((x) => x.name),
-  );
-}
-
 describe('chart: alerts and dashboard', () => {
   beforeAll(() => void helm(), helmBuildTimeoutMs);
 
@@ -73,11 +65,9 @@ describe('chart: alerts and dashboard', () => {
     expect(rules.find((r) => r.alert === 'GlooHADriftCorrections')?.expr).toMatch(/> 7$/);
     for (const r of rules) expect(r.expr, r.alert).toContain('job="glooha-operator-metrics"');
     const exported = await exportedNames();
-    const deprecated = await deprecatedNames();
     for (const r of rules)
       for (const name of metricNames(r.expr).filter((n) => !['absent', 'sum', 'max', 'min'].includes(n))) {
         expect(exported, `${r.alert}: ${name}`).toContain(name);
-        expect(deprecated, `${r.alert}: ${name}`).not.toContain(name);
       }
   });
 
@@ -109,13 +99,11 @@ describe('chart: alerts and dashboard', () => {
       panels: Array<{ title: string; targets: Array<{ expr: string }> }>;
     };
     const exported = await exportedNames();
-    const deprecated = await deprecatedNames();
     expect(dashboard.panels.length).toBeGreaterThan(5);
     for (const p of dashboard.panels)
       for (const t of p.targets)
         for (const name of metricNames(t.expr)) {
           expect(exported, `${p.title}: ${name}`).toContain(name);
-          expect(deprecated, `${p.title}: ${name}`).not.toContain(name);
         }
     // Both kinds: the per-object panels split by kind, and none is titled for GlooHAs alone.
     const perObject = dashboard.panels.filter((p) =>

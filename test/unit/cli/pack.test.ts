@@ -32,9 +32,12 @@ describe('the glooha executable, packed and from a checkout', () => {
       expect(help.stdout).toContain('glooha status [NAME]');
       const version = await npx(['glooha', '--version']);
       expect(version.stdout).toMatch(/^glooha \d+\.\d+\.\d+/);
-      // The packaged templates are found (render reads src/templates from the package).
+      // The packaged templates are found (render reads them from dist/src, the engine's and kgateway's).
       const render = await npx(['glooha', 'render', '-f', join(repoRoot, 'examples', 'glooha.yaml')]);
       expect(render.stdout).toContain('kind: PodDisruptionBudget');
+      // kgateway's own template, in its folder, is packaged too.
+      const kgw = await npx(['glooha', 'render', '-f', join(repoRoot, 'examples', 'kgatewayha.yaml')]);
+      expect(kgw.stdout).toContain('kind: GatewayParameters');
       // A cluster command with no kubeconfig: exit 3 and one line, from the packed build too.
       const noCluster = await npx(['glooha', 'status', '--kubeconfig', join(dir, 'none')]).catch(
         (e: { code: number; stderr: string }) => e,
@@ -88,6 +91,9 @@ describe('npx glooha in a fresh checkout', () => {
       // The output is glooha's alone (what `npx glooha render ... | kubectl apply -f -` reads).
       const render = await npx(['glooha', 'render', '-f', 'examples/glooha-small.yaml']);
       expect(render.stdout).toMatch(/^apiVersion: /);
+      // The bundle finds a product's template in its folder (dist/products/<product>/ beside it).
+      const kgw = await npx(['glooha', 'render', '-f', 'examples/kgatewayha.yaml']);
+      expect(kgw.stdout).toContain('kind: GatewayParameters');
       const unusable = await npx(['glooha', 'status', '--kubeconfig', '/dev/null']).catch(
         (e: { code: number; stdout: string; stderr: string }) => e,
       );

@@ -2,7 +2,8 @@
 // same strings in the same place, and nothing else appears.
 import { describe, expect, it } from 'vitest';
 import { desired } from '../../../src/products/gloo/desired.js';
-import { TemplateError, layoutsParsed, renderObject } from '../../../src/core/templates.js';
+import { TemplateError, defineTemplate, layoutsParsed, renderObject } from '../../../src/core/templates.js';
+import { GATEWAY_PARAMETERS_TEMPLATE } from '../../../src/products/kgateway/templates.js';
 import { NS, glooHA, installFor } from './fixtures.js';
 
 const HOSTILE = [
@@ -118,6 +119,48 @@ describe('renderObject', () => {
     expect(other.spec).toMatchObject({ minAvailable: 2 });
     // a failure is not cached as a success
     expect(() => renderObject('role', { metadata: { name: 'n', namespace: 'ns' } })).toThrow();
+  });
+});
+
+describe("a product's own template (defineTemplate)", () => {
+  const data = (name: string) => ({
+    metadata: { name, namespace: 'ns' },
+    deployment: { set: true, value: { replicas: 2 } },
+    podTemplate: { set: false, value: {} },
+    podDisruptionBudget: { set: false, value: null },
+    horizontalPodAutoscaler: { set: false, value: null },
+  });
+
+  it('renders from its file in the product folder, values as data, checked against its own shape', () => {
+    const obj = renderObject(GATEWAY_PARAMETERS_TEMPLATE, data('x\nkind: Secret'));
+    expect(obj.kind).toBe('GatewayParameters');
+    expect(obj.metadata.name).toBe('x\nkind: Secret');
+    expect(obj.spec).toEqual({ kube: { deployment: { replicas: 2 } } });
+  });
+
+  it('fails loudly when the file renders another kind than the definition says', () => {
+    const wrong = defineTemplate({ ...GATEWAY_PARAMETERS_TEMPLATE, name: 'wrong', kind: 'Deployment' });
+    expect(() => renderObject(wrong, data('a'))).toThrow(
+      /template wrong rendered an unexpected object: gateway\.kgateway\.dev\/v1alpha1\/GatewayParameters/,
+    );
+    const extraKey = defineTemplate({ ...GATEWAY_PARAMETERS_TEMPLATE, name: 'nospec', keys: [] });
+    expect(() => renderObject(extraKey, data('a'))).toThrow(/unexpected top-level keys spec/);
+  });
+
+  it('takes only a .yaml.hbs path under src/, and names a missing file', () => {
+    for (const path of [
+      '../etc/passwd.yaml.hbs',
+      '/abs/x.yaml.hbs',
+      'products/x/t.yaml',
+      'products/X/t.yaml.hbs',
+    ])
+      expect(() => defineTemplate({ ...GATEWAY_PARAMETERS_TEMPLATE, path }), path).toThrow(TemplateError);
+    const missing = defineTemplate({
+      ...GATEWAY_PARAMETERS_TEMPLATE,
+      name: 'm',
+      path: 'products/none/m.yaml.hbs',
+    });
+    expect(() => renderObject(missing, data('a'))).toThrow(/products\/none\/m\.yaml\.hbs/);
   });
 });
 

@@ -215,7 +215,7 @@ describe('createMetrics', () => {
         leaderLease: { name: 'kgateway-envoy', ageSeconds: 20, leaseDurationSeconds: 15 },
       },
     ];
-    m.glooha.observe('GlooHA', () => gloo, { deprecatedLeaseSeries: true });
+    m.glooha.observe('GlooHA', () => gloo);
     m.glooha.observe('KgatewayHA', () => kgateway);
     m.glooha.driftCorrected({ kind: 'GlooHA', namespace: 'team-a', name: 'gloo' }, 'gloo');
     m.glooha.driftCorrected({ kind: 'GlooHA', namespace: 'team-b', name: 'gloo' }, 'gloo');
@@ -250,11 +250,10 @@ describe('createMetrics', () => {
         'glooha_product_leader_lease_duration_seconds{kind="KgatewayHA",namespace="a",name="one",lease="kgateway-envoy"}',
       ),
     ).toBe(15);
-    // The deprecated Gloo-only names: GlooHAs only, for one release.
-    expect(sample(body, 'glooha_gloo_leader_lease_age_seconds{namespace="a",name="one"}')).toBe(1.5);
-    expect(sample(body, 'glooha_gloo_leader_lease_duration_seconds{namespace="a",name="one"}')).toBe(15);
-    expect(body.match(/^glooha_gloo_leader_lease_age_seconds\{/gm)).toHaveLength(1);
-    expect(sample(body, 'glooha_gloo_leader_lease_age_seconds{namespace="a",name="two"}')).toBeUndefined();
+    // The GlooHA-only names of these two (deprecated for one release) are gone: one family per
+    // series, the product told by its kind label.
+    expect(body).not.toMatch(/^(# (HELP|TYPE) )?glooha_gloo_/m);
+    expect(body.match(/^glooha_product_leader_lease_age_seconds\{/gm)).toHaveLength(2);
     // per install: one counter per GlooHA, not one summed across installs
     expect(
       sample(
@@ -281,7 +280,12 @@ describe('createMetrics', () => {
     expect(sample(body, 'glooha_ready{kind="GlooHA",namespace="a",name="two"}')).toBe(0);
     expect(sample(body, 'glooha_ready{kind="GlooHA",namespace="a",name="one"}')).toBeUndefined();
     expect(sample(body, 'glooha_ready{kind="KgatewayHA",namespace="a",name="one"}')).toBe(0);
-    expect(sample(body, 'glooha_gloo_leader_lease_age_seconds{namespace="a",name="one"}')).toBeUndefined();
+    expect(
+      sample(
+        body,
+        'glooha_product_leader_lease_age_seconds{kind="GlooHA",namespace="a",name="one",lease="gloo"}',
+      ),
+    ).toBeUndefined();
   });
 
   it('matches controller-runtime metric for metric: name, type, labels, buckets', async () => {
