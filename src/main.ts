@@ -21,6 +21,7 @@ import { accessAllowed } from './kube/access.js';
 import type { Product } from './controller/product.js';
 import { createLogger, isLogLevel, type Logger } from './log.js';
 import { Manager } from './manager/manager.js';
+import { DEFAULT_LIST_PAGE_SIZE } from './runtime/informer.js';
 import { createMetrics } from './metrics/index.js';
 import { PRODUCTS } from './products/index.js';
 import { installFailurePolicy } from './process/failure-policy.js';
@@ -39,6 +40,8 @@ Flags (each also read from the environment variable shown; a flag wins):
   --concurrency N                        GLOOHA_CONCURRENCY    HA resources reconciled in parallel (default 4)
   --resync-period DURATION               GLOOHA_RESYNC_PERIOD  re-check every HA resource this often (default 10m)
   --metrics-bind-address ADDR            GLOOHA_METRICS_BIND_ADDRESS  /metrics, /healthz, /readyz (default :8080)
+  --list-page-size N                     GLOOHA_LIST_PAGE_SIZE  objects per list request of a cache (default 500;
+                                         0 = each kind in one request)
   --log-level debug|info|warn|error      LOG_LEVEL             (default info)
   --product-lease-handover[=false]       GLOOHA_PRODUCT_LEASE_HANDOVER  hand the product's leader Lease over once
                                          its kubelet reports the holder's process ended (default true)
@@ -64,11 +67,19 @@ export interface OperatorConfig {
   concurrency: number;
   resyncPeriodMs: number;
   metricsBindAddress: string;
+  /** Objects per list request of each informer (0 = no paging). */
+  listPageSize: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** Clear the managed product's Lease once the kubelet reports its holder's process ended (holder-release.ts). */
   productLeaseHandover: boolean;
   leaderElection: ReturnType<typeof resolveLeaderElectionConfig>;
 }
+
+/**
+ * The largest --list-page-size: a page that big is a whole kind in one response for any install this
+ * operator serves, which 0 says more plainly.
+ */
+const MAX_LIST_PAGE_SIZE = 100_000;
 
 /** Leader-election flags that may be given bare (`--leader-elect` = `--leader-elect=true`). */
 const BARE_BOOLEAN_FLAGS = [
@@ -96,6 +107,7 @@ export function parseConfig(
         concurrency: { type: 'string' },
         'resync-period': { type: 'string' },
         'metrics-bind-address': { type: 'string' },
+        'list-page-size': { type: 'string' },
         'log-level': { type: 'string' },
         'product-lease-handover': { type: 'string' },
         version: { type: 'boolean' },
@@ -125,6 +137,13 @@ export function parseConfig(
   if (resyncPeriodMs === undefined || resyncPeriodMs < 10_000) {
     throw new UsageError(
       `--resync-period (GLOOHA_RESYNC_PERIOD) must be a duration of at least 10s such as 10m, got "${resyncRaw}"`,
+    );
+  }
+  const pageSizeRaw = pick('list-page-size', 'GLOOHA_LIST_PAGE_SIZE') ?? String(DEFAULT_LIST_PAGE_SIZE);
+  const listPageSize = /^\d+$/.test(pageSizeRaw) ? Number(pageSizeRaw) : NaN;
+  if (!Number.isInteger(listPageSize) || listPageSize > MAX_LIST_PAGE_SIZE) {
+    throw new UsageError(
+      `--list-page-size (GLOOHA_LIST_PAGE_SIZE) must be a whole number from 0 (no paging) to ${MAX_LIST_PAGE_SIZE}, got "${pageSizeRaw}"`,
     );
   }
   const logLevel = pick('log-level', 'LOG_LEVEL') ?? 'info';
@@ -169,6 +188,7 @@ export function parseConfig(
     concurrency,
     resyncPeriodMs,
     metricsBindAddress: pick('metrics-bind-address', 'GLOOHA_METRICS_BIND_ADDRESS') ?? ':8080',
+    listPageSize,
     logLevel,
     productLeaseHandover: handoverRaw === 'true',
     leaderElection,
@@ -295,6 +315,7 @@ export async function run(
     namespaces: config.watchNamespaces,
     leaderElection: config.leaderElection,
     metricsBindAddress: config.metricsBindAddress,
+    listPageSize: config.listPageSize,
   });
   const controllerOptions = {
     concurrency: config.concurrency,

@@ -29,7 +29,13 @@ import { realClock, type Clock } from '../runtime/clock.js';
 import { anyOf, deepEqual, generationChanged, type EventFilter } from '../runtime/filters.js';
 import type { Informer, Selection } from '../runtime/informer.js';
 import { selectionMatcher } from '../runtime/selection.js';
-import { stripManagedFields, stripManagedFieldsOf } from '../runtime/transforms.js';
+import {
+  stripLastApplied,
+  stripManagedFields,
+  stripManagedFieldsOf,
+  stripStatus,
+  transforms,
+} from '../runtime/transforms.js';
 import { objectKey } from '../runtime/store.js';
 import { EventRecorder } from './actions/events.js';
 import { kubeWriter } from './actions/writer.js';
@@ -145,23 +151,29 @@ export function setupControllers(
   const coverSelection = (p: Product): Selection | undefined =>
     p.coverSelector ? { labelSelector: p.coverSelector } : undefined;
   const leaseSelection = (p: Product): Selection => ({ fieldSelector: `metadata.name=${p.leaseName}` });
-  // Cache transforms: managedFields are read only from the products' Deployments and HPAs (drift
-  // author, handover) and from owned objects (drift author: other writers only), so the rest drop them.
+  // Cache transforms (src/runtime/transforms.ts): managedFields are read only from the products'
+  // Deployments and HPAs (drift author, handover), from owned objects (drift author: other writers
+  // only) and from GatewayParameters (handover), so the rest drop them. kubectl's last-applied
+  // annotation is read nowhere (no reader in src/): every kind drops it but Leases, which the Lease
+  // hand-over PUTs back from the cache (holder-release.ts). Statuses are read of the HA objects,
+  // Deployments, HPAs, PDBs (status.ts, rollout-status.ts) and pods (dead-holder.ts), none of the
+  // related kinds' (a product reads their names and specs), so those drop theirs.
   const deployments = sharedInformer<V1Deployment & KubernetesObject>(
     mgr,
     DEPLOYMENTS,
     products.map(deploymentSelection),
+    stripLastApplied,
   );
   // HPAs and PDBs: the ones that may cover the products' Deployments, and the ones the operator owns,
   // in one informer each. Owned objects keep other writers' managedFields only (the drift author);
   // the rest of the HPAs keep all (the handover reads ours), the rest of the PDBs none.
   const managed: Selection = { labelSelector: `${LABEL_MANAGED_BY}=${MANAGER}` };
   const isManaged = selectionMatcher(managed);
-  const stripOwn = stripManagedFieldsOf(MANAGER);
+  const stripOwn = transforms(stripManagedFieldsOf(MANAGER), stripLastApplied);
   const ownedOr =
     <T extends KubernetesObject>(other: (o: T) => T) =>
     (o: T): T =>
-      isManaged(o) ? (stripOwn(o) as T) : other(o);
+      isManaged(o) ? (stripOwn(o) as T) : other(stripLastApplied(o));
   const hpas = sharedInformer<V2HorizontalPodAutoscaler & KubernetesObject>(
     mgr,
     HPAS,
@@ -202,7 +214,12 @@ export function setupControllers(
   );
   const pods =
     electing.length > 0
-      ? sharedInformer<V1Pod & KubernetesObject>(mgr, PODS, electing, stripManagedFields)
+      ? sharedInformer<V1Pod & KubernetesObject>(
+          mgr,
+          PODS,
+          electing,
+          transforms(stripManagedFields, stripLastApplied),
+        )
       : undefined;
   // A related kind two products read is one informer too.
   const related = new Map<string, Informer<KubernetesObject>>();
@@ -215,7 +232,9 @@ export function setupControllers(
         k.kind,
         mgr.informer<KubernetesObject>({
           ...ref,
-          ...(keepManagedFields ? {} : { transform: stripManagedFields }),
+          transform: keepManagedFields
+            ? transforms(stripLastApplied, stripStatus)
+            : transforms(stripManagedFields, stripLastApplied, stripStatus),
         }),
       );
     }
@@ -227,7 +246,11 @@ export function setupControllers(
       if (cluster.has(k.kind) || !clusterReadable?.includes(k.kind)) continue;
       cluster.set(
         k.kind,
-        mgr.informer<KubernetesObject>({ ...k, namespaces: [], transform: stripManagedFields }),
+        mgr.informer<KubernetesObject>({
+          ...k,
+          namespaces: [],
+          transform: transforms(stripManagedFields, stripLastApplied),
+        }),
       );
     }
   const controllers = setups.map((s) =>
@@ -297,7 +320,7 @@ function setupController(
     group: GROUP,
     version: VERSION,
     plural: product.plural,
-    transform: stripManagedFields,
+    transform: transforms(stripManagedFields, stripLastApplied),
   });
   objects.addIndex('installNamespace', (g) => [installNamespaceOf(g)]);
   // This product's selection of the shared caches.
