@@ -3,10 +3,11 @@
 // keep the last state of every object in a Store, and hand add/update/delete deltas to handlers.
 //
 // It owns its loop rather than using client-node's informer (`makeInformer`/`ListWatch`, 2.x) because
-// that one lists in one request with no limit (the whole kind in one response, parsed at once: the
-// memory peak of a cold start), has no transform hook before objects are stored, gives handlers no
-// old object (so a resourceVersion/managedFields bump or a Lease renewal cannot be filtered out, see
-// filters.ts), and serves one namespace or the cluster per informer. Here one store serves several
+// that one lists through one call of a list function (no continue pages: the whole kind in one
+// response, parsed at once, the memory peak of a cold start), has no transform hook before objects
+// are stored, gives update handlers no old object (so a resourceVersion/managedFields bump or a Lease
+// renewal cannot be filtered out, see filters.ts), and serves one namespace or the cluster per
+// informer. Here one store serves several
 // namespaces (a watch per namespace, or one cluster-wide watch; see watchClusterWide), watches ask for
 // bookmarks and a server-side timeoutSeconds, and every request goes through the operator's one
 // transport (src/kube/client.ts: pooled, counted, fenced; its `watch()` is this module's stream).
