@@ -25,6 +25,7 @@ import {
 import type { HAObject } from '../api/types.js';
 import type { Manager } from '../manager/manager.js';
 import type { OperatorMetrics } from '../metrics/index.js';
+import { podAsRead } from '../core/dead-holder.js';
 import { realClock, type Clock } from '../runtime/clock.js';
 import { anyOf, deepEqual, generationChanged, type EventFilter } from '../runtime/filters.js';
 import type { Informer, Selection } from '../runtime/informer.js';
@@ -157,7 +158,8 @@ export function setupControllers(
   // annotation is read nowhere (no reader in src/): every kind drops it but Leases, which the Lease
   // hand-over PUTs back from the cache (holder-release.ts). Statuses are read of the HA objects,
   // Deployments, HPAs, PDBs (status.ts, rollout-status.ts) and pods (dead-holder.ts), none of the
-  // related kinds' (a product reads their names and specs), so those drop theirs.
+  // related kinds' (a product reads their names and specs), so those drop theirs. Pods keep only what
+  // podFacts reads (podAsRead).
   const deployments = sharedInformer<V1Deployment & KubernetesObject>(
     mgr,
     DEPLOYMENTS,
@@ -218,7 +220,7 @@ export function setupControllers(
           mgr,
           PODS,
           electing,
-          transforms(stripManagedFields, stripLastApplied),
+          transforms(stripManagedFields, stripLastApplied, podAsRead),
         )
       : undefined;
   // A related kind two products read is one informer too.
