@@ -10,6 +10,7 @@
 //                          --repeat 3 --no-floor --steady-seconds 20 --samples 5
 //                          (the idle operator under V8 flags: each configuration 3 times, interleaved, medians)
 //   npm run bench:scale -- --installs 500 --concurrency 4,8,16   (a sweep: one fresh control plane per row)
+//   npm run bench:scale -- --installs 500 --list-page-size 0,50,500   (the caches' list page size, a sweep)
 //
 // Per value of --installs, on a fresh test control plane (test/env/controlplane.ts) whose controller
 // manager runs without the Deployment and ReplicaSet controllers, so installs are Deployments without
@@ -309,6 +310,11 @@ interface RunOptions {
   installs: number;
   mode: Mode;
   concurrency?: number;
+  /**
+   * The caches' list page size (GLOOHA_LIST_PAGE_SIZE: an operator that predates it ignores the
+   * variable and lists as it always did); undefined: the operator's default.
+   */
+  listPageSize?: number;
   steadySeconds: number;
   samples: number;
   floor: boolean;
@@ -340,6 +346,8 @@ interface Operator {
   metricsUrl: Promise<string>;
   marks: Record<string, number>;
   peakRssKb: number;
+  /** VmHWM when the operator logged "caches synced": the peak of its first list of every kind. */
+  syncedHwmKb: number;
   sampler: NodeJS.Timeout;
   stderrTail: string[];
   /** Terms this replica lost while running (the elector's `stopped leading`, not at its own shutdown). */
@@ -353,6 +361,7 @@ function spawnOperator(
   nodeFlags: string[],
   logPath: string,
   gcFile: string,
+  extraEnv: Record<string, string> = {},
 ): Operator {
   // The whole log goes to a file (the tail is kept for errors): a slow or stuck run is read there.
   const logFile = createWriteStream(logPath);
@@ -379,6 +388,7 @@ function spawnOperator(
       env: {
         ...process.env,
         ...env,
+        ...extraEnv,
         POD_NAME: 'scale-bench',
         LOG_LEVEL: 'info',
         GLOOHA_BENCH_GC_FILE: gcFile,
@@ -396,6 +406,7 @@ function spawnOperator(
     metricsUrl,
     marks,
     peakRssKb: 0,
+    syncedHwmKb: NaN,
     sampler: undefined!,
     stderrTail: [],
     lostTerms: 0,
@@ -423,6 +434,13 @@ function spawnOperator(
           op.lostTerms++;
         for (const m of ['caches synced', 'started leading']) {
           if (msg.startsWith(m) && marks[m] === undefined) marks[m] = performance.now() - startedAt;
+        }
+        if (msg.startsWith('caches synced') && Number.isNaN(op.syncedHwmKb)) {
+          try {
+            op.syncedHwmKb = procStatus(child.pid!).hwmKb;
+          } catch {
+            // exited
+          }
         }
       } catch {
         // not JSON: kept in the tail only
@@ -526,7 +544,10 @@ async function quiet(metricsUrl: string, forMs: number, timeoutMs: number): Prom
 }
 
 async function runOne(o: RunOptions) {
-  log(`=== ${o.installs} installs, ${o.mode} mode, --concurrency=${o.concurrency ?? 'default'}`);
+  log(
+    `=== ${o.installs} installs, ${o.mode} mode, --concurrency=${o.concurrency ?? 'default'}, ` +
+      `list page size ${o.listPageSize ?? 'default'}`,
+  );
   const loadAtStart = loadavg();
   const plane: ControlPlane = await startControlPlane({ log, nodes: 1, workloads: false });
   setControlPlane(plane);
@@ -582,12 +603,21 @@ async function runOne(o: RunOptions) {
     const logPath = join(
       tmpdir(),
       `glooha-scale-${o.rootName}-${o.installs}-${o.mode}-c${o.concurrency ?? 'default'}` +
+        `${o.listPageSize === undefined ? '' : `-p${o.listPageSize}`}` +
         `${o.nodeFlags.length > 0 ? '-' + o.nodeFlags.join('_').replace(/[^\w=.-]+/g, '') : ''}-r${o.round}.log`,
     );
     log(`operator log: ${logPath}`);
     const gcFile = `${logPath}.gc.jsonl`;
     rmSync(gcFile, { force: true });
-    const op = spawnOperator(id, args, o.operatorRoot, o.nodeFlags, logPath, gcFile);
+    const op = spawnOperator(
+      id,
+      args,
+      o.operatorRoot,
+      o.nodeFlags,
+      logPath,
+      gcFile,
+      o.listPageSize === undefined ? {} : { GLOOHA_LIST_PAGE_SIZE: String(o.listPageSize) },
+    );
     cleanups.unshift(() => stopOperator(op));
     const appliedAt = await Promise.all(
       namespaces.map((ns) =>
@@ -700,6 +730,7 @@ async function runOne(o: RunOptions) {
       installs: o.installs,
       mode: o.mode,
       concurrency: o.concurrency ?? 'default',
+      listPageSize: o.listPageSize ?? 'default',
       operatorRoot: o.operatorRoot,
       rootName: o.rootName,
       nodeFlags: o.nodeFlags,
@@ -718,6 +749,8 @@ async function runOne(o: RunOptions) {
         writesPerInstall: perInstall(coldWrites.length),
         reconcilesPerInstall: perInstall(coldReconciles),
         peakRssMB: Math.round(op.peakRssKb / 1024),
+        /** The peak RSS (VmHWM) when the caches had synced: the first lists' share of the peak. */
+        syncedPeakRssMB: Math.round(op.syncedHwmKb / 1024),
         vmHwmMB: Math.round(coldStatus.hwmKb / 1024),
         heapUsedMB: Math.round(heapAfterCold / 2 ** 20),
       },
@@ -894,6 +927,7 @@ async function floor(
 
 const USAGE = `usage: npx tsx bench/scale.ts [--installs N[,N...] (default 10,100,500)] [--mode M[,M...]: cluster (default), namespaced, namespaced-wide-reads]
   [--concurrency C[,C...] (default: the operator's default; a list is a sweep)] [--steady-seconds S (default 60)]
+  [--list-page-size P[,P...] (the caches' list page size, GLOOHA_LIST_PAGE_SIZE; default: the operator's; a list is a sweep)]
   [--samples K (default 20)] [--no-floor] [--operator-root [NAME=]DIR[,...] (default: this checkout; each built with npm run build first; a list is side by side)]
   [--node-flags "FLAGS[;FLAGS...]" (passed to node before the operator's script, NAME=VALUE to its environment;
     "image": the Dockerfile's ENTRYPOINT flags and ENV; a list is a sweep)]
@@ -906,6 +940,7 @@ async function main(): Promise<number> {
       installs: { type: 'string', default: '10,100,500' },
       mode: { type: 'string', default: 'cluster' },
       concurrency: { type: 'string' },
+      'list-page-size': { type: 'string' },
       'steady-seconds': { type: 'string', default: '60' },
       samples: { type: 'string', default: '20' },
       'no-floor': { type: 'boolean', default: false },
@@ -947,6 +982,10 @@ async function main(): Promise<number> {
     values.concurrency === undefined
       ? [undefined]
       : values.concurrency.split(',').map((x) => int('concurrency', x, 64));
+  const pageSizes: (number | undefined)[] =
+    values['list-page-size'] === undefined
+      ? [undefined]
+      : values['list-page-size'].split(',').map((x) => int('list-page-size', x, 100_000, 0));
   // Operator roots to compare side by side in one run: DIR or NAME=DIR, comma-separated (e.g.
   // before=<bench/baseline.sh's directory>,after=.). Each is built unless --no-build; a root without a
   // package.json build script (a bundle from scripts/bundle.mjs) is taken as it is.
@@ -981,42 +1020,52 @@ async function main(): Promise<number> {
     for (const installs of sizes) {
       for (const mode of modes as Mode[]) {
         for (const concurrency of concurrencies) {
-          for (const nodeFlags of flagSets) {
-            for (const root of roots) {
-              results.push(
-                await runOne({
-                  installs,
-                  mode,
-                  concurrency,
-                  steadySeconds: int('steady-seconds', values['steady-seconds'], 3600),
-                  samples: int('samples', values.samples, 1000),
-                  // One floor per size and concurrency is enough: it does not depend on the operator.
-                  floor: !values['no-floor'] && root === roots[0] && nodeFlags === flagSets[0] && round === 1,
-                  operatorRoot: root.dir,
-                  rootName: root.name,
-                  nodeFlags,
-                  round,
-                }),
-              );
+          for (const listPageSize of pageSizes)
+            for (const nodeFlags of flagSets) {
+              for (const root of roots) {
+                results.push(
+                  await runOne({
+                    installs,
+                    mode,
+                    concurrency,
+                    listPageSize,
+                    steadySeconds: int('steady-seconds', values['steady-seconds'], 3600),
+                    samples: int('samples', values.samples, 1000),
+                    // One floor per size and concurrency is enough: it does not depend on the operator.
+                    floor:
+                      !values['no-floor'] &&
+                      root === roots[0] &&
+                      nodeFlags === flagSets[0] &&
+                      listPageSize === pageSizes[0] &&
+                      round === 1,
+                    operatorRoot: root.dir,
+                    rootName: root.name,
+                    nodeFlags,
+                    round,
+                  }),
+                );
+              }
             }
-          }
         }
       }
     }
   // The node flags column only when a run set some: the README's table stays as it was otherwise.
   const withFlags = flagSets.some((f) => f.length > 0);
   const withRoots = roots.length > 1;
+  const withPageSizes = values['list-page-size'] !== undefined;
   const header =
     (withRoots ? '| operator ' : '') +
     (withFlags ? '| node flags ' : '') +
-    '| installs | mode | concurrency | caches synced | all applied (from start) | after leading | floor | ratio | update p50/p99 | drift p50/p99 | peak RSS | heap | requests/install | writes/install | reconciles/install | steady req/min | steady writes | steady CPU | idle RSS / heap after GC | lost terms | Lease reqs at leader-election | loop lag p99 |';
+    (withPageSizes ? '| list page size ' : '') +
+    '| installs | mode | concurrency | caches synced | all applied (from start) | after leading | floor | ratio | update p50/p99 | drift p50/p99 | peak RSS at sync | peak RSS | heap | requests/install | writes/install | reconciles/install | steady req/min | steady writes | steady CPU | idle RSS / heap after GC | lost terms | Lease reqs at leader-election | loop lag p99 |';
   const rows = results.map(
     (r) =>
       (withRoots ? `| ${r.rootName} ` : '') +
       (withFlags ? `| ${r.nodeFlags.join(' ') || '(none)'} ` : '') +
-      `| ${r.installs} | ${r.mode} | ${r.concurrency} | ${(r.cold.cachesSyncedMs / 1000).toFixed(1)} s | ${(r.cold.allAppliedMs / 1000).toFixed(1)} s | ${(r.cold.allAppliedAfterLeadingMs / 1000).toFixed(1)} s | ${r.floorMs === undefined ? '—' : (r.floorMs / 1000).toFixed(1) + ' s'} | ${r.ratioToFloor ?? '—'} | ${r.latency.updateP50Ms} / ${r.latency.updateP99Ms} ms | ${r.latency.driftP50Ms} / ${r.latency.driftP99Ms} ms | ${r.cold.peakRssMB} MB | ${r.cold.heapUsedMB} MB | ${r.cold.requestsPerInstall} | ${r.cold.writesPerInstall} | ${r.cold.reconcilesPerInstall} | ${r.steady.requestsPerMinute} | ${r.steady.writes} | ${r.steady.cpuPercent}% | ${r.memoryAtEnd.afterGc.rssMB} / ${r.memoryAtEnd.afterGc.heapUsedMB} MB | ${r.leader.lostTerms} | ${r.leader.leaseRequestsAtLeaderElection} | ${r.leader.eventLoopLagP99Ms} ms |`,
+      (withPageSizes ? `| ${r.listPageSize} ` : '') +
+      `| ${r.installs} | ${r.mode} | ${r.concurrency} | ${(r.cold.cachesSyncedMs / 1000).toFixed(1)} s | ${(r.cold.allAppliedMs / 1000).toFixed(1)} s | ${(r.cold.allAppliedAfterLeadingMs / 1000).toFixed(1)} s | ${r.floorMs === undefined ? '—' : (r.floorMs / 1000).toFixed(1) + ' s'} | ${r.ratioToFloor ?? '—'} | ${r.latency.updateP50Ms} / ${r.latency.updateP99Ms} ms | ${r.latency.driftP50Ms} / ${r.latency.driftP99Ms} ms | ${r.cold.syncedPeakRssMB} MB | ${r.cold.peakRssMB} MB | ${r.cold.heapUsedMB} MB | ${r.cold.requestsPerInstall} | ${r.cold.writesPerInstall} | ${r.cold.reconcilesPerInstall} | ${r.steady.requestsPerMinute} | ${r.steady.writes} | ${r.steady.cpuPercent}% | ${r.memoryAtEnd.afterGc.rssMB} / ${r.memoryAtEnd.afterGc.heapUsedMB} MB | ${r.leader.lostTerms} | ${r.leader.leaseRequestsAtLeaderElection} | ${r.leader.eventLoopLagP99Ms} ms |`,
   );
-  const table = `${header}\n|${'---|'.repeat(22 + (withFlags ? 1 : 0) + (withRoots ? 1 : 0))}\n${rows.join('\n')}`;
+  const table = `${header}\n|${'---|'.repeat(23 + (withFlags ? 1 : 0) + (withRoots ? 1 : 0) + (withPageSizes ? 1 : 0))}\n${rows.join('\n')}`;
   process.stdout.write(`\n${table}\n`);
   const summary = repeat > 1 ? medians(results) : undefined;
   if (summary) process.stdout.write(`\n${summary.table}\n`);
@@ -1049,13 +1098,13 @@ async function main(): Promise<number> {
 type Result = Awaited<ReturnType<typeof runOne>>;
 
 /**
- * One row per configuration (installs, mode, concurrency, node flags, operator root) with the medians
+ * One row per configuration (installs, mode, concurrency, list page size, node flags, operator root) with the medians
  * of its --repeat runs: the idle memory after GC and where it is, and what it costs in CPU and time.
  */
 function medians(results: Result[]): { table: string; rows: Record<string, unknown>[] } {
   const groups = new Map<string, Result[]>();
   for (const r of results) {
-    const key = JSON.stringify([r.installs, r.mode, r.concurrency, r.nodeFlags, r.rootName]);
+    const key = JSON.stringify([r.installs, r.mode, r.concurrency, r.listPageSize, r.nodeFlags, r.rootName]);
     groups.set(key, [...(groups.get(key) ?? []), r]);
   }
   const rows = [...groups.values()].map((rs) => {
@@ -1073,6 +1122,7 @@ function medians(results: Result[]): { table: string; rows: Record<string, unkno
       installs: rs[0]!.installs,
       mode: rs[0]!.mode,
       concurrency: rs[0]!.concurrency,
+      listPageSize: rs[0]!.listPageSize,
       runs: rs.length,
       idleRssMB: m((r) => gc(r).rssMB),
       idleRssRangeMB: [Math.min(...rs.map((r) => gc(r).rssMB)), Math.max(...rs.map((r) => gc(r).rssMB))],
@@ -1087,6 +1137,7 @@ function medians(results: Result[]): { table: string; rows: Record<string, unkno
         m((r) => gc(r).anonArenasMB, 1),
         m((r) => gc(r).anonOtherMB, 1),
       ],
+      syncedPeakRssMB: m((r) => r.cold.syncedPeakRssMB),
       peakRssMB: m((r) => r.cold.peakRssMB),
       coldCpuSeconds: m((r) => r.cold.cpuSeconds, 2),
       cpuSecondsToEnd: m((r) => r.steady.cpuSecondsSinceStart, 2),
@@ -1098,13 +1149,13 @@ function medians(results: Result[]): { table: string; rows: Record<string, unkno
     };
   });
   const header =
-    '| operator | node flags | installs | runs | idle RSS after GC (min–max) | heap used | RSS anon / file | V8 committed (young) | anon: brk / arenas / other | peak RSS | CPU: cold start / to the end | steady CPU | leading (from start) | all applied (from start) | update p50 | load at starts |';
+    '| operator | node flags | list page size | installs | runs | idle RSS after GC (min–max) | heap used | RSS anon / file | V8 committed (young) | anon: brk / arenas / other | peak RSS at sync | peak RSS | CPU: cold start / to the end | steady CPU | leading (from start) | all applied (from start) | update p50 | load at starts |';
   const lines = rows.map(
     (r) =>
-      `| ${r.operator} | ${r.nodeFlags} | ${r.installs} | ${r.runs} | ${r.idleRssMB} MB (${r.idleRssRangeMB.join('–')}) | ${r.idleHeapUsedMB} MB | ${r.idleRssAnonMB} / ${r.idleRssFileMB} MB | ${r.idleHeapCommittedMB} (${r.idleNewSpaceCommittedMB}) MB | ${r.idleAnonBrkArenasOtherMB.join(' / ')} MB | ${r.peakRssMB} MB | ${r.coldCpuSeconds} / ${r.cpuSecondsToEnd} s | ${r.steadyCpuPercent}% | ${(r.startedLeadingMs / 1000).toFixed(1)} s | ${(r.allAppliedMs / 1000).toFixed(1)} s | ${r.updateP50Ms} ms | ${r.loadavgAtStart.join(', ')} |`,
+      `| ${r.operator} | ${r.nodeFlags} | ${r.listPageSize} | ${r.installs} | ${r.runs} | ${r.idleRssMB} MB (${r.idleRssRangeMB.join('–')}) | ${r.idleHeapUsedMB} MB | ${r.idleRssAnonMB} / ${r.idleRssFileMB} MB | ${r.idleHeapCommittedMB} (${r.idleNewSpaceCommittedMB}) MB | ${r.idleAnonBrkArenasOtherMB.join(' / ')} MB | ${r.syncedPeakRssMB} MB | ${r.peakRssMB} MB | ${r.coldCpuSeconds} / ${r.cpuSecondsToEnd} s | ${r.steadyCpuPercent}% | ${(r.startedLeadingMs / 1000).toFixed(1)} s | ${(r.allAppliedMs / 1000).toFixed(1)} s | ${r.updateP50Ms} ms | ${r.loadavgAtStart.join(', ')} |`,
   );
   return {
-    table: `Medians of ${Math.max(...rows.map((r) => r.runs))} interleaved runs:\n\n${header}\n|${'---|'.repeat(16)}\n${lines.join('\n')}`,
+    table: `Medians of ${Math.max(...rows.map((r) => r.runs))} interleaved runs:\n\n${header}\n|${'---|'.repeat(18)}\n${lines.join('\n')}`,
     rows,
   };
 }

@@ -20,6 +20,7 @@ import { loadKubeConfig } from './kube/config.js';
 import { ClusterReads, type ClusterKind } from './controller/cluster-reads.js';
 import { createLogger, isLogLevel, type Logger } from './log.js';
 import { Manager } from './manager/manager.js';
+import { DEFAULT_LIST_PAGE_SIZE } from './runtime/informer.js';
 import { createMetrics } from './metrics/index.js';
 import { PRODUCTS } from './products/index.js';
 import { installFailurePolicy } from './process/failure-policy.js';
@@ -41,6 +42,8 @@ Flags (each also read from the environment variable shown; a flag wins):
                                          cluster-scoped kinds may be read, to start or stop their watches
                                          without a restart (default 1m; also at once after a 403)
   --metrics-bind-address ADDR            GLOOHA_METRICS_BIND_ADDRESS  /metrics, /healthz, /readyz (default :8080)
+  --list-page-size N                     GLOOHA_LIST_PAGE_SIZE  objects per list request of a cache (default 500;
+                                         0 = each kind in one request)
   --log-level debug|info|warn|error      LOG_LEVEL             (default info)
   --product-lease-handover[=false]       GLOOHA_PRODUCT_LEASE_HANDOVER  hand the product's leader Lease over once
                                          its kubelet reports the holder's process ended (default true)
@@ -68,11 +71,19 @@ export interface OperatorConfig {
   /** How often RBAC is asked again which cluster-scoped kinds may be read (cluster-reads.ts). */
   rbacRecheckPeriodMs: number;
   metricsBindAddress: string;
+  /** Objects per list request of each informer (0 = no paging). */
+  listPageSize: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /** Clear the managed product's Lease once the kubelet reports its holder's process ended (holder-release.ts). */
   productLeaseHandover: boolean;
   leaderElection: ReturnType<typeof resolveLeaderElectionConfig>;
 }
+
+/**
+ * The largest --list-page-size: a page that big is a whole kind in one response for any install this
+ * operator serves, which 0 says more plainly.
+ */
+const MAX_LIST_PAGE_SIZE = 100_000;
 
 /** Leader-election flags that may be given bare (`--leader-elect` = `--leader-elect=true`). */
 const BARE_BOOLEAN_FLAGS = [
@@ -101,6 +112,7 @@ export function parseConfig(
         'resync-period': { type: 'string' },
         'rbac-recheck-period': { type: 'string' },
         'metrics-bind-address': { type: 'string' },
+        'list-page-size': { type: 'string' },
         'log-level': { type: 'string' },
         'product-lease-handover': { type: 'string' },
         version: { type: 'boolean' },
@@ -137,6 +149,13 @@ export function parseConfig(
   if (rbacRecheckPeriodMs === undefined || rbacRecheckPeriodMs < 1_000) {
     throw new UsageError(
       `--rbac-recheck-period (GLOOHA_RBAC_RECHECK_PERIOD) must be a duration of at least 1s such as 1m, got "${recheckRaw}"`,
+    );
+  }
+  const pageSizeRaw = pick('list-page-size', 'GLOOHA_LIST_PAGE_SIZE') ?? String(DEFAULT_LIST_PAGE_SIZE);
+  const listPageSize = /^\d+$/.test(pageSizeRaw) ? Number(pageSizeRaw) : NaN;
+  if (!Number.isInteger(listPageSize) || listPageSize > MAX_LIST_PAGE_SIZE) {
+    throw new UsageError(
+      `--list-page-size (GLOOHA_LIST_PAGE_SIZE) must be a whole number from 0 (no paging) to ${MAX_LIST_PAGE_SIZE}, got "${pageSizeRaw}"`,
     );
   }
   const logLevel = pick('log-level', 'LOG_LEVEL') ?? 'info';
@@ -182,6 +201,7 @@ export function parseConfig(
     resyncPeriodMs,
     rbacRecheckPeriodMs,
     metricsBindAddress: pick('metrics-bind-address', 'GLOOHA_METRICS_BIND_ADDRESS') ?? ':8080',
+    listPageSize,
     logLevel,
     productLeaseHandover: handoverRaw === 'true',
     leaderElection,
@@ -305,6 +325,7 @@ export async function run(
     namespaces: config.watchNamespaces,
     leaderElection: config.leaderElection,
     metricsBindAddress: config.metricsBindAddress,
+    listPageSize: config.listPageSize,
   });
   const controllerOptions = {
     concurrency: config.concurrency,

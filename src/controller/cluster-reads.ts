@@ -15,7 +15,7 @@ import { realClock, sleep, type Clock } from '../runtime/clock.js';
 import { ignoreNoopUpdates } from '../runtime/filters.js';
 import type { Informer } from '../runtime/informer.js';
 import type { Cache } from '../runtime/store.js';
-import { stripManagedFields } from '../runtime/transforms.js';
+import { stripLastApplied, stripManagedFields, transforms } from '../runtime/transforms.js';
 import type { KindInfo } from './kinds.js';
 import { decideReads, forbidden, readAnswer, type ReadAnswer, type VerbAnswer } from './read-access.js';
 
@@ -180,7 +180,7 @@ export class ClusterReads {
     const inf = this.mgr.informer<KubernetesObject>({
       ...ref,
       namespaces: [],
-      transform: stripManagedFields,
+      transform: transforms(stripManagedFields, stripLastApplied),
     });
     this.informers.set(kind, inf);
     const changed = () => this.notify(kind);

@@ -173,6 +173,8 @@ export interface Product {
   /**
    * Further kinds it reads in the install's namespace, watched when the API server serves them all
    * (Snapshot.related is undefined otherwise). Those it writes partial applies to must be listed.
+   * They are cached without their status, which no product reads (a status update then wakes no
+   * reconcile either): a product that comes to read one needs the cache to keep it first.
    */
   relatedKinds: readonly RelatedKind[];
   /**

@@ -25,11 +25,18 @@ import {
 import type { HAObject } from '../api/types.js';
 import type { Manager } from '../manager/manager.js';
 import type { OperatorMetrics } from '../metrics/index.js';
+import { podAsRead } from '../core/dead-holder.js';
 import { realClock, type Clock } from '../runtime/clock.js';
 import { anyOf, deepEqual, generationChanged, type EventFilter } from '../runtime/filters.js';
 import type { Informer, Selection } from '../runtime/informer.js';
 import { selectionMatcher } from '../runtime/selection.js';
-import { stripManagedFields, stripManagedFieldsOf } from '../runtime/transforms.js';
+import {
+  stripLastApplied,
+  stripManagedFields,
+  stripManagedFieldsOf,
+  stripStatus,
+  transforms,
+} from '../runtime/transforms.js';
 import { objectKey } from '../runtime/store.js';
 import { EventRecorder } from './actions/events.js';
 import type { ClusterReads } from './cluster-reads.js';
@@ -149,23 +156,30 @@ export function setupControllers(
   const coverSelection = (p: Product): Selection | undefined =>
     p.coverSelector ? { labelSelector: p.coverSelector } : undefined;
   const leaseSelection = (p: Product): Selection => ({ fieldSelector: `metadata.name=${p.leaseName}` });
-  // Cache transforms: managedFields are read only from the products' Deployments and HPAs (drift
-  // author, handover) and from owned objects (drift author: other writers only), so the rest drop them.
+  // Cache transforms (src/runtime/transforms.ts): managedFields are read only from the products'
+  // Deployments and HPAs (drift author, handover), from owned objects (drift author: other writers
+  // only) and from GatewayParameters (handover), so the rest drop them. kubectl's last-applied
+  // annotation is read nowhere (no reader in src/): every kind drops it but Leases, which the Lease
+  // hand-over PUTs back from the cache (holder-release.ts). Statuses are read of the HA objects,
+  // Deployments, HPAs, PDBs (status.ts, rollout-status.ts) and pods (dead-holder.ts), none of the
+  // related kinds' (a product reads their names and specs), so those drop theirs. Pods keep only what
+  // podFacts reads (podAsRead).
   const deployments = sharedInformer<V1Deployment & KubernetesObject>(
     mgr,
     DEPLOYMENTS,
     products.map(deploymentSelection),
+    stripLastApplied,
   );
   // HPAs and PDBs: the ones that may cover the products' Deployments, and the ones the operator owns,
   // in one informer each. Owned objects keep other writers' managedFields only (the drift author);
   // the rest of the HPAs keep all (the handover reads ours), the rest of the PDBs none.
   const managed: Selection = { labelSelector: `${LABEL_MANAGED_BY}=${MANAGER}` };
   const isManaged = selectionMatcher(managed);
-  const stripOwn = stripManagedFieldsOf(MANAGER);
+  const stripOwn = transforms(stripManagedFieldsOf(MANAGER), stripLastApplied);
   const ownedOr =
     <T extends KubernetesObject>(other: (o: T) => T) =>
     (o: T): T =>
-      isManaged(o) ? (stripOwn(o) as T) : other(o);
+      isManaged(o) ? (stripOwn(o) as T) : other(stripLastApplied(o));
   const hpas = sharedInformer<V2HorizontalPodAutoscaler & KubernetesObject>(
     mgr,
     HPAS,
@@ -206,7 +220,12 @@ export function setupControllers(
   );
   const pods =
     electing.length > 0
-      ? sharedInformer<V1Pod & KubernetesObject>(mgr, PODS, electing, stripManagedFields)
+      ? sharedInformer<V1Pod & KubernetesObject>(
+          mgr,
+          PODS,
+          electing,
+          transforms(stripManagedFields, stripLastApplied, podAsRead),
+        )
       : undefined;
   // A related kind two products read is one informer too.
   const related = new Map<string, Informer<KubernetesObject>>();
@@ -219,7 +238,9 @@ export function setupControllers(
         k.kind,
         mgr.informer<KubernetesObject>({
           ...ref,
-          ...(keepManagedFields ? {} : { transform: stripManagedFields }),
+          transform: keepManagedFields
+            ? transforms(stripLastApplied, stripStatus)
+            : transforms(stripManagedFields, stripLastApplied, stripStatus),
         }),
       );
     }
@@ -291,7 +312,7 @@ function setupController(
     group: GROUP,
     version: VERSION,
     plural: product.plural,
-    transform: stripManagedFields,
+    transform: transforms(stripManagedFields, stripLastApplied),
   });
   objects.addIndex('installNamespace', (g) => [installNamespaceOf(g)]);
   // This product's selection of the shared caches.

@@ -9,7 +9,7 @@
 // holder's own or a later one, and either way the holder's process is gone. Anything less (no such
 // record, a record the kubelet wrote without knowing, a record from before the acquire, facts that
 // contradict each other) waits for the Lease to expire, as it would without the operator.
-import type { V1ContainerStateTerminated, V1Pod } from '@kubernetes/client-node';
+import type { V1ContainerStateTerminated, V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
 
 /** The reason the kubelet writes for a container it can no longer find: "unknown", not "stopped". */
 export const UNKNOWN_TERMINATION_REASON = 'ContainerStatusUnknown';
@@ -89,6 +89,39 @@ function termination(field: Termination['field'], t: V1ContainerStateTerminated 
       finishedAtUs: timeMicros(t.finishedAt),
     },
   ];
+}
+
+/**
+ * A pod cut down to what podFacts reads (the pods cache stores this, src/controller/setup.ts):
+ * metadata as it is, spec.hostname and the containers' names, and of each container status its name
+ * and terminated states. The rest of a pod (images, env, volumes, probes, conditions, IPs) is most
+ * of its size and read by no code. Next to podFacts so that a new read there is a new field here; the
+ * test holds that podFacts of the projection is podFacts of the pod, for every elector name.
+ */
+export function podAsRead<T extends V1Pod>(pod: T): T {
+  const { spec, status } = pod;
+  if (spec)
+    pod.spec = {
+      ...(spec.hostname === undefined ? {} : { hostname: spec.hostname }),
+      containers: (spec.containers ?? []).map((c) => ({ name: c.name })),
+    };
+  if (status)
+    pod.status = {
+      ...(status.containerStatuses
+        ? {
+            // Partial statuses: image, ready and restartCount are of no use here.
+            containerStatuses: status.containerStatuses.map(
+              (c) =>
+                ({
+                  name: c.name,
+                  ...(c.state?.terminated ? { state: { terminated: c.state.terminated } } : {}),
+                  ...(c.lastState?.terminated ? { lastState: { terminated: c.lastState.terminated } } : {}),
+                }) as V1ContainerStatus,
+            ),
+          }
+        : {}),
+    };
+  return pod;
 }
 
 /** The facts of a pod, for the container `elector` the product runs its leader election in. */

@@ -46,6 +46,8 @@ export interface ManagerOptions {
   namespaces: readonly string[];
   leaderElection: LeaderElectionConfig;
   metricsBindAddress: string;
+  /** Objects per list request of every informer (default DEFAULT_LIST_PAGE_SIZE; 0 = no paging). */
+  listPageSize?: number;
   /** Start-up fails if a cache has not synced by then. Default 2 min (controller-runtime's). */
   cacheSyncTimeoutMs?: number;
   /** How long a term's end waits for in-flight reconciles. Default 3 s (plus the Lease release, it fits the shutdown budget). */
@@ -186,6 +188,7 @@ export class Manager {
     const informer = new Informer<T>(this.client, {
       ...opts,
       namespaces: opts.namespaces ?? this.opts.namespaces,
+      pageSize: opts.pageSize ?? this.opts.listPageSize,
       logger: this.log,
       clock: this.opts.clock,
       transport: this.opts.informerTransport?.(opts) as Transport<T> | undefined,

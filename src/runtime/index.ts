@@ -44,7 +44,14 @@ export {
   type ExponentialBackoffOptions,
   type RateLimiter,
 } from './ratelimit.js';
-export { stripManagedFields, stripManagedFieldsOf } from './transforms.js';
+export {
+  LAST_APPLIED_ANNOTATION,
+  stripLastApplied,
+  stripManagedFields,
+  stripManagedFieldsOf,
+  stripStatus,
+  transforms,
+} from './transforms.js';
 export { Store, objectKey, splitKey, type Cache, type Delta, type IndexFunc } from './store.js';
 export {
   Workqueue,

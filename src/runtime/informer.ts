@@ -2,13 +2,22 @@
 // feeding a reflector store): list a resource once, then watch it from the list's resourceVersion,
 // keep the last state of every object in a Store, and hand add/update/delete deltas to handlers.
 //
-// It owns its loop rather than using client-node's informer (`makeInformer`/`ListWatch`) because
-// the operator needs all of these, in one place it controls: handlers get the old and the new object (so a
-// resourceVersion/managedFields bump or a Lease renewal can be filtered out, see filters.ts), one
-// store serves several namespaces (a watch per namespace, or one cluster-wide watch; see
-// watchClusterWide), watches ask for bookmarks and a server-side timeoutSeconds, lists are
-// paginated, and every request goes through the operator's one transport (src/kube/client.ts:
-// pooled, counted, fenced; its `watch()` is this module's stream), which serves the lists too.
+// It owns its loop rather than using client-node's informer (`makeInformer`/`ListWatch`, 2.x) because
+// that one lists through one call of a list function (no continue pages: the whole kind in one
+// response, parsed at once, the memory peak of a cold start), has no transform hook before objects
+// are stored, gives update handlers no old object (so a resourceVersion/managedFields bump or a Lease
+// renewal cannot be filtered out, see filters.ts), and serves one namespace or the cluster per
+// informer. Here one store serves several
+// namespaces (a watch per namespace, or one cluster-wide watch; see watchClusterWide), watches ask for
+// bookmarks and a server-side timeoutSeconds, and every request goes through the operator's one
+// transport (src/kube/client.ts: pooled, counted, fenced; its `watch()` is this module's stream).
+//
+// Lists are paginated as client-go's reflector does (its pager, 500 items a page by default,
+// `--list-page-size`): `limit` on the first request, then `continue` with the token of the page
+// before, so neither the API server nor this process holds one response of the whole kind. A continue
+// token outlives the list's snapshot only until etcd compacts it (5 min by default): a 410 Gone on a
+// continuation page falls back to one full list from the start, without limit, as client-go's pager
+// does (FullListIfExpired) — a list that keeps expiring between pages would otherwise never finish.
 //
 // The loop: list (paginated) → watch from the list's resourceVersion with bookmarks → on a clean
 // close resume from the last resourceVersion seen (no re-list, no duplicate adds) → on 410 Gone
@@ -128,17 +137,22 @@ export function kubeTransport<T extends KubernetesObject>(
 export interface ReflectorStats {
   /** Full lists done (the first one plus every re-list after 410 Gone). */
   lists: number;
+  /** List requests made (pages: a list of N items at page size P is ceil(N / P) of them). */
+  pages: number;
   /** Watch requests started. */
   watches: number;
   /** Of those, resumed from a resourceVersion seen on a previous watch (not straight after a list). */
   resumes: number;
-  /** 410 Gone seen (watch or list): each leads to a re-list. */
+  /** 410 Gone seen (watch, list, or a list's continue token): each leads to a re-list. */
   expired: number;
   /** Errors retried with backoff. */
   errors: number;
   /** Watch events received (bookmarks included). */
   events: number;
 }
+
+/** Items per list page unless configured: client-go's reflector's (its pager's) default. */
+export const DEFAULT_LIST_PAGE_SIZE = 500;
 
 /** A watch that ends within this without an object is not a working watch (it resets no backoff). */
 const HEALTHY_WATCH_MS = 1000;
@@ -191,7 +205,15 @@ class Reflector<T extends KubernetesObject> {
   watchFromOverride?: string;
   /** Ends the current watch so the loop starts the next one right away (set while a watch runs). */
   restartWatch?: () => void;
-  readonly stats: ReflectorStats = { lists: 0, watches: 0, resumes: 0, expired: 0, errors: 0, events: 0 };
+  readonly stats: ReflectorStats = {
+    lists: 0,
+    pages: 0,
+    watches: 0,
+    resumes: 0,
+    expired: 0,
+    errors: 0,
+    events: 0,
+  };
   /** Watch events other than ERROR: what tells a working watch from one that fails at once. */
   private objectEvents = 0;
   private readonly cfg: ReflectorConfig<T>;
@@ -256,7 +278,7 @@ class Reflector<T extends KubernetesObject> {
       } catch (err) {
         if (signal.aborted) break;
         if (errorStatus(err) === 410 && !(err instanceof RepeatedGoneError)) {
-          // HTTP 410 on the watch request (or an expired list continue token): re-list right away,
+          // HTTP 410 on the watch request (or on a list's first page): re-list right away,
           // unless it happened again since the last watch that worked (then back off like any error).
           this.stats.expired++;
           this.resourceVersion = '';
@@ -285,26 +307,32 @@ class Reflector<T extends KubernetesObject> {
   }
 
   private async listAndReplace(signal: AbortSignal): Promise<void> {
-    const items: T[] = [];
+    let items: T[] = [];
     let cont: string | undefined;
     let rv: string;
+    // 0 = no paging: one request for the whole kind.
+    let limit: number | undefined = this.cfg.pageSize > 0 ? this.cfg.pageSize : undefined;
     do {
-      const page = await abortable(
-        this.cfg.transport.list({
-          namespace: this.cfg.namespace,
-          labelSelector: this.cfg.labelSelector,
-          fieldSelector: this.cfg.fieldSelector,
-          limit: this.cfg.pageSize,
-          continue: cont,
-          signal,
-        }),
-        signal,
-      );
+      let page: ListPage<T>;
+      try {
+        page = await this.listPage(limit, cont, signal);
+      } catch (err) {
+        if (!cont || errorStatus(err) !== 410 || signal.aborted) throw err;
+        // The continue token expired (etcd compacted the list's snapshot): the pages so far are of a
+        // revision the server no longer serves. Start over with one full list, as client-go's pager.
+        this.stats.expired++;
+        this.cfg.log.info('list continue token expired (410 Gone), listing again in full', {
+          listedSoFar: items.length,
+        });
+        items = [];
+        limit = undefined;
+        page = await this.listPage(undefined, undefined, signal);
+      }
       for (const item of page.items) {
         if (this.cfg.keep && !this.cfg.keep(item)) continue;
         items.push(this.cfg.transform ? this.cfg.transform(item) : item);
       }
-      cont = page.continue;
+      cont = limit === undefined ? undefined : page.continue;
       rv = page.resourceVersion;
     } while (cont && !signal.aborted);
     if (signal.aborted) throw signal.reason;
@@ -314,6 +342,25 @@ class Reflector<T extends KubernetesObject> {
     for (const d of this.cfg.store.replace(items, this.cfg.namespace, scope)) this.cfg.emit(d);
     this.resourceVersion = rv;
     this.cfg.log.debug('listed', { count: items.length, resourceVersion: rv });
+  }
+
+  private listPage(
+    limit: number | undefined,
+    cont: string | undefined,
+    signal: AbortSignal,
+  ): Promise<ListPage<T>> {
+    this.stats.pages++;
+    return abortable(
+      this.cfg.transport.list({
+        namespace: this.cfg.namespace,
+        labelSelector: this.cfg.labelSelector,
+        fieldSelector: this.cfg.fieldSelector,
+        limit,
+        continue: cont,
+        signal,
+      }),
+      signal,
+    );
   }
 
   private watchOnce(signal: AbortSignal): Promise<WatchOutcome> {
@@ -484,7 +531,7 @@ export interface InformerOptions<T> extends ResourceRef {
    * labelSelector and fieldSelector.
    */
   selections?: readonly Selection[];
-  /** Items per list page (default 500). */
+  /** Items per list page (default 500, client-go's; 0 = one list request without a limit). */
   pageSize?: number;
   /**
    * Server-side timeout of each watch request; default random in [300, 600) s like client-go. The
@@ -572,7 +619,7 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
       labelSelector: selection.labelSelector,
       fieldSelector: selection.fieldSelector,
       heldElsewhere,
-      pageSize: opts.pageSize ?? 500,
+      pageSize: opts.pageSize ?? DEFAULT_LIST_PAGE_SIZE,
       watchTimeoutSeconds: () => opts.watchTimeoutSeconds ?? 300 + Math.random() * 300,
       stallTimeoutMs: opts.stallTimeoutMs,
       backoffBaseMs: opts.backoff?.baseDelayMs ?? 800,
@@ -723,7 +770,15 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
 
   /** Counters summed over all namespaces (tests use them to prove a watch resumed instead of re-listing). */
   stats(): InformerStats {
-    const sum: InformerStats = { lists: 0, watches: 0, resumes: 0, expired: 0, errors: 0, events: 0 };
+    const sum: InformerStats = {
+      lists: 0,
+      pages: 0,
+      watches: 0,
+      resumes: 0,
+      expired: 0,
+      errors: 0,
+      events: 0,
+    };
     for (const r of this.reflectors) {
       for (const k of Object.keys(sum) as (keyof InformerStats)[]) sum[k] += r.stats[k];
     }

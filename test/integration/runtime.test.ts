@@ -17,7 +17,7 @@ import { adminKubeConfig, createNamespace } from '../support/cluster.js';
 import { KubeClient } from '../../src/kube/client.js';
 import { Controller } from '../../src/runtime/controller.js';
 import { ignoreLeaseRenewals, ignoreNoopUpdates } from '../../src/runtime/filters.js';
-import { Informer } from '../../src/runtime/informer.js';
+import { Informer, kubeTransport, type ListRequest, type Transport } from '../../src/runtime/informer.js';
 
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
@@ -350,4 +350,80 @@ describe('runtime against a real API server', () => {
       await informer.stop();
     }
   });
+
+  it('lists 1,200 objects in pages of 100 (limit + continue) and caches every one of them', async () => {
+    const pagingNs = await createNamespace('paging');
+    const client = new KubeClient(kc);
+    const total = 1200;
+    const names = Array.from({ length: total }, (_, i) => `page-${String(i).padStart(4, '0')}`);
+    // 16 creates at a time: a loaded API server answers them without the test taking minutes.
+    for (let i = 0; i < names.length; i += 16) {
+      await Promise.all(
+        names.slice(i, i + 16).map((name) =>
+          client.request('POST', `/api/v1/namespaces/${pagingNs}/configmaps`, {
+            body: { metadata: { name, labels: { 'paging-test': 'yes' } }, data: { n: name } },
+          }),
+        ),
+      );
+    }
+    // One unlabelled object the selector must leave out of every page.
+    await client.request('POST', `/api/v1/namespaces/${pagingNs}/configmaps`, {
+      body: { metadata: { name: 'not-selected' } },
+    });
+    // The real transport, counting what it asks and what the API server answers per page.
+    const real = kubeTransport<V1ConfigMap & KubernetesObject>(client, {
+      group: '',
+      version: 'v1',
+      plural: 'configmaps',
+    });
+    const pages: { req: Omit<ListRequest, 'signal'>; items: number; continued: boolean }[] = [];
+    const counting: Transport<V1ConfigMap & KubernetesObject> = {
+      async list(req) {
+        const page = await real.list(req);
+        const { signal: _signal, ...rest } = req;
+        pages.push({ req: rest, items: page.items.length, continued: Boolean(page.continue) });
+        return page;
+      },
+      watch: (req, onEvent, onDone) => real.watch(req, onEvent, onDone),
+    };
+    const informer = new Informer<V1ConfigMap & KubernetesObject>(undefined, {
+      group: '',
+      version: 'v1',
+      plural: 'configmaps',
+      namespaces: [pagingNs],
+      labelSelector: 'paging-test=yes',
+      pageSize: 100,
+      transport: counting,
+    });
+    const added = new Set<string>();
+    informer.on('add', (o) => added.add(o.metadata!.name!));
+    informer.start();
+    try {
+      await informer.waitForSync();
+      expect(informer.store.size).toBe(total);
+      expect(informer.store.keys().sort()).toEqual(names.map((n) => `${pagingNs}/${n}`));
+      expect(added.size).toBe(total);
+      // 1,200 objects at 100 a page: at least 12 requests, each limited to 100 and answered with at most
+      // 100, every one after the first continuing from the token of the one before.
+      expect(pages.length).toBeGreaterThanOrEqual(12);
+      expect(pages.every((p) => p.req.limit === 100 && p.items <= 100)).toBe(true);
+      expect(pages[0]!.req.continue).toBeUndefined();
+      expect(
+        pages.slice(1).every((p) => typeof p.req.continue === 'string' && p.req.continue.length > 0),
+      ).toBe(true);
+      expect(pages.slice(0, -1).every((p) => p.continued)).toBe(true);
+      expect(pages.at(-1)!.continued).toBe(false);
+      expect(pages.reduce((n, p) => n + p.items, 0)).toBe(total);
+      expect(informer.stats()).toMatchObject({ lists: 1, pages: pages.length, expired: 0, errors: 0 });
+      // and the watch started from the paged list's resourceVersion delivers what changes next
+      await client.request('POST', `/api/v1/namespaces/${pagingNs}/configmaps`, {
+        body: { metadata: { name: 'page-late', labels: { 'paging-test': 'yes' } } },
+      });
+      await eventually(() => expect(informer.store.get(`${pagingNs}/page-late`)).toBeDefined());
+      expect(informer.store.size).toBe(total + 1);
+    } finally {
+      await informer.stop();
+      client.close();
+    }
+  }, 180_000);
 });

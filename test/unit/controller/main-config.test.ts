@@ -35,6 +35,7 @@ describe('defaults', () => {
       resyncPeriodMs: 600_000,
       rbacRecheckPeriodMs: 60_000,
       metricsBindAddress: ':8080',
+      listPageSize: 500,
       logLevel: 'info',
       productLeaseHandover: true,
       leaderElection: {
@@ -97,6 +98,7 @@ describe('env variables', () => {
     GLOOHA_RESYNC_PERIOD: '1m30s',
     GLOOHA_RBAC_RECHECK_PERIOD: '2m',
     GLOOHA_METRICS_BIND_ADDRESS: '127.0.0.1:9090',
+    GLOOHA_LIST_PAGE_SIZE: '250',
     LOG_LEVEL: 'debug',
     GLOOHA_PRODUCT_LEASE_HANDOVER: 'false',
     LEADER_ELECT_LEASE_DURATION: '30s',
@@ -115,6 +117,7 @@ describe('env variables', () => {
       resyncPeriodMs: 90_000,
       rbacRecheckPeriodMs: 120_000,
       metricsBindAddress: '127.0.0.1:9090',
+      listPageSize: 250,
       logLevel: 'debug',
       productLeaseHandover: false,
       leaderElection: {
@@ -143,6 +146,7 @@ describe('env variables', () => {
         '--rbac-recheck-period=45s',
         '--metrics-bind-address',
         ':9443',
+        '--list-page-size=0',
         '--log-level=warn',
         '--product-lease-handover',
         '--leader-elect-lease-duration=20s',
@@ -164,6 +168,7 @@ describe('env variables', () => {
       resyncPeriodMs: 30_000,
       rbacRecheckPeriodMs: 45_000,
       metricsBindAddress: ':9443',
+      listPageSize: 0,
       logLevel: 'warn',
       productLeaseHandover: true,
       leaderElection: {
@@ -218,6 +223,39 @@ describe('--concurrency', () => {
     expect(err.message).toMatch(/^--concurrency\b/);
     expect(err.message).toContain('1 to 64');
   });
+});
+
+describe('--list-page-size', () => {
+  it("defaults to client-go's 500", () => {
+    expect(config([]).listPageSize).toBe(500);
+  });
+
+  it.each([
+    ['0', 0],
+    ['1', 1],
+    ['50', 50],
+    ['100000', 100_000],
+  ])('accepts %s', (raw, n) => {
+    expect(config(['--list-page-size', raw]).listPageSize).toBe(n);
+  });
+
+  it('reads GLOOHA_LIST_PAGE_SIZE, and a flag wins over it', () => {
+    expect(config([], { ...POD_ENV, GLOOHA_LIST_PAGE_SIZE: '200' }).listPageSize).toBe(200);
+    expect(config(['--list-page-size=7'], { ...POD_ENV, GLOOHA_LIST_PAGE_SIZE: 'many' }).listPageSize).toBe(
+      7,
+    );
+    expect(config([], { ...POD_ENV, GLOOHA_LIST_PAGE_SIZE: '' }).listPageSize).toBe(500);
+  });
+
+  it.each(['100001', '-1', '1.5', '5e2', 'all', '', ' 50'])(
+    'rejects %j, naming the flag and the range',
+    (raw) => {
+      const err = usageError([`--list-page-size=${raw}`]);
+      expect(err.message).toMatch(/^--list-page-size \(GLOOHA_LIST_PAGE_SIZE\)/);
+      expect(err.message).toContain('0 (no paging) to 100000');
+      expect(err.message).toContain(`"${raw}"`);
+    },
+  );
 });
 
 describe('--resync-period', () => {

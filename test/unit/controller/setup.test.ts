@@ -12,6 +12,8 @@ import { NotLeaderError } from '../../../src/leader/leadership.js';
 import { silentLogger } from '../../../src/log.js';
 import { Manager, type Elector } from '../../../src/manager/manager.js';
 import { createMetrics } from '../../../src/metrics/index.js';
+import type { Informer } from '../../../src/runtime/informer.js';
+import { LAST_APPLIED_ANNOTATION } from '../../../src/runtime/transforms.js';
 import { FakeTransport, flush } from '../runtime/helpers.js';
 import { finalizedGlooHA } from './snapshots.js';
 
@@ -164,6 +166,108 @@ describe('both products on shared informers', () => {
     expect(selections('pods')).toEqual(['gloo=gloo|', 'kgateway=kgateway|']);
     // Owned objects: every product's, told apart by their owner labels.
     expect(selections('configmaps')).toEqual(['app.kubernetes.io/managed-by=glooha-operator|']);
+    await mgr.stop('test');
+  });
+});
+
+describe('what the caches keep of each kind', () => {
+  // Each kind listed with one object carrying everything a transform may drop: our and kubectl's
+  // managedFields, kubectl's last-applied annotation next to another annotation, and a status.
+  const OWNED_PLURALS = new Set(['roles', 'rolebindings', 'configmaps']);
+  const full = (plural: string): Obj => ({
+    apiVersion: 'v1',
+    kind: 'X',
+    metadata: {
+      name: `${plural}-1`,
+      namespace: 'ns',
+      resourceVersion: '1',
+      labels: OWNED_PLURALS.has(plural) ? { 'app.kubernetes.io/managed-by': 'glooha-operator' } : {},
+      annotations: { [LAST_APPLIED_ANNOTATION]: '{"a":"copy"}', keep: 'me' },
+      managedFields: [
+        { manager: 'glooha-operator', operation: 'Apply' },
+        { manager: 'kubectl', operation: 'Update' },
+      ],
+    },
+    spec: { x: 1 },
+    status: { y: 2 },
+  });
+
+  it('drops managedFields, kubectl last-applied and unread statuses where no code reads them, and only there', async () => {
+    const mgr = new Manager({
+      kubeConfig: kubeConfig(),
+      logger: silentLogger,
+      metrics: createMetrics({ defaultMetrics: false }),
+      namespaces: [],
+      leaderElection: {
+        ...DEFAULT_TIMINGS,
+        enabled: true,
+        leaseName: 'x',
+        namespace: 'ns',
+        identity: 'me',
+        releaseOnCancel: true,
+        requireFencingPolicy: false,
+      },
+      metricsBindAddress: '127.0.0.1:0',
+      makeElector: () => standby,
+      informerTransport: (ref) =>
+        new FakeTransport<Obj>(() => ({ items: [full(ref.plural)], resourceVersion: '5' })),
+    });
+    const informers: Informer<KubernetesObject>[] = [];
+    const make = mgr.informer.bind(mgr);
+    mgr.informer = ((opts: Parameters<typeof make>[0]) => {
+      const i = make(opts);
+      informers.push(i);
+      return i;
+    }) as typeof mgr.informer;
+    setupControllers(
+      mgr,
+      [
+        { product: GLOO, relatedServed: false },
+        { product: KGATEWAY, relatedServed: true },
+      ],
+      { concurrency: 1, resyncPeriodMs: 0 },
+    );
+    await mgr.start();
+    const kept = Object.fromEntries(
+      informers.map((i) => {
+        const o = i.store.list()[0] as Obj;
+        return [
+          i.ref.plural,
+          {
+            managedFields: (o.metadata?.managedFields ?? []).map((m) => m.manager),
+            annotations: Object.keys(o.metadata?.annotations ?? {}),
+            status: 'status' in o,
+            spec: 'spec' in o,
+          },
+        ];
+      }),
+    );
+    const ALL = ['glooha-operator', 'kubectl'];
+    const noLastApplied = ['keep'];
+    const withLastApplied = [LAST_APPLIED_ANNOTATION, 'keep'];
+    expect(kept).toEqual({
+      // the HA objects: status read (plan, status); no managedFields
+      gloohas: { managedFields: [], annotations: noLastApplied, status: true, spec: true },
+      kgatewayhas: { managedFields: [], annotations: noLastApplied, status: true, spec: true },
+      // the products' Deployments and the HPAs not ours: every writer's managedFields (drift author, handover)
+      deployments: { managedFields: ALL, annotations: noLastApplied, status: true, spec: true },
+      horizontalpodautoscalers: { managedFields: ALL, annotations: noLastApplied, status: true, spec: true },
+      poddisruptionbudgets: { managedFields: [], annotations: noLastApplied, status: true, spec: true },
+      // owned objects: the other writers' managedFields (drift author)
+      roles: { managedFields: ['kubectl'], annotations: noLastApplied, status: true, spec: true },
+      rolebindings: { managedFields: ['kubectl'], annotations: noLastApplied, status: true, spec: true },
+      configmaps: { managedFields: ['kubectl'], annotations: noLastApplied, status: true, spec: true },
+      // Leases keep every annotation: the hand-over PUTs the cached metadata back
+      leases: { managedFields: [], annotations: withLastApplied, status: true, spec: true },
+      // pods: containerStatuses read (dead-holder), see below
+      pods: { managedFields: [], annotations: noLastApplied, status: true, spec: true },
+      // related kinds: no status read; GatewayParameters keep managedFields (handover)
+      gateways: { managedFields: [], annotations: noLastApplied, status: false, spec: true },
+      gatewayparameters: { managedFields: ALL, annotations: noLastApplied, status: false, spec: true },
+    });
+    // pods: cut down to what podFacts reads (dead-holder.ts; its test holds the projection)
+    const pods = informers.find((i) => i.ref.plural === 'pods')!.store.list()[0] as Obj;
+    expect([pods.spec, pods.status]).toEqual([{ containers: [] }, {}]);
     await mgr.stop('test');
   });
 });

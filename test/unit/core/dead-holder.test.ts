@@ -7,6 +7,7 @@ import {
   UNKNOWN_TERMINATION_REASON,
   controllerRuntimeHolderPod,
   decideHolderRelease,
+  podAsRead,
   podFacts,
   timeMicros,
   type HolderFacts,
@@ -88,6 +89,72 @@ const lease = (acquiredAt = 100.25, renewedAt = 110.5) => ({
   holderPod: POD,
   acquireTimeUs: timeMicros(micro(acquiredAt)),
   renewTimeUs: timeMicros(micro(renewedAt)),
+});
+
+describe('the pods cache keeps what podFacts reads (podAsRead)', () => {
+  /** A pod as the API server sends it: everything podFacts does not read filled in. */
+  const full = (o: Parameters<typeof pod>[0]): V1Pod => {
+    const p = pod(o);
+    return {
+      ...p,
+      metadata: { ...p.metadata, namespace: 'ns', labels: { kgateway: 'kgateway' }, resourceVersion: '7' },
+      spec: {
+        ...p.spec!,
+        nodeName: 'node-1',
+        containers: p.spec!.containers.map((c) => ({
+          ...c,
+          image: 'cr.kgateway.dev/kgateway:v2.4.2',
+          env: [{ name: 'LOG_LEVEL', value: 'info' }],
+          volumeMounts: [{ name: 'token', mountPath: '/var/run/secrets' }],
+        })),
+        volumes: [{ name: 'token', projected: { sources: [] } }],
+      },
+      status: {
+        ...p.status,
+        phase: 'Running',
+        podIP: '10.0.0.7',
+        conditions: [{ type: 'Ready', status: 'True' }],
+        containerStatuses: p.status!.containerStatuses!.map((c) => ({
+          ...c,
+          started: true,
+          image: 'cr.kgateway.dev/kgateway:v2.4.2',
+        })),
+      },
+    };
+  };
+  const cases: Parameters<typeof pod>[0][] = [
+    {},
+    { state: 'waiting', lastState: { finishedAt: 120 } },
+    { state: { finishedAt: 130, reason: UNKNOWN_TERMINATION_REASON, containerID: '' } },
+    { state: { finishedAt: 'zero' } },
+    { containers: ['sidecar'], statusOf: 'sidecar', lastState: { finishedAt: 90 } },
+    { containers: [ELECTOR, 'sidecar'], hostname: 'other-host', generateName: null, uid: 'uid-2' },
+    { hostname: POD, deleting: true, state: { finishedAt: 140 }, lastState: { finishedAt: 99 } },
+  ];
+
+  it.each(cases.map((c, i) => [i, c] as const))(
+    'case %i: the facts of the projection are the facts of the pod, for every container name',
+    (_i, c) => {
+      for (const elector of [ELECTOR, 'sidecar', 'absent']) {
+        expect(podFacts(podAsRead(full(c)), elector)).toEqual(podFacts(full(c), elector));
+      }
+    },
+  );
+
+  it('drops what no code reads, keeps the metadata whole', () => {
+    const p = podAsRead(full({ lastState: { finishedAt: 120 } }));
+    expect(p.metadata).toEqual(full({ lastState: { finishedAt: 120 } }).metadata);
+    expect(p.spec).toEqual({ containers: [{ name: ELECTOR }] });
+    expect(p.status).toEqual({
+      containerStatuses: [{ name: ELECTOR, lastState: terminated({ finishedAt: 120 }) }],
+    });
+    // a pod without spec or status (a deletion's tombstone) stays as it is
+    expect(podAsRead({ metadata: { name: 'x' } })).toEqual({ metadata: { name: 'x' } });
+    expect(podAsRead({ metadata: { name: 'x' }, status: {} })).toEqual({
+      metadata: { name: 'x' },
+      status: {},
+    });
+  });
 });
 
 describe('the holder identity names a pod (controller-runtime: <hostname>_<uuid>)', () => {

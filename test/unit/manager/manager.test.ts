@@ -89,6 +89,7 @@ async function setup(
     clock?: Clock;
     namespaces?: string[];
     canWatchAllNamespaces?: ManagerOptions['canWatchAllNamespaces'];
+    listPageSize?: number;
   } = {},
 ) {
   const port = await closedPort();
@@ -114,6 +115,7 @@ async function setup(
       requireFencingPolicy: opts.probeFencing !== undefined,
     },
     metricsBindAddress: '127.0.0.1:0',
+    listPageSize: opts.listPageSize,
     cacheSyncTimeoutMs: opts.cacheSyncTimeoutMs,
     probeFencing: opts.probeFencing,
     clock: opts.clock,
@@ -148,6 +150,19 @@ async function setup(
 }
 
 describe('Manager', () => {
+  it("its informers list in pages of --list-page-size (client-go's 500 when unset; 0: no limit)", async () => {
+    for (const [listPageSize, limit] of [
+      [undefined, 500],
+      [7, 7],
+      [0, undefined],
+    ] as const) {
+      const m = await setup({ listPageSize });
+      await m.mgr.start();
+      expect(m.transport.listCalls.map((c) => c.limit)).toEqual([limit]);
+      await m.mgr.stop('test');
+    }
+  });
+
   it('namespaced mode: one cluster-wide watch per kind when RBAC allows listing and watching it everywhere, else one per namespace', async () => {
     const asked: string[] = [];
     const allowed = await setup({

@@ -271,6 +271,161 @@ describe('Informer', () => {
     await informer.stop();
   });
 
+  /** A kind of `n` objects served in pages of `req.limit` (all at once without one), continue = next offset. */
+  function pagedServer(n: number, rv = '50') {
+    const all = Array.from({ length: n }, (_, i) => obj(`o${String(i).padStart(4, '0')}`, String(i + 1)));
+    const respond = (req: { limit?: number; continue?: string }) => {
+      const from = req.continue ? Number(req.continue) : 0;
+      const to = req.limit ? Math.min(all.length, from + req.limit) : all.length;
+      return {
+        items: all.slice(from, to),
+        resourceVersion: rv,
+        ...(to < all.length ? { continue: String(to) } : {}),
+      };
+    };
+    return { all, respond };
+  }
+
+  function pagedInformer(transport: FakeTransport<Obj>, pageSize?: number) {
+    return new Informer<Obj>(undefined, {
+      group: '',
+      version: 'v1',
+      plural: 'configmaps',
+      transport,
+      clock: new FakeClock(),
+      ...(pageSize === undefined ? {} : { pageSize }),
+    });
+  }
+
+  it.each([
+    [1200, undefined, 3, 500],
+    [1200, 100, 12, 100],
+    [1000, 500, 2, 500],
+    [1, 500, 1, 500],
+    [0, 500, 1, 500],
+  ])(
+    'lists %i objects at page size %s in %i requests, every one of them limited to %i, and stores them all',
+    async (n, pageSize, requests, limit) => {
+      const server = pagedServer(n);
+      const transport = new FakeTransport<Obj>(server.respond);
+      const informer = pagedInformer(transport, pageSize);
+      informer.start();
+      await informer.waitForSync();
+      expect(informer.store.size).toBe(n);
+      expect(transport.listCalls).toHaveLength(requests);
+      expect(transport.listCalls.every((c) => c.limit === limit)).toBe(true);
+      // each page continues from the token of the page before, the first from none
+      expect(transport.listCalls.map((c) => c.continue)).toEqual(
+        Array.from({ length: requests }, (_, i) => (i === 0 ? undefined : String(i * limit))),
+      );
+      expect(informer.stats()).toMatchObject({ lists: 1, pages: requests, expired: 0, errors: 0 });
+      await flush();
+      expect(transport.lastWatch.req.resourceVersion).toBe('50');
+      await informer.stop();
+    },
+  );
+
+  it('page size 0 lists the kind in one request without a limit', async () => {
+    const server = pagedServer(1200);
+    const transport = new FakeTransport<Obj>(server.respond);
+    const informer = pagedInformer(transport, 0);
+    informer.start();
+    await informer.waitForSync();
+    expect(informer.store.size).toBe(1200);
+    expect(transport.listCalls.map((c) => [c.limit, c.continue])).toEqual([[undefined, undefined]]);
+    await informer.stop();
+  });
+
+  it('an expired continue token (410 Gone) falls back to one full list from the start, keeping nothing of the pages before', async () => {
+    // Between page 2 and page 3 the list's snapshot was compacted; meanwhile o0000 was deleted and a
+    // new object added, so the pages already read are stale: the store must hold the full list only.
+    const server = pagedServer(1200);
+    const full = [...server.all.slice(1), obj('late', '9000')];
+    const transport = new FakeTransport<Obj>((req) => {
+      if (req.continue === '1000') throw Object.assign(new Error('continue expired'), { statusCode: 410 });
+      if (!req.limit && !req.continue) return { items: full, resourceVersion: '9000' };
+      return server.respond(req);
+    });
+    const informer = pagedInformer(transport);
+    const added: string[] = [];
+    informer.on('add', (o) => added.push(o.metadata!.name!));
+    informer.start();
+    await informer.waitForSync();
+    expect(transport.listCalls.map((c) => [c.limit, c.continue])).toEqual([
+      [500, undefined],
+      [500, '500'],
+      [500, '1000'],
+      [undefined, undefined],
+    ]);
+    expect(informer.store.size).toBe(1200);
+    expect(informer.store.get('ns/o0000')).toBeUndefined();
+    expect(informer.store.get('ns/late')).toBeDefined();
+    expect(added).toHaveLength(1200);
+    expect(new Set(added).size).toBe(1200);
+    expect(informer.stats()).toMatchObject({ lists: 1, pages: 4, expired: 1, errors: 0 });
+    await flush();
+    // the watch starts from the full list's resourceVersion, not the stale pages'
+    expect(transport.lastWatch.req.resourceVersion).toBe('9000');
+    await informer.stop();
+  });
+
+  it('a 410 on the first page is a re-list from the start like any expired list, not a full-list fallback', async () => {
+    const server = pagedServer(700);
+    let first = true;
+    const transport = new FakeTransport<Obj>((req) => {
+      if (first) {
+        first = false;
+        throw Object.assign(new Error('Gone'), { statusCode: 410 });
+      }
+      return server.respond(req);
+    });
+    const informer = pagedInformer(transport);
+    informer.start();
+    await informer.waitForSync();
+    expect(transport.listCalls.map((c) => [c.limit, c.continue])).toEqual([
+      [500, undefined],
+      [500, undefined],
+      [500, '500'],
+    ]);
+    expect(informer.store.size).toBe(700);
+    expect(informer.stats()).toMatchObject({ lists: 1, expired: 1, errors: 0 });
+    await informer.stop();
+  });
+
+  it('any other error on a continuation page is retried with backoff from the first page', async () => {
+    const server = pagedServer(700);
+    let failed = false;
+    const clock = new FakeClock();
+    const transport = new FakeTransport<Obj>((req) => {
+      if (req.continue === '500' && !failed) {
+        failed = true;
+        throw Object.assign(new Error('too many requests'), { statusCode: 429 });
+      }
+      return server.respond(req);
+    });
+    const informer = new Informer<Obj>(undefined, {
+      group: '',
+      version: 'v1',
+      plural: 'configmaps',
+      transport,
+      clock,
+    });
+    informer.start();
+    await flush();
+    expect(informer.hasSynced()).toBe(false);
+    expect(informer.stats()).toMatchObject({ errors: 1, expired: 0 });
+    await clock.advance(2000);
+    await informer.waitForSync();
+    expect(transport.listCalls.map((c) => [c.limit, c.continue])).toEqual([
+      [500, undefined],
+      [500, '500'],
+      [500, undefined],
+      [500, '500'],
+    ]);
+    expect(informer.store.size).toBe(700);
+    await informer.stop();
+  });
+
   it('replays the cache to late handlers, applies filters per handler, survives throwing handlers', async () => {
     const { transport, informer } = setup([obj('a', '1')]);
     informer.start();

@@ -10,7 +10,14 @@ import {
   ignoreUpdatesOnlyTo,
 } from '../../../src/runtime/filters.js';
 import { Store, objectKey, splitKey } from '../../../src/runtime/store.js';
-import { stripManagedFields, stripManagedFieldsOf } from '../../../src/runtime/transforms.js';
+import {
+  LAST_APPLIED_ANNOTATION,
+  stripLastApplied,
+  stripManagedFields,
+  stripManagedFieldsOf,
+  stripStatus,
+  transforms,
+} from '../../../src/runtime/transforms.js';
 import { obj } from './helpers.js';
 
 describe('Store', () => {
@@ -150,6 +157,40 @@ describe('cache transforms', () => {
       metadata: { name: 'y', managedFields: [{ manager: 'glooha-operator', operation: 'Apply' }] },
     };
     expect(stripManagedFieldsOf('glooha-operator')(onlyOurs).metadata).toEqual({ name: 'y' });
+  });
+});
+
+describe('transforms', () => {
+  it("stripLastApplied drops kubectl's annotation only, and the annotations when nothing else is left", () => {
+    const o = (annotations?: Record<string, string>): KubernetesObject => ({
+      metadata: { name: 'x', ...(annotations ? { annotations } : {}) },
+    });
+    expect(stripLastApplied(o({ [LAST_APPLIED_ANNOTATION]: '{}', a: '1' })).metadata).toEqual({
+      name: 'x',
+      annotations: { a: '1' },
+    });
+    expect(stripLastApplied(o({ [LAST_APPLIED_ANNOTATION]: '{}' })).metadata).toEqual({ name: 'x' });
+    // a look-alike key of another tool stays; no annotations, or none of kubectl's: unchanged
+    const lookalike = { 'kubectl.kubernetes.io/restartedAt': 't', 'last-applied-configuration': 'y' };
+    expect(stripLastApplied(o({ ...lookalike })).metadata?.annotations).toEqual(lookalike);
+    expect(stripLastApplied(o()).metadata).toEqual({ name: 'x' });
+    expect(stripLastApplied(o({})).metadata).toEqual({ name: 'x', annotations: {} });
+    expect(stripLastApplied({})).toEqual({});
+  });
+
+  it('stripStatus drops the status only; transforms applies each in order to the same object', () => {
+    const o = { metadata: { name: 'x' }, spec: { a: 1 }, status: { b: 2 } };
+    expect(stripStatus(o)).toEqual({ metadata: { name: 'x' }, spec: { a: 1 } });
+    expect(stripStatus({ metadata: { name: 'y' } })).toEqual({ metadata: { name: 'y' } });
+    const seen: string[] = [];
+    const t = transforms<KubernetesObject>(
+      (x) => (seen.push('first'), x),
+      stripStatus,
+      (x) => (seen.push(`then status ${'status' in x}`), x),
+    );
+    const input = { metadata: { name: 'z' }, status: {} };
+    expect(t(input)).toBe(input);
+    expect(seen).toEqual(['first', 'then status false']);
   });
 });
 
