@@ -151,28 +151,78 @@ export function setupControllers(
   opts: ControllerOptions,
 ): HAController[] {
   const clock = opts.clock ?? realClock;
+  const shared = sharedInformers(mgr, setups, opts);
+  // Cluster-scoped kinds: opts.clusterReads watches each (cluster-wide) while RBAC allows it.
+  const controllers = setups.map((s) => setupController(mgr, s, opts, clock, shared));
+  if (shared.pods) routePodEvents(shared.pods, controllers);
+  routeLeaseEvents(shared.leases, controllers);
+  return controllers.map(({ product, memory, objects }) => ({ product, memory, objects }));
+}
+
+/**
+ * The informers every product's controller reads, one per kind, each watching the union of the
+ * products' selections.
+ *
+ * Cache transforms (src/runtime/transforms.ts): managedFields are read only from the products'
+ * Deployments and HPAs (drift author, handover), from owned objects (drift author: other writers
+ * only) and from GatewayParameters (handover), so the rest drop them. kubectl's last-applied
+ * annotation is read nowhere (no reader in src/): every kind drops it but Leases, which the Lease
+ * hand-over PUTs back from the cache (holder-release.ts). Statuses are read of the HA objects,
+ * Deployments, HPAs, PDBs (status.ts, rollout-status.ts) and pods (dead-holder.ts), none of the
+ * related kinds' (a product reads their names and specs), so those drop theirs. Pods keep only what
+ * podFacts reads (podAsRead).
+ */
+function sharedInformers(mgr: Manager, setups: readonly ProductSetup[], opts: ControllerOptions): Shared {
   const products = setups.map((s) => s.product);
-  const deploymentSelection = (p: Product): Selection => ({ labelSelector: p.deploymentSelector });
-  const coverSelection = (p: Product): Selection | undefined =>
-    p.coverSelector ? { labelSelector: p.coverSelector } : undefined;
-  const leaseSelection = (p: Product): Selection => ({ fieldSelector: `metadata.name=${p.leaseName}` });
-  // Cache transforms (src/runtime/transforms.ts): managedFields are read only from the products'
-  // Deployments and HPAs (drift author, handover), from owned objects (drift author: other writers
-  // only) and from GatewayParameters (handover), so the rest drop them. kubectl's last-applied
-  // annotation is read nowhere (no reader in src/): every kind drops it but Leases, which the Lease
-  // hand-over PUTs back from the cache (holder-release.ts). Statuses are read of the HA objects,
-  // Deployments, HPAs, PDBs (status.ts, rollout-status.ts) and pods (dead-holder.ts), none of the
-  // related kinds' (a product reads their names and specs), so those drop theirs. Pods keep only what
-  // podFacts reads (podAsRead).
   const deployments = sharedInformer<V1Deployment & KubernetesObject>(
     mgr,
     DEPLOYMENTS,
-    products.map(deploymentSelection),
+    products.map((p) => ({ labelSelector: p.deploymentSelector })),
     stripLastApplied,
   );
-  // HPAs and PDBs: the ones that may cover the products' Deployments, and the ones the operator owns,
-  // in one informer each. Owned objects keep other writers' managedFields only (the drift author);
-  // the rest of the HPAs keep all (the handover reads ours), the rest of the PDBs none.
+  const coverAndOwned = coverAndOwnedInformers(mgr, products);
+  const leases = sharedInformer<V1Lease & KubernetesObject>(
+    mgr,
+    LEASES,
+    products.map((p) => ({ fieldSelector: `metadata.name=${p.leaseName}` })),
+    stripManagedFields,
+  );
+  // The pods that elect through the products' Leases (only products that name them): whether a
+  // holder's process has ended (holder-release.ts).
+  const electing = (opts.productLeaseHandover === false ? [] : products).flatMap((p) =>
+    p.leaderPods ? [{ labelSelector: p.leaderPods.labelSelector }] : [],
+  );
+  const pods =
+    electing.length > 0
+      ? sharedInformer<V1Pod & KubernetesObject>(
+          mgr,
+          PODS,
+          electing,
+          transforms(stripManagedFields, stripLastApplied, podAsRead),
+        )
+      : undefined;
+  return {
+    deployments,
+    ...coverAndOwned,
+    leases,
+    related: relatedInformers(mgr, setups),
+    ...(pods ? { pods } : {}),
+  };
+}
+
+/**
+ * HPAs and PDBs: the ones that may cover the products' Deployments, and the ones the operator owns, in
+ * one informer each; and the informers of the other kinds the operator owns, indexed by owner.
+ */
+function coverAndOwnedInformers(
+  mgr: Manager,
+  products: readonly Product[],
+): Pick<Shared, 'hpas' | 'pdbs' | 'owned'> {
+  const covers = products.map((p): Selection | undefined =>
+    p.coverSelector ? { labelSelector: p.coverSelector } : undefined,
+  );
+  // Owned objects keep other writers' managedFields only (the drift author); the rest of the HPAs
+  // keep all (the handover reads ours), the rest of the PDBs none.
   const managed: Selection = { labelSelector: `${LABEL_MANAGED_BY}=${MANAGER}` };
   const isManaged = selectionMatcher(managed);
   const stripOwn = transforms(stripManagedFieldsOf(MANAGER), stripLastApplied);
@@ -183,13 +233,13 @@ export function setupControllers(
   const hpas = sharedInformer<V2HorizontalPodAutoscaler & KubernetesObject>(
     mgr,
     HPAS,
-    [...products.map(coverSelection), managed],
+    [...covers, managed],
     ownedOr((o) => o),
   );
   const pdbs = sharedInformer<V1PodDisruptionBudget & KubernetesObject>(
     mgr,
     PDBS,
-    [...products.map(coverSelection), managed],
+    [...covers, managed],
     ownedOr(stripManagedFields),
   );
   // Every product's owned objects carry the managed-by label; the owner index tells whose they are.
@@ -207,27 +257,14 @@ export function setupControllers(
   // Each reconcile reads only its own object's owned objects: without the index every snapshot walked
   // every owned object of every install (O(N²) over a cold start).
   for (const inf of owned.values()) inf.addIndex(OWNER_INDEX, (o) => [ownerKey(o, unlabelledKind) ?? '']);
-  const leases = sharedInformer<V1Lease & KubernetesObject>(
-    mgr,
-    LEASES,
-    products.map(leaseSelection),
-    stripManagedFields,
-  );
-  // The pods that elect through the products' Leases (only products that name them): whether a
-  // holder's process has ended (holder-release.ts).
-  const electing = (opts.productLeaseHandover === false ? [] : products).flatMap((p) =>
-    p.leaderPods ? [{ labelSelector: p.leaderPods.labelSelector }] : [],
-  );
-  const pods =
-    electing.length > 0
-      ? sharedInformer<V1Pod & KubernetesObject>(
-          mgr,
-          PODS,
-          electing,
-          transforms(stripManagedFields, stripLastApplied, podAsRead),
-        )
-      : undefined;
-  // A related kind two products read is one informer too.
+  return { hpas, pdbs, owned };
+}
+
+/** The products' related kinds whose kinds are served: a kind two products read is one informer. */
+function relatedInformers(
+  mgr: Manager,
+  setups: readonly ProductSetup[],
+): Map<string, Informer<KubernetesObject>> {
   const related = new Map<string, Informer<KubernetesObject>>();
   for (const { product, relatedServed } of setups) {
     if (!relatedServed) continue;
@@ -245,12 +282,15 @@ export function setupControllers(
       );
     }
   }
-  // Cluster-scoped kinds: opts.clusterReads watches each (cluster-wide) while RBAC allows it.
-  const controllers = setups.map((s) =>
-    setupController(mgr, s, opts, clock, { deployments, hpas, pdbs, owned, leases, related, pods }),
-  );
-  // Each pod event of a product's elected pods may settle whether its Lease holder has stopped.
-  pods?.addEventHandler({
+  return related;
+}
+
+/** Each pod event of a product's elected pods may settle whether its Lease holder has stopped. */
+function routePodEvents(
+  pods: Informer<V1Pod & KubernetesObject>,
+  controllers: readonly WiredController[],
+): void {
+  pods.addEventHandler({
     update: (_old, p) => {
       for (const c of controllers) if (c.electedPod(p)) void c.release?.evaluate(p.metadata?.namespace ?? '');
     },
@@ -262,27 +302,26 @@ export function setupControllers(
         }
     },
   });
-  // One handler on the shared Lease informer hands each Lease to the product that elects through it.
-  const byLease = new Map(controllers.map((c) => [c.product.leaseName, c.tracker] as const));
-  const trackerOf = (l: V1Lease) => byLease.get(l.metadata?.name ?? '');
+}
+
+/** One handler on the shared Lease informer hands each Lease to the product that elects through it. */
+function routeLeaseEvents(
+  leases: Informer<V1Lease & KubernetesObject>,
+  controllers: readonly WiredController[],
+): void {
+  const controllerOf = (l: V1Lease) => controllers.find((c) => c.product.leaseName === l.metadata?.name);
   const ns = (l: V1Lease) => l.metadata?.namespace ?? '';
-  const releaseOf = (l: V1Lease) =>
-    controllers.find((c) => c.product.leaseName === l.metadata?.name)?.release;
+  const enqueueNamespace = (l: V1Lease) => controllerOf(l)?.enqueueNamespace(ns(l));
+  const observed = (l: V1Lease) => {
+    const c = controllerOf(l);
+    if (c?.tracker.observe(ns(l), l)) enqueueNamespace(l);
+    void c?.release?.evaluate(ns(l));
+  };
   leases.addEventHandler({
-    add: (l) => {
-      if (trackerOf(l)?.observe(ns(l), l)) enqueueNamespace(l);
-      void releaseOf(l)?.evaluate(ns(l));
-    },
-    update: (_old, l) => {
-      if (trackerOf(l)?.observe(ns(l), l)) enqueueNamespace(l);
-      void releaseOf(l)?.evaluate(ns(l));
-    },
-    delete: (l) => trackerOf(l)?.forget(ns(l)) && enqueueNamespace(l),
+    add: observed,
+    update: (_old, l) => observed(l),
+    delete: (l) => controllerOf(l)?.tracker.forget(ns(l)) && enqueueNamespace(l),
   });
-  function enqueueNamespace(l: V1Lease): void {
-    controllers.find((c) => c.product.leaseName === l.metadata?.name)?.enqueueNamespace(ns(l));
-  }
-  return controllers.map(({ product, memory, objects }) => ({ product, memory, objects }));
 }
 
 interface Shared {
@@ -295,18 +334,39 @@ interface Shared {
   pods?: Informer<V1Pod & KubernetesObject>;
 }
 
-function setupController(
-  mgr: Manager,
-  { product, relatedServed }: ProductSetup,
-  opts: ControllerOptions,
-  clock: Clock,
-  shared: Shared,
-): HAController & {
+/** A product's controller as setupControllers routes the shared Lease and pod events to it. */
+interface WiredController extends HAController {
   tracker: LeaseTracker;
   enqueueNamespace(namespace: string): void;
   release?: HolderRelease;
   electedPod(pod: KubernetesObject): boolean;
-} {
+}
+
+/** What one product's controller is built from: its objects, its selections of the shared caches. */
+interface ProductWiring {
+  mgr: Manager;
+  product: Product;
+  name: string;
+  opts: ControllerOptions;
+  clock: Clock;
+  shared: Shared;
+  objects: Informer<HAObjectK>;
+  matchesDeployment: (o: KubernetesObject) => boolean;
+  matchesCover: (o: KubernetesObject) => boolean;
+  keysForNamespace: (namespace: string | undefined) => string[];
+  enqueueNamespace: (namespace: string) => void;
+  /** Every object of the kind, reconciled again. */
+  enqueueAll: () => void;
+  retryPeriodSeconds: number;
+}
+
+function productWiring(
+  mgr: Manager,
+  product: Product,
+  opts: ControllerOptions,
+  clock: Clock,
+  shared: Shared,
+): ProductWiring {
   const name = product.controllerName;
   const objects = mgr.informer<HAObjectK>({
     group: GROUP,
@@ -315,18 +375,41 @@ function setupController(
     transform: transforms(stripManagedFields, stripLastApplied),
   });
   objects.addIndex('installNamespace', (g) => [installNamespaceOf(g)]);
-  // This product's selection of the shared caches.
-  const matchesDeployment = selectionMatcher({ labelSelector: product.deploymentSelector });
-  const matchesCover = product.coverSelector
-    ? selectionMatcher({ labelSelector: product.coverSelector })
-    : () => true;
-
   const keysForNamespace = (namespace: string | undefined): string[] =>
     namespace ? objects.store.byIndex('installNamespace', namespace).map((g) => objectKey(g)) : [];
-  const enqueueNamespace = (namespace: string) => {
-    for (const key of keysForNamespace(namespace)) mgr.enqueue(name, key);
+  return {
+    mgr,
+    product,
+    name,
+    opts,
+    clock,
+    shared,
+    objects,
+    // This product's selection of the shared caches.
+    matchesDeployment: selectionMatcher({ labelSelector: product.deploymentSelector }),
+    matchesCover: product.coverSelector
+      ? selectionMatcher({ labelSelector: product.coverSelector })
+      : () => true,
+    keysForNamespace,
+    enqueueNamespace: (namespace) => {
+      for (const key of keysForNamespace(namespace)) mgr.enqueue(name, key);
+    },
+    enqueueAll: () => {
+      for (const g of objects.store.list()) mgr.enqueue(name, objectKey(g));
+    },
+    retryPeriodSeconds: product.leaderPods?.retryPeriodSeconds ?? DEFAULT_PRODUCT_RETRY_PERIOD_SECONDS,
   };
+}
 
+function setupController(
+  mgr: Manager,
+  { product, relatedServed }: ProductSetup,
+  opts: ControllerOptions,
+  clock: Clock,
+  shared: Shared,
+): WiredController {
+  const w = productWiring(mgr, product, opts, clock, shared);
+  const { name, objects } = w;
   const memory = new ReconcilerMemory();
   const writer = kubeWriter(
     mgr.client,
@@ -334,168 +417,20 @@ function setupController(
     product.relatedKinds,
   );
   const events = new EventRecorder(writer, mgr.log, () => clock.wallNow().getTime());
-
-  // The product's leader Lease: tracked on every replica (a new leader knows who leads at once).
-  // Renewals are swallowed; only a holder or freshness change enqueues (setupControllers routes them).
-  // Every replica observes each leaderless gap; the leader also reports one above the expected bound.
-  const retryPeriodSeconds = product.leaderPods?.retryPeriodSeconds ?? DEFAULT_PRODUCT_RETRY_PERIOD_SECONDS;
-  const tracker = new LeaseTracker(enqueueNamespace, clock, (namespace, gap) => {
-    const owners = objects.store.byIndex('installNamespace', namespace);
-    for (const g of owners)
-      opts.metrics?.glooha.leaderless(
-        { kind: product.kind, namespace: g.metadata.namespace ?? '', name: g.metadata.name },
-        gap.seconds,
-      );
-    if (!mgr.leadership.canWrite()) return;
-    for (const g of owners) {
-      const retry = product.leaderPods?.retryPeriodSecondsOf?.(g) ?? retryPeriodSeconds;
-      const event = leaderlessGapEvent(gap, product.leaseName, retry);
-      if (event) void events.record(g, event, mgr.leadership.leadingSignal).catch(() => undefined);
-    }
-  });
-  mgr.onStop(() => tracker.stop());
-
-  // Hands over the Lease of a holder whose process ended (products that name their pods).
-  const matchesElected = product.leaderPods
-    ? selectionMatcher({ labelSelector: product.leaderPods.labelSelector })
-    : () => false;
-  const leaderPods = product.leaderPods;
-  const release =
-    leaderPods && shared.pods
-      ? new HolderRelease({
-          client: mgr.client,
-          leadership: mgr.leadership,
-          log: mgr.log.child({ controller: name }),
-          clock,
-          pod: (namespace, podName) => {
-            const p = shared.pods!.store.get(`${namespace}/${podName}`);
-            return p && matchesElected(p) ? p : undefined;
-          },
-          lease: (namespace) => shared.leases.store.get(`${namespace}/${product.leaseName}`),
-          holderPod: (holder) => leaderPods.podName(holder),
-          electorContainer: leaderPods.container,
-          managed: (namespace) => keysForNamespace(namespace).length > 0,
-          onReleased: (namespace) => {
-            for (const g of objects.store.byIndex('installNamespace', namespace))
-              opts.metrics?.glooha.leaseReleased({
-                kind: product.kind,
-                namespace: g.metadata.namespace ?? '',
-                name: g.metadata.name,
-              });
-          },
-        })
-      : undefined;
-
-  // How server-side apply merges the lists of what we write, from the API server's own schema: the
-  // drift comparison must see a list-map as the API server merges it (compare.ts).
-  const servedListTypes = new ServedListTypes(
-    mgr.client,
-    [...LIST_TYPED_KINDS, ...(relatedServed ? product.relatedKinds.filter((k) => k.group !== '') : [])],
-    mgr.log,
-  );
-  // A product that decides by a related kind's served fields hears of a changed schema (a CRD
-  // upgraded under it) at once: every object of the kind is reconciled again.
-  if (relatedServed && product.relatedKinds.some((k) => (k.servedFields?.length ?? 0) > 0)) {
-    mgr.onStop(
-      servedListTypes.poll(() => {
-        for (const g of objects.store.list()) mgr.enqueue(name, objectKey(g));
-      }),
-    );
-  }
+  const tracker = productLeaseTracker(w, events);
+  const { release, electedPod } = productHolderRelease(w);
+  const servedListTypes = productListTypes(w, relatedServed);
   // A deleted object's memory goes on every replica, leader or not.
   objects.on('delete', (g) => {
     memory.forget(objectKey(g));
     events.forget(g.metadata.uid);
   });
-
   const related = relatedServed
     ? product.relatedKinds.map((k) => [k.kind, shared.related.get(k.kind)!] as const)
     : undefined;
-
-  // A cluster-scoped object may matter to any object of the kind (a PriorityClass created after the
-  // spec named it), and so does the kind becoming readable or not: they are few and rarely change, so
-  // each change reconciles them all.
-  const reads = opts.clusterReads;
-  const clusterKinds = reads ? (product.clusterKinds ?? []) : [];
-  for (const k of clusterKinds)
-    reads!.onChange(k.kind, () => {
-      for (const g of objects.store.list()) mgr.enqueue(name, objectKey(g));
-    });
-  const clusterOf = (g: HAObjectK | undefined) =>
-    new Map(
-      clusterKinds.flatMap((k) => {
-        const cache = reads!.cache(k.kind);
-        return cache ? [[k.kind, g ? cache.list() : []] as const] : [];
-      }),
-    );
-
-  const leaderlessOf = (g: HAObjectK | undefined, ns: string): { leaderless?: LeaderlessSpell } => {
-    const spell = g ? tracker.leaderless(ns) : undefined;
-    if (!g || !spell) return {};
-    const retry = product.leaderPods?.retryPeriodSecondsOf?.(g) ?? retryPeriodSeconds;
-    return { leaderless: { ...spell, retryPeriodSeconds: retry } };
-  };
-
-  const snapshot = (key: string): Snapshot => {
-    const g = objects.store.get(key);
-    const ns = g ? installNamespaceOf(g) : '';
-    const ownerIndex = g ? `${product.kind}/${key}` : '';
-    return {
-      key,
-      object: g,
-      sameNamespace: g ? objects.store.byIndex('installNamespace', ns) : [],
-      deployments: g ? shared.deployments.store.list(ns).filter(matchesDeployment) : [],
-      hpas: g ? shared.hpas.store.list(ns).filter(matchesCover) : [],
-      pdbs: g ? shared.pdbs.store.list(ns).filter(matchesCover) : [],
-      ...(related
-        ? { related: new Map(related.map(([kind, inf]) => [kind, g ? inf.store.list(ns) : []])) }
-        : {}),
-      ...(product.clusterKinds ? { cluster: clusterOf(g) } : {}),
-      owned: new Map(
-        [...shared.owned].map(([kind, inf]) => [kind, g ? inf.store.byIndex(OWNER_INDEX, ownerIndex) : []]),
-      ),
-      leader: g ? tracker.status(ns) : undefined,
-      ...leaderlessOf(g, ns),
-      lastCorrections: memory.lastCorrections(key),
-      ownApplies: memory.ownApplies(key),
-      now: clock.wallNow(),
-    };
-  };
-
-  // Per-object series, read from the cache when scraped: status-only updates (which enqueue nothing)
-  // count at once, and a standby reports the same as the leader.
-  opts.metrics?.glooha.observe(product.kind, () =>
-    objects.store.list().map((g) => {
-      const ready = g.status?.conditions?.find((c) => c.type === 'Ready')?.status;
-      const lease = tracker.lease(installNamespaceOf(g));
-      return {
-        namespace: g.metadata.namespace ?? '',
-        name: g.metadata.name,
-        ready: ready === 'True' ? 'true' : ready === 'False' ? 'false' : 'unknown',
-        ...(lease ? { leaderLease: { name: product.leaseName, ...lease } } : {}),
-      };
-    }),
-  );
+  const snapshot = productSnapshot(w, { memory, tracker, related });
+  observeProductObjects(w, tracker);
   opts.metrics?.reconcile.register(name, opts.concurrency);
-  // Events of the shared informers map to this product's objects only when its selection holds them.
-  const toInstall = (matches: (o: KubernetesObject) => boolean) => ({
-    mapToKeys: (o: KubernetesObject) => (matches(o) ? keysForNamespace(o.metadata?.namespace) : []),
-  });
-  // Another product's owned objects are its own business: a cover selection that sees every PDB and
-  // HPA sees theirs too, whose status changes would reconcile this product's objects for nothing.
-  const othersOwned = (o: KubernetesObject) => {
-    const l = o.metadata?.labels ?? {};
-    if (l[LABEL_MANAGED_BY] !== MANAGER) return false;
-    const kind = l[LABEL_OWNER_KIND];
-    return kind === undefined ? !product.ownsUnlabelledObjects : kind !== product.kind;
-  };
-  const toOwner = {
-    mapToKeys: (o: KubernetesObject) => {
-      const key = ownerKey(o, product.ownsUnlabelledObjects ? product.kind : '');
-      const prefix = `${product.kind}/`;
-      return key?.startsWith(prefix) ? [key.slice(prefix.length)] : [];
-    },
-  };
   mgr.add({
     name,
     concurrency: opts.concurrency,
@@ -515,28 +450,213 @@ function setupController(
         log: mgr.log,
       });
     },
-    watches: [
-      // Spec (generation), deletion, finalizers, labels and annotations, and status written by
-      // anyone but us; not our own status writes.
-      {
-        informer: objects as unknown as Informer<KubernetesObject>,
-        filter: anyOf(generationChanged, foreignStatusWrite(memory)),
-      },
-      {
-        informer: shared.deployments,
-        ...toInstall(matchesDeployment),
-      },
-      {
-        informer: shared.hpas as unknown as Informer<KubernetesObject>,
-        ...toInstall((o) => matchesCover(o) && !othersOwned(o)),
-      },
-      {
-        informer: shared.pdbs,
-        ...toInstall((o) => matchesCover(o) && !othersOwned(o)),
-      },
-      ...[...shared.owned.values()].map((informer) => ({ informer, ...toOwner })),
-      ...(related ?? []).map(([, informer]) => ({ informer, ...toInstall(() => true) })),
-    ],
+    watches: productWatches(w, memory, related),
   });
-  return { product, memory, objects, tracker, enqueueNamespace, release, electedPod: matchesElected };
+  return { product, memory, objects, tracker, enqueueNamespace: w.enqueueNamespace, release, electedPod };
+}
+
+/**
+ * The product's leader Lease: tracked on every replica (a new leader knows who leads at once).
+ * Renewals are swallowed; only a holder or freshness change enqueues (setupControllers routes them).
+ * Every replica observes each leaderless gap; the leader also reports one above the expected bound.
+ */
+function productLeaseTracker(w: ProductWiring, events: EventRecorder): LeaseTracker {
+  const { mgr, product, opts, objects } = w;
+  const tracker = new LeaseTracker(w.enqueueNamespace, w.clock, (namespace, gap) => {
+    const owners = objects.store.byIndex('installNamespace', namespace);
+    for (const g of owners)
+      opts.metrics?.glooha.leaderless(
+        { kind: product.kind, namespace: g.metadata.namespace ?? '', name: g.metadata.name },
+        gap.seconds,
+      );
+    if (!mgr.leadership.canWrite()) return;
+    for (const g of owners) {
+      const retry = product.leaderPods?.retryPeriodSecondsOf?.(g) ?? w.retryPeriodSeconds;
+      const event = leaderlessGapEvent(gap, product.leaseName, retry);
+      if (event) void events.record(g, event, mgr.leadership.leadingSignal).catch(() => undefined);
+    }
+  });
+  mgr.onStop(() => tracker.stop());
+  return tracker;
+}
+
+/** Hands over the Lease of a holder whose process ended (products that name their pods). */
+function productHolderRelease(w: ProductWiring): {
+  release?: HolderRelease;
+  electedPod: (pod: KubernetesObject) => boolean;
+} {
+  const { mgr, product, shared, objects, opts } = w;
+  const leaderPods = product.leaderPods;
+  if (!leaderPods) return { electedPod: () => false };
+  const electedPod = selectionMatcher({ labelSelector: leaderPods.labelSelector });
+  const pods = shared.pods;
+  if (!pods) return { electedPod };
+  const release = new HolderRelease({
+    client: mgr.client,
+    leadership: mgr.leadership,
+    log: mgr.log.child({ controller: w.name }),
+    clock: w.clock,
+    pod: (namespace, podName) => {
+      const p = pods.store.get(`${namespace}/${podName}`);
+      return p && electedPod(p) ? p : undefined;
+    },
+    lease: (namespace) => shared.leases.store.get(`${namespace}/${product.leaseName}`),
+    holderPod: (holder) => leaderPods.podName(holder),
+    electorContainer: leaderPods.container,
+    managed: (namespace) => w.keysForNamespace(namespace).length > 0,
+    onReleased: (namespace) => {
+      for (const g of objects.store.byIndex('installNamespace', namespace))
+        opts.metrics?.glooha.leaseReleased({
+          kind: product.kind,
+          namespace: g.metadata.namespace ?? '',
+          name: g.metadata.name,
+        });
+    },
+  });
+  return { release, electedPod };
+}
+
+/**
+ * How server-side apply merges the lists of what we write, from the API server's own schema: the
+ * drift comparison must see a list-map as the API server merges it (compare.ts).
+ */
+function productListTypes(w: ProductWiring, relatedServed: boolean): ServedListTypes {
+  const { mgr, product } = w;
+  const servedListTypes = new ServedListTypes(
+    mgr.client,
+    [...LIST_TYPED_KINDS, ...(relatedServed ? product.relatedKinds.filter((k) => k.group !== '') : [])],
+    mgr.log,
+  );
+  // A product that decides by a related kind's served fields hears of a changed schema (a CRD
+  // upgraded under it) at once: every object of the kind is reconciled again.
+  if (relatedServed && product.relatedKinds.some((k) => (k.servedFields?.length ?? 0) > 0))
+    mgr.onStop(servedListTypes.poll(w.enqueueAll));
+  return servedListTypes;
+}
+
+type RelatedInformers = readonly (readonly [string, Informer<KubernetesObject>])[] | undefined;
+
+/** What one reconcile of `key` reads: its object and only its own selection of every cache. */
+function productSnapshot(
+  w: ProductWiring,
+  {
+    memory,
+    tracker,
+    related,
+  }: { memory: ReconcilerMemory; tracker: LeaseTracker; related: RelatedInformers },
+): (key: string) => Snapshot {
+  const { product, shared, objects, clock } = w;
+  const clusterOf = productClusterReads(w);
+  const leaderlessOf = (g: HAObjectK | undefined, ns: string): { leaderless?: LeaderlessSpell } => {
+    const spell = g ? tracker.leaderless(ns) : undefined;
+    if (!g || !spell) return {};
+    const retry = product.leaderPods?.retryPeriodSecondsOf?.(g) ?? w.retryPeriodSeconds;
+    return { leaderless: { ...spell, retryPeriodSeconds: retry } };
+  };
+  return (key) => {
+    const g = objects.store.get(key);
+    const ns = g ? installNamespaceOf(g) : '';
+    const ownerIndex = g ? `${product.kind}/${key}` : '';
+    return {
+      key,
+      object: g,
+      sameNamespace: g ? objects.store.byIndex('installNamespace', ns) : [],
+      deployments: g ? shared.deployments.store.list(ns).filter(w.matchesDeployment) : [],
+      hpas: g ? shared.hpas.store.list(ns).filter(w.matchesCover) : [],
+      pdbs: g ? shared.pdbs.store.list(ns).filter(w.matchesCover) : [],
+      ...(related
+        ? { related: new Map(related.map(([kind, inf]) => [kind, g ? inf.store.list(ns) : []])) }
+        : {}),
+      ...(product.clusterKinds ? { cluster: clusterOf(g) } : {}),
+      owned: new Map(
+        [...shared.owned].map(([kind, inf]) => [kind, g ? inf.store.byIndex(OWNER_INDEX, ownerIndex) : []]),
+      ),
+      leader: g ? tracker.status(ns) : undefined,
+      ...leaderlessOf(g, ns),
+      lastCorrections: memory.lastCorrections(key),
+      ownApplies: memory.ownApplies(key),
+      now: clock.wallNow(),
+    };
+  };
+}
+
+/**
+ * The product's cluster-scoped kinds, as far as RBAC lets them be read (cluster-reads.ts). A
+ * cluster-scoped object may matter to any object of the kind (a PriorityClass created after the spec
+ * named it), and so does the kind becoming readable or not: they are few and rarely change, so each
+ * change reconciles them all.
+ */
+function productClusterReads(
+  w: ProductWiring,
+): (g: HAObjectK | undefined) => Map<string, KubernetesObject[]> {
+  const reads = w.opts.clusterReads;
+  const clusterKinds = reads ? (w.product.clusterKinds ?? []) : [];
+  for (const k of clusterKinds) reads!.onChange(k.kind, w.enqueueAll);
+  return (g) =>
+    new Map(
+      clusterKinds.flatMap((k) => {
+        const cache = reads!.cache(k.kind);
+        return cache ? [[k.kind, g ? cache.list() : []] as const] : [];
+      }),
+    );
+}
+
+/**
+ * Per-object series, read from the cache when scraped: status-only updates (which enqueue nothing)
+ * count at once, and a standby reports the same as the leader.
+ */
+function observeProductObjects(w: ProductWiring, tracker: LeaseTracker): void {
+  const { product, objects } = w;
+  w.opts.metrics?.glooha.observe(product.kind, () =>
+    objects.store.list().map((g) => {
+      const ready = g.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+      const lease = tracker.lease(installNamespaceOf(g));
+      return {
+        namespace: g.metadata.namespace ?? '',
+        name: g.metadata.name,
+        ready: ready === 'True' ? 'true' : ready === 'False' ? 'false' : 'unknown',
+        ...(lease ? { leaderLease: { name: product.leaseName, ...lease } } : {}),
+      };
+    }),
+  );
+}
+
+/** Which events of which caches enqueue which of the product's objects. */
+function productWatches(w: ProductWiring, memory: ReconcilerMemory, related: RelatedInformers) {
+  const { product, shared } = w;
+  // Events of the shared informers map to this product's objects only when its selection holds them.
+  const toInstall = (matches: (o: KubernetesObject) => boolean) => ({
+    mapToKeys: (o: KubernetesObject) => (matches(o) ? w.keysForNamespace(o.metadata?.namespace) : []),
+  });
+  // Another product's owned objects are its own business: a cover selection that sees every PDB and
+  // HPA sees theirs too, whose status changes would reconcile this product's objects for nothing.
+  const othersOwned = (o: KubernetesObject) => {
+    const l = o.metadata?.labels ?? {};
+    if (l[LABEL_MANAGED_BY] !== MANAGER) return false;
+    const kind = l[LABEL_OWNER_KIND];
+    return kind === undefined ? !product.ownsUnlabelledObjects : kind !== product.kind;
+  };
+  const toOwner = {
+    mapToKeys: (o: KubernetesObject) => {
+      const key = ownerKey(o, product.ownsUnlabelledObjects ? product.kind : '');
+      const prefix = `${product.kind}/`;
+      return key?.startsWith(prefix) ? [key.slice(prefix.length)] : [];
+    },
+  };
+  return [
+    // Spec (generation), deletion, finalizers, labels and annotations, and status written by
+    // anyone but us; not our own status writes.
+    {
+      informer: w.objects as unknown as Informer<KubernetesObject>,
+      filter: anyOf(generationChanged, foreignStatusWrite(memory)),
+    },
+    { informer: shared.deployments, ...toInstall(w.matchesDeployment) },
+    {
+      informer: shared.hpas as unknown as Informer<KubernetesObject>,
+      ...toInstall((o) => w.matchesCover(o) && !othersOwned(o)),
+    },
+    { informer: shared.pdbs, ...toInstall((o) => w.matchesCover(o) && !othersOwned(o)) },
+    ...[...shared.owned.values()].map((informer) => ({ informer, ...toOwner })),
+    ...(related ?? []).map(([, informer]) => ({ informer, ...toInstall(() => true) })),
+  ];
 }

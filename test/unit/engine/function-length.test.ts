@@ -15,17 +15,6 @@ export const MAX_LINES = 100;
 /** The marker a leading comment uses to justify a long function: "Long: <why>" (the why not empty). */
 const REASON = /\bLong:\s*\S/;
 
-/**
- * Functions over the limit that are being split, by "file:name", each with what is left to do. Empty
- * once the wiring is readable; a stale entry fails (below).
- */
-const PENDING: Record<string, string> = {
-  'src/controller/setup.ts:setupController':
-    'PENDING: the per-product wiring (informers, handlers, release, status) to be split into one function per concern',
-  'src/controller/setup.ts:setupControllers':
-    'PENDING: the shared informers and their handlers to be split from the controllers they feed',
-};
-
 export interface LongFunction {
   file: string;
   name: string;
@@ -126,15 +115,10 @@ describe('function length', () => {
 
   it(`no function in ${CHECKED.join(', ')} is over ${MAX_LINES} lines without a reason`, () => {
     const unexplained = all
-      .filter((f) => !f.justified && !(`${f.file}:${f.name}` in PENDING))
+      .filter((f) => !f.justified)
       .map(
         (f) => `${f.file}:${f.line} ${f.name} is ${f.lines} lines: split it, or say why in a "Long:" comment`,
       );
     expect(unexplained).toEqual([]);
-  });
-
-  it('every pending entry is still long (a split function leaves the list)', () => {
-    const long = new Set(all.map((f) => `${f.file}:${f.name}`));
-    expect(Object.keys(PENDING).filter((k) => !long.has(k))).toEqual([]);
   });
 });
