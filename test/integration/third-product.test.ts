@@ -173,7 +173,10 @@ describe('a third product registered by its folder and the registration lines al
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
   });
 
-  it('is registered: the operator and the CLI read the same lists, with Widget last', () => {
+  it('is registered: the operator and the CLI read the same lists, with Widget last', async () => {
+    // The tree's own registration lines do not list it: only this file's do.
+    const tree = await vi.importActual<typeof Registered>('../../src/products/registered.js');
+    expect(tree.PRODUCTS.map((p) => p.kind)).toEqual(['GlooHA', 'KgatewayHA']);
     expect(PRODUCTS.map((p) => p.kind)).toEqual(['GlooHA', 'KgatewayHA', WIDGET_KIND]);
     expect(CLI_PRODUCTS.map((p) => p.api.kind)).toEqual(['GlooHA', 'KgatewayHA', WIDGET_KIND]);
     expect(RECONCILER_PERMISSIONS).toEqual(expect.arrayContaining([...WIDGET.permissions]));
@@ -266,6 +269,9 @@ describe('a third product registered by its folder and the registration lines al
         'm',
       ),
     );
+    // `glooha check` finds the Widget install by its CliProduct.installSelector and its WidgetHA.
+    const check = await glooha(['check', '-n', ns]);
+    expect(check.stdout).toMatch(new RegExp(`Widget install.*${ns}/widget is targeted by a WidgetHA`));
     const one = await glooha(['status', '-n', ns, '--kind', 'widgetha', 'w']);
     expect(one.code, one.stderr).toBe(0);
     expect(one.stdout).toContain('widget');
