@@ -1,7 +1,7 @@
 // What the engine needs of a product (Gloo, kgateway, ...): the one interface a product implements.
 // The engine — the manager, the informers, the reconciler, plan and actions, status — knows products
 // only through it; each product lives in its own folder under src/products/ and is registered in
-// src/products/index.ts. A test (test/unit/engine/names-no-product.test.ts) fails if the engine names
+// src/products/registered.ts. A test (test/unit/engine/names-no-product.test.ts) fails if the engine names
 // one.
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { ApiKind } from '../api/kind.js';

@@ -1,4 +1,4 @@
-// The products the `glooha` CLI serves, in the registry's order (src/products/index.ts): what the CLI
+// The products the `glooha` CLI serves, in the registry's order (src/products/registered.ts): what the CLI
 // asks of each (src/cli/product.ts). Apart from the operator's list so that the operator does not load
 // the CLI's commands. A new product adds its line here too.
 import type { CliProduct } from '../cli/product.js';

@@ -1,13 +1,11 @@
-// The products the operator serves, in one list: the only place the engine's users (the operator's
-// entry point, the CLI, the chart's generated parts) learn which exist. A new product is a folder beside these
-// and one line here.
+// The products the operator serves (registered.ts lists them) and what follows from the list: the only
+// place the engine's users (the operator's entry point, the CLI, the chart's generated parts) learn which
+// exist.
 import { ENGINE_PERMISSIONS, type Permission } from '../controller/permissions.js';
 import type { Rule } from '../api/rules.js';
-import type { Product } from '../controller/product.js';
-import { GLOO } from './gloo/index.js';
-import { KGATEWAY } from './kgateway/index.js';
+import { PRODUCTS } from './registered.js';
 
-export const PRODUCTS: readonly Product[] = [GLOO, KGATEWAY];
+export { PRODUCTS };
 
 /** Every product's rules, each once (the rules of shared definitions sit in more than one table). */
 export const RULES: readonly Rule[] = [...new Set(PRODUCTS.flatMap((p) => p.api.rules))];

@@ -20,27 +20,20 @@ import {
 import { renderKubeVersion, repoRoot } from '../../../scripts/sync-chart.js';
 import type { Product } from '../../../src/controller/product.js';
 import { PRODUCTS } from '../../../src/products/index.js';
+import { WIDGET as WIDGET_PRODUCT } from '../../fixtures/products/widget/index.js';
 import { find, helm, helmBuildTimeoutMs, parseManifests, runHelm } from './helm.js';
 
-/** A third product, test-only: a kind, its own API group's resource and chart facts, nothing else. */
+/**
+ * A third product, test-only: Widget (test/fixtures/products/widget/, which
+ * test/integration/third-product.test.ts runs under the operator and the CLI), reading one more kind of
+ * another API group here, so that the RBAC rules group by API group.
+ */
 const WIDGET: Product = {
-  ...PRODUCTS[0]!,
-  kind: 'WidgetHA',
-  plural: 'widgethas',
-  controllerName: 'widgetha',
+  ...WIDGET_PRODUCT,
   permissions: [
-    { group: 'glooha.io', resource: 'widgethas', verbs: ['get', 'list', 'watch', 'patch'] },
-    { group: 'glooha.io', resource: 'widgethas/status', verbs: ['get', 'update', 'patch'] },
+    ...WIDGET_PRODUCT.permissions,
     { group: 'widgets.example.com', resource: 'cogs', verbs: ['get', 'list', 'watch'] },
   ],
-  chart: {
-    leaderLeaseAlert: {
-      name: 'GlooHAWidgetLeaderLeaseStale',
-      summary: 'Widget has no leader in WidgetHA {{ $labels.namespace }}/{{ $labels.name }}',
-      description: 'The widget Lease of WidgetHA {{ $labels.namespace }}/{{ $labels.name }} is stale.',
-    },
-    notes: ['Make a Widget install highly available: apply a WidgetHA.'],
-  },
 };
 const THREE = [...PRODUCTS, WIDGET];
 

@@ -1,5 +1,5 @@
 // The engine names no product. Every product lives in its own folder under src/products/ and reaches
-// the engine, the CLI, the metrics and the chart only through its registration (src/products/index.ts,
+// the engine, the CLI, the metrics and the chart only through its registration (src/products/registered.ts,
 // src/products/cli.ts). So every file outside src/products is checked — all of src/ (its .ts files and
 // src/templates), and the chart's hand-written parts — and none may import a product (statically or
 // with a dynamic import()) or name one in code: the check splits every identifier, string, template
