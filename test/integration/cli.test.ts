@@ -386,10 +386,10 @@ describe('glooha CLI against the API server', { timeout: 180_000 }, () => {
     expect(missing.stdout).toContain(
       `[FAIL] fencing policy: no ValidatingAdmissionPolicyBinding takes Lease ${ns}/glooha-operator as its parameter: the leader reconciles nothing`,
     );
-    // The policy and its binding are cluster-scoped: removed at the end, so that no later file's
-    // writes are judged by a policy whose parameter Lease went with this namespace.
+    // The chart's admission policies and bindings (fencing, replicas floor, its scale twin) are
+    // cluster-scoped: all of this release's are removed at the end, so that no later file's writes
+    // are judged by them (the floor-scale binding reads any namespace's floors ConfigMap).
     const admission = admin.makeApiClient(AdmissionregistrationV1Api);
-    const policyName = `${release}-glooha-operator-fencing`;
     try {
       await installOperatorRbac(ns, { release, fencingPolicy: true });
       const bound = await glooha(['check', '--operator-namespace', ns]);
@@ -400,8 +400,12 @@ describe('glooha CLI against the API server', { timeout: 180_000 }, () => {
         ),
       );
     } finally {
-      await admission.deleteValidatingAdmissionPolicyBinding({ name: policyName }).catch(() => undefined);
-      await admission.deleteValidatingAdmissionPolicy({ name: policyName }).catch(() => undefined);
+      const ours = (o: { metadata?: { name?: string } }) =>
+        o.metadata?.name?.startsWith(`${release}-`) ?? false;
+      for (const b of (await admission.listValidatingAdmissionPolicyBinding()).items.filter(ours))
+        await admission.deleteValidatingAdmissionPolicyBinding({ name: b.metadata!.name! });
+      for (const p of (await admission.listValidatingAdmissionPolicy()).items.filter(ours))
+        await admission.deleteValidatingAdmissionPolicy({ name: p.metadata!.name! });
     }
   });
 
