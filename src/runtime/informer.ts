@@ -198,6 +198,11 @@ interface ReflectorConfig<T extends KubernetesObject> {
   onError: (err: unknown) => void;
 }
 
+/** Every counter at zero. */
+function noStats(): ReflectorStats {
+  return { lists: 0, pages: 0, watches: 0, resumes: 0, expired: 0, errors: 0, events: 0 };
+}
+
 class Reflector<T extends KubernetesObject> {
   resourceVersion = '';
   synced = false;
@@ -205,15 +210,7 @@ class Reflector<T extends KubernetesObject> {
   watchFromOverride?: string;
   /** Ends the current watch so the loop starts the next one right away (set while a watch runs). */
   restartWatch?: () => void;
-  readonly stats: ReflectorStats = {
-    lists: 0,
-    pages: 0,
-    watches: 0,
-    resumes: 0,
-    expired: 0,
-    errors: 0,
-    events: 0,
-  };
+  readonly stats: ReflectorStats = noStats();
   /** Watch events other than ERROR: what tells a working watch from one that fails at once. */
   private objectEvents = 0;
   private readonly cfg: ReflectorConfig<T>;
@@ -770,15 +767,7 @@ export class Informer<T extends KubernetesObject = KubernetesObject> {
 
   /** Counters summed over all namespaces (tests use them to prove a watch resumed instead of re-listing). */
   stats(): InformerStats {
-    const sum: InformerStats = {
-      lists: 0,
-      pages: 0,
-      watches: 0,
-      resumes: 0,
-      expired: 0,
-      errors: 0,
-      events: 0,
-    };
+    const sum = noStats();
     for (const r of this.reflectors) {
       for (const k of Object.keys(sum) as (keyof InformerStats)[]) sum[k] += r.stats[k];
     }
