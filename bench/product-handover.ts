@@ -6,7 +6,7 @@
 //                                     (npm run bench:product-handover -- --runs 5)
 //
 // Starts its own test control plane and installs, each in its namespace, with Helm 4 and 3 controller
-// replicas: kgateway's chart (v2.4.0; controller-runtime's fixed 15s/10s/2s) and Gloo's chart (1.22.1,
+// replicas: kgateway's chart (v2.4.2, KGATEWAY_VERSION; controller-runtime's fixed 15s/10s/2s) and Gloo's chart (1.22.1,
 // managed by a GlooHA, so the operator writes LEADER_ELECTION_* 15s/10s/2s; validation off, see
 // test/integration/gloo-controller.test.ts). Each product's controller, built from its module, runs one
 // process per pod (test/support/product-controller.ts) with the kubelet's end of a deleted pod (the

@@ -5,8 +5,11 @@
 #
 #   bash test/env/build-kgateway.sh [--controller] [VERSION...]   (default: every pinned version)
 #
-# The pinned versions are the wrapper modules under test/env/kgateway/<version>/ (v2.4.0, the current
-# line, and v2.2.0, the oldest supported). They live outside test/env/tools/ on purpose: the control
+# The pinned versions are the wrapper modules under test/env/kgateway/<version>/ (v2.4.2, the newest
+# line the Go module proxy serves that this Go builds, and v2.3.6, the oldest supported line). Only the
+# newest's controller is built (the callers pass --controller with that version: test/env/binaries.ts
+# KGATEWAY_CONTROLLER_VERSION, scripts/test-lanes.ts, .ci/run); the others are charts only. They live
+# outside test/env/tools/ on purpose: the control
 # plane's cache key hashes every test/env/tools/*/go.mod, and a kgateway bump must not rebuild Kubernetes.
 # Each wrapper's go.sum pins the h1: sums of kgateway's module and of everything it builds from, so
 # `go` refuses a module that changed; Gateway API's CRDs come from the gateway-api module version the
@@ -20,8 +23,8 @@
 #
 # The controller is built as kgateway's Makefile builds it (CGO_ENABLED=0, `-X .../pkg/version.Version`,
 # `-s -w`), plus -trimpath and no DWARF from the compiler (see build-testbin.sh). The unit tests need
-# only the charts (seconds), so the controller (~15-20 min cold on 2 cores per version; the second
-# version reuses the packages the two share) is built only on --controller.
+# only the charts (seconds), so the controller (~18-45 min cold on 2 cores) is built only on
+# --controller.
 #
 # Output: $GLOOHA_TESTBIN_CACHE/../kgateway/<version>-<key>/ (default ~/.cache/glooha-operator/kgateway/):
 #   kgateway-<v>.tgz  kgateway-crds-<v>.tgz  kgateway-proxy-<v>.tgz  gateway-api-<gwv>-standard.yaml

@@ -566,7 +566,7 @@ describe('health semantics: a KgatewayHA through its lifecycle, judged the same 
           template: {
             metadata: { labels },
             spec: {
-              containers: [{ name: 'controller', image: 'cr.kgateway.dev/kgateway-dev/kgateway:v2.2.0' }],
+              containers: [{ name: 'controller', image: 'cr.kgateway.dev/kgateway-dev/kgateway:v2.4.2' }],
             },
           },
         },

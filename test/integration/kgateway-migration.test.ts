@@ -1,10 +1,10 @@
-// `glooha migrate kgateway` against the real API server, with kgateway's real charts (v2.2.0, from its
+// `glooha migrate kgateway` against the real API server, with kgateway's real charts (v2.4.2, from its
 // Go module) installed the way users install them: Gateway API's CRDs and kgateway's CRDs with
 // `kubectl apply --server-side`, kgateway's chart with Helm 4 and Helm 3 fed the values file the
 // command prints, and the manifests it prints with `kubectl apply --server-side` (kubectl reads them as
 // YAML 1.1). The API server, with kgateway's own CRD schema, must keep every field we write.
 //
-// Kubernetes 1.37 (this control plane) refuses four of kgateway v2.2.0's CRDs for the estimated cost
+// Kubernetes 1.37 (this control plane) refuses four of kgateway v2.4.2's CRDs for the estimated cost
 // of their CEL rules (duration strings without maxLength; kgateway fixed it in v2.4.3,
 // kgateway-dev/kgateway#14560). The test pins exactly which, so the migration guide stays true.
 import { CustomObjectsApi, AppsV1Api, PolicyV1Api, AutoscalingV2Api } from '@kubernetes/client-node';

@@ -74,7 +74,7 @@ describe('RBAC for PriorityClasses re-checked at runtime: watched without a rest
           template: {
             metadata: { labels },
             spec: {
-              containers: [{ name: 'controller', image: 'cr.kgateway.dev/kgateway-dev/kgateway:v2.4.0' }],
+              containers: [{ name: 'controller', image: 'cr.kgateway.dev/kgateway-dev/kgateway:v2.4.2' }],
             },
           },
         },

@@ -85,7 +85,7 @@ describe('the printed values-path command, through bash -c', () => {
   it("a KgatewayHA's: kgateway's release and OCI chart (or KGATEWAY_CHART) at the installed version, values-kgatewayha.yaml", () => {
     const kgw = upgradeCommand({
       chart: KGATEWAY_HELM_CHART,
-      chartVersion: 'v2.4.0',
+      chartVersion: 'v2.4.2',
       valuesFile: 'values-kgatewayha.yaml',
       release: 'kgw',
       namespace: 'kgateway-system',
@@ -105,7 +105,7 @@ describe('the printed values-path command, through bash -c', () => {
       'kgw',
       'oci://cr.kgateway.dev/kgateway-dev/charts/kgateway',
       '--version',
-      'v2.4.0',
+      'v2.4.2',
       '-n',
       'kgateway-system',
       '--reset-then-reuse-values',
