@@ -1,5 +1,5 @@
-// Wrapper module: pins kgateway v2.3.6, whose ./cmd/kgateway the integration tests run as the real
-// controller (test/env/build-kgateway.sh builds it).
+// Wrapper module: pins kgateway v2.3.6, the oldest supported line, whose charts the tests render and
+// install (test/env/build-kgateway.sh packages them); only the newest pin's controller is built.
 module glooha-operator/test/env/kgateway/v2.3.6
 
 go 1.26.5
