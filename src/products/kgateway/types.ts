@@ -83,5 +83,11 @@ declare module '../../core/findings.js' {
     KgatewayCannotExpress: true;
     /** `glooha migrate kgateway`: a gateway's Gateway to point at its GatewayParameters. */
     KgatewayGatewayReference: true;
+    /** Warning: the install runs a kgateway line newer than the newest tested (version.ts). */
+    KgatewayVersionUntested: true;
+    /** Warning: the controller Deployment's version label is missing or not a version (version.ts). */
+    KgatewayVersionUnknown: true;
+    /** Problem: the installed GatewayParameters lack a field a gateway's spec needs (desired.ts). */
+    GatewayParametersCannotExpress: true;
   }
 }
