@@ -1,11 +1,11 @@
 // A gateway proxy switched from fixed replicas to autoscaling and back, on kgateway's real controller
-// (its deployer renders the proxy from the GatewayParameters the operator writes), for every pinned
-// kgateway version. One watch on the proxy Deployment, timestamped, records every readyReplicas it
+// (its deployer renders the proxy from the GatewayParameters the operator writes), on the pinned
+// kgateway version whose controller is built (v2.4.2). One watch on the proxy Deployment, timestamped, records every readyReplicas it
 // goes through: any dip below the minimum counts (before the replicas hand-over, the switch went
-// 3 → 1 → 3: the deployer's apply without spec.replicas removed it). And on every version each proxy
-// pod and each controller pod is selected by exactly one PodDisruptionBudget (two block every
-// eviction): on 2.3+ the proxy's is kgateway's, rendered from the GatewayParameters, and glooha's own
-// never appears (a watch on the PDBs records every one created); on 2.2 it is glooha's.
+// 3 → 1 → 3: the deployer's apply without spec.replicas removed it). And each proxy pod and each
+// controller pod is selected by exactly one PodDisruptionBudget (two block every eviction): the
+// proxy's is kgateway's, rendered from the GatewayParameters, and glooha's own never appears (a
+// watch on the PDBs records every one created).
 import {
   AppsV1Api,
   AutoscalingV2Api,
@@ -16,16 +16,11 @@ import {
   type V1PodDisruptionBudget,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KGATEWAY_VERSIONS, type KgatewayFixtures } from '../env/binaries.js';
+import { KGATEWAY_CONTROLLER_VERSION, type KgatewayFixtures } from '../env/binaries.js';
 import { adminKubeConfig, createNamespace } from '../support/cluster.js';
 import { helm } from '../support/gloo-chart.js';
 import { getKgatewayHA, patchKgatewayHASpec } from '../support/glooha.js';
-import {
-  KGATEWAY_CONTROLLER_POD,
-  gatewayWithParameters,
-  installKgatewayCrds,
-  rendersCovers,
-} from '../support/kgateway.js';
+import { KGATEWAY_CONTROLLER_POD, gatewayWithParameters, installKgatewayCrds } from '../support/kgateway.js';
 import { ProductControllers } from '../support/product-controller.js';
 import { kubectlOk } from '../support/kubectl.js';
 import { ownsReplicas } from '../support/managed-fields.js';
@@ -64,7 +59,7 @@ async function watchPdbsCreated(ns: string): Promise<{ names: Set<string>; stop:
   return { names, stop: () => req.abort() };
 }
 
-describe.each(KGATEWAY_VERSIONS)("kgateway %s's deployer: fixed ↔ autoscaled", (version) => {
+describe.each([KGATEWAY_CONTROLLER_VERSION])("kgateway %s's deployer: fixed ↔ autoscaled", (version) => {
   let fx: KgatewayFixtures;
   let ns: string;
   let operator: InProcessOperator | undefined;
@@ -92,9 +87,8 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's deployer: fixed ↔ autoscaled",
   });
 
   it('keeps ready replicas at or above the minimum through fixed 3 → autoscaled {min 3} → fixed 3, one PDB per pod', async () => {
-    const covers = rendersCovers(version);
-    // kgateway 2.3+ names the PDB and HPA it renders after the proxy; glooha's own are <proxy>-glooha.
-    const coverName = covers ? 'web' : 'web-glooha';
+    // kgateway names the PDB and HPA it renders after the proxy.
+    const coverName = 'web';
     const created = await watchPdbsCreated(ns);
     await kubectlOk(
       ['apply', '--server-side', '-f', '-'],
@@ -217,10 +211,8 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's deployer: fixed ↔ autoscaled",
     );
     console.log(`kgateway ${version} proxy web through the switch:\n${timeline.join('\n')}`);
     created.stop();
-    // On 2.3+ glooha's own PDB for the proxy never existed, not even for a moment.
-    expect([...created.names].sort()).toEqual(
-      covers ? ['kgateway-glooha', 'web'] : ['kgateway-glooha', 'web-glooha'],
-    );
+    // glooha's own PDB for the proxy (web-glooha) never existed, not even for a moment.
+    expect([...created.names].sort()).toEqual(['kgateway-glooha', 'web']);
     expect(watch.samples.length).toBeGreaterThan(0);
     expect(Math.min(...watch.samples.map((s) => s.ready)), timeline.join('\n')).toBeGreaterThanOrEqual(3);
   }, 400_000);

@@ -1,5 +1,6 @@
 // The KgatewayHA controller against a real API server, kgateway's real chart and kgateway's real
-// controller, for every pinned kgateway version (v2.4.0, the current line, and v2.2.0): the chart from
+// controller (v2.4.2, the pinned version whose controller the products lane builds; v2.3.6 is charts
+// only, and the replicas floor's printed command below runs on its chart): the chart from
 // kgateway's Go module installed with Helm 4, the operator running as its chart's ServiceAccount with
 // only the chart's RBAC, and kgateway's ./cmd/kgateway running once per controller pod (kwok's pods run
 // nothing; test/support/product-controller.ts runs the process with the pod's env, a pod-bound token
@@ -32,8 +33,12 @@ import { KGATEWAY_PLURAL } from '../../src/products/kgateway/api.js';
 import type { GlooHA } from '../../src/products/gloo/types.js';
 import type { KgatewayHA } from '../../src/products/kgateway/types.js';
 import { main } from '../../src/cli/main.js';
-import { chartHasControllerScheduling } from '../../src/products/kgateway/facts.js';
-import { KGATEWAY_VERSIONS, kgatewayFixtures, type KgatewayFixtures } from '../env/binaries.js';
+import {
+  KGATEWAY_CONTROLLER_VERSION,
+  KGATEWAY_VERSIONS,
+  kgatewayFixtures,
+  type KgatewayFixtures,
+} from '../env/binaries.js';
 import { auditWrites, describeAudit } from '../support/audit.js';
 import { adminKubeConfig, createNamespace, installCrds } from '../support/cluster.js';
 import { HELM_MAJORS, helm, valuesFiles } from '../support/gloo-chart.js';
@@ -41,12 +46,7 @@ import { serveChartRepository } from '../support/chart-repository.js';
 import { printedValuesPathCommand, runAsPrinted } from '../support/shell.js';
 import { createGlooInstall } from '../support/gloo-install.js';
 import { createGlooHA, getGlooHA } from '../support/glooha.js';
-import {
-  KGATEWAY_CONTROLLER_POD,
-  gatewayWithParameters,
-  installKgatewayCrds,
-  rendersCovers,
-} from '../support/kgateway.js';
+import { KGATEWAY_CONTROLLER_POD, gatewayWithParameters, installKgatewayCrds } from '../support/kgateway.js';
 import { ProductControllers } from '../support/product-controller.js';
 import { kubectlOk } from '../support/kubectl.js';
 import {
@@ -135,7 +135,7 @@ afterAll(async () => {
   await removeFloorPolicy?.();
 });
 
-describe.each(KGATEWAY_VERSIONS)("kgateway %s's real controller", (version) => {
+describe.each([KGATEWAY_CONTROLLER_VERSION])("kgateway %s's real controller", (version) => {
   beforeAll(async () => {
     // The CRDs of this version (the operator reads API discovery at start), and its controller binary.
     fx = (await installKgatewayCrds(version, { controller: true })).fx;
@@ -190,24 +190,18 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's real controller", (version) => {
       const dep = await controller();
       expect(dep.spec?.replicas).toBe(3);
       expect(envOf(dep)).toContainEqual({ name: 'KGW_DISABLE_LEADER_ELECTION', value: 'false' });
-      // The topology spread: rendered from the values on 2.3+, applied by the operator on 2.2.
+      // The topology spread: rendered from the values (controller.topologySpreadConstraints).
       expect(dep.spec?.template.spec?.topologySpreadConstraints?.[0]).toMatchObject({
         topologyKey: 'topology.kubernetes.io/zone',
         labelSelector: dep.spec?.selector,
       });
       // The Helm values the operator exports for the KgatewayHA are the ones the migration printed, for
-      // the chart version installed: migrate targets 2.4 (controller.affinity and
-      // controller.topologySpreadConstraints); on 2.2, whose chart has neither, the export keeps the
-      // top-level affinity and leaves the spread to the operator.
+      // chart installed (controller.affinity, controller.topologySpreadConstraints).
       const cm = await admin
         .makeApiClient(CoreV1Api)
         .readNamespacedConfigMap({ name: 'gloo-kgateway-helm-values', namespace: ns });
       expect(cm.metadata?.labels?.[LABEL_OWNER_KIND]).toBe('KgatewayHA');
-      const printed = parse(values) as { controller: Record<string, unknown> };
-      const { affinity, topologySpreadConstraints: _spread, ...controllerRest } = printed.controller;
-      expect(parse(cm.data?.['values.yaml'] ?? '')).toEqual(
-        chartHasControllerScheduling(version) ? printed : { controller: controllerRest, affinity },
-      );
+      expect(parse(cm.data?.['values.yaml'] ?? '')).toEqual(parse(values));
     }, 300_000);
 
     it("reports kgateway's leader from its Lease, and its 2 s renewals cost no reconcile and no write", async () => {
@@ -446,7 +440,7 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's real controller", (version) => {
       controllers = undefined;
     });
 
-    it('writes replicas, anti-affinity, spread and (2.3+) the PDB into the named GatewayParameters, owns the PDB on 2.2, and reports the proxy', async () => {
+    it('writes replicas, anti-affinity, spread and the PDB into the named GatewayParameters, and reports the proxy', async () => {
       gwNs = await createNamespace('kgw-gateways');
       const r = await helm(4, ['install', 'kgateway', fx.chart, '-n', gwNs]);
       expect(r.ok, r.stderr).toBe(true);
@@ -496,9 +490,8 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's real controller", (version) => {
       ).catch((err) => {
         throw new Error(`${(err as Error).message}\n${controllers!.describe()}`);
       });
-      // kgateway 2.3+ renders the proxy's PDB from the GatewayParameters (named after the proxy); on
-      // 2.2, whose GatewayParameters have no such field, the PDB is glooha's own.
-      const pdbName = rendersCovers(version) ? 'http' : 'http-glooha';
+      // kgateway renders the proxy's PDB from the GatewayParameters (named after the proxy).
+      const pdbName = 'http';
       const k = await eventually(
         `KgatewayHA Ready, its status naming PDB ${pdbName}`,
         getK,
@@ -509,11 +502,9 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's real controller", (version) => {
         deploymentName: 'http',
         desiredReplicas: 2,
         readyReplicas: 2,
-        podDisruptionBudget: { name: pdbName, owned: !rendersCovers(version), maxUnavailable: 1 },
+        podDisruptionBudget: { name: pdbName, owned: false, maxUnavailable: 1 },
       });
-      expect(written.spec.kube.podDisruptionBudget?.spec?.maxUnavailable).toBe(
-        rendersCovers(version) ? 1 : undefined,
-      );
+      expect(written.spec.kube.podDisruptionBudget?.spec?.maxUnavailable).toBe(1);
       const proxy = await apps.readNamespacedDeployment({ name: 'http', namespace: gwNs });
       // The deployer rendered what glooha wrote; glooha never wrote to the proxy Deployment itself.
       expect(proxy.spec?.replicas).toBe(2);
@@ -527,15 +518,15 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's real controller", (version) => {
       );
       expect(proxy.metadata?.managedFields?.map((m) => m.manager)).not.toContain('glooha-operator');
       expect(proxy.metadata?.managedFields?.map((m) => m.manager)).toContain('kgateway.dev/kgateway');
-      // kgateway's deployer creates the PDB after the Deployment it renders in the same pass (2.3+).
+      // kgateway's deployer creates the PDB after the Deployment it renders in the same pass.
       const pdb = await eventually(
-        `PDB ${gwNs}/${pdbName} (${rendersCovers(version) ? "kgateway's deployer's" : "glooha's"})`,
+        `PDB ${gwNs}/${pdbName} (kgateway's deployer's)`,
         () =>
           policy.readNamespacedPodDisruptionBudget({ name: pdbName, namespace: gwNs }).catch(() => undefined),
         (p) => p !== undefined,
       );
       expect(pdb?.spec?.selector).toEqual(proxy.spec?.selector);
-      // One PDB on the proxy's pods, whichever the version.
+      // One PDB on the proxy's pods: none of glooha's own beside kgateway's.
       const pdbs = (await policy.listNamespacedPodDisruptionBudget({ namespace: gwNs })).items;
       expect(
         pdbs
@@ -607,11 +598,9 @@ describe.each(KGATEWAY_VERSIONS)("kgateway %s's real controller", (version) => {
           !(o.metadata?.managedFields as { manager?: string }[]).some((m) => m.manager === 'glooha-operator'),
       );
       expect(released.spec.kube.deployment.replicas).toBe(2);
-      // On 2.3+ the PDB field stays too, so kgateway keeps the proxy's PDB.
-      if (rendersCovers(version)) {
-        expect(released.spec.kube.podDisruptionBudget?.spec?.maxUnavailable).toBe(1);
-        await policy.readNamespacedPodDisruptionBudget({ name: 'http', namespace: gwNs });
-      }
+      // The PDB field stays too, so kgateway keeps the proxy's PDB.
+      expect(released.spec.kube.podDisruptionBudget?.spec?.maxUnavailable).toBe(1);
+      await policy.readNamespacedPodDisruptionBudget({ name: 'http', namespace: gwNs });
     });
   });
 });

@@ -1,20 +1,31 @@
-// kgateway upgraded from v2.2.0 to v2.4.0 under a running operator, as kgateway's docs order it: the
-// CRDs first, then the controller's chart (Helm 4), on kgateway's real controllers. On 2.2 the proxy's
-// PDB is glooha's own (`web-glooha`): GatewayParameters cannot express one. The operator reads the new
-// GatewayParameters schema without a restart, writes the PDB into the GatewayParameters, and deletes
-// its own once kgateway's deployer has rendered `web`. A watch on the namespace's PDBs records when
-// each appeared and went: the proxy's pods are never without a PDB, and two select them only from
-// kgateway's creation to glooha's deletion (the eviction API refuses evictions meanwhile; a drain
-// retries). That window is printed and bounded.
+// A KgatewayHA that an earlier glooha managed on kgateway 2.2, whose install has since been upgraded to
+// v2.4.2 (this glooha supports 2.3 and newer only: on 2.2 it is Stalled with UnsupportedVersion and
+// writes nothing, test/integration/kgateway-version.test.ts). On 2.2 the earlier glooha owned the
+// proxy's PDB itself (`web-glooha`: 2.2's GatewayParameters had no field for one); that object is
+// still there after the upgrade. The operator, resumed on the upgraded install with kgateway's real
+// controller running, writes the PDB into the GatewayParameters and deletes its own only once
+// kgateway's deployer has rendered `web`. A watch on the namespace's PDBs records when each appeared
+// and went: the proxy's pods are never without a PDB, and two select them only from kgateway's
+// creation to glooha's deletion (the eviction API refuses evictions meanwhile; a drain retries). That
+// window is printed and bounded.
 import {
   AppsV1Api,
   CoreV1Api,
+  CustomObjectsApi,
+  PatchStrategy,
   PolicyV1Api,
+  setHeaderOptions,
   Watch,
   type V1Deployment,
+  type V1ObjectMeta,
   type V1PodDisruptionBudget,
 } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GROUP, VERSION } from '../../src/api/constants.js';
+import { ownedMetadata, ownerOf } from '../../src/core/ownership.js';
+import { KGATEWAY_PLURAL } from '../../src/products/kgateway/api.js';
+import type { KgatewayHA } from '../../src/products/kgateway/types.js';
+import { KGATEWAY_CONTROLLER_VERSION } from '../env/binaries.js';
 import { adminKubeConfig, createNamespace } from '../support/cluster.js';
 import { helm } from '../support/gloo-chart.js';
 import { KGATEWAY_CONTROLLER_POD, gatewayWithParameters, installKgatewayCrds } from '../support/kgateway.js';
@@ -32,6 +43,9 @@ const admin = adminKubeConfig();
 const apps = admin.makeApiClient(AppsV1Api);
 const core = admin.makeApiClient(CoreV1Api);
 const policy = admin.makeApiClient(PolicyV1Api);
+const custom = admin.makeApiClient(CustomObjectsApi);
+const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+const kha = { group: GROUP, version: VERSION, plural: KGATEWAY_PLURAL };
 
 let id: OperatorIdentity;
 let operator: InProcessOperator | undefined;
@@ -52,18 +66,19 @@ interface PdbEvent {
   at: number;
 }
 
-describe('kgateway v2.2.0 → v2.4.0 under a running operator', () => {
+describe(`kgateway 2.2 → ${KGATEWAY_CONTROLLER_VERSION}: the PDB an earlier glooha owned on 2.2`, () => {
   it("hands the proxy's PDB over to kgateway's own: never none, two only until glooha deletes its own", async () => {
-    const fx22 = (await installKgatewayCrds('v2.2.0', { controller: true })).fx;
+    const fx = (await installKgatewayCrds(KGATEWAY_CONTROLLER_VERSION, { controller: true })).fx;
     const ns = await createNamespace('kgw-upgrade');
     operator = await startOperatorInProcess(id);
-    const installed = await helm(4, ['install', 'kgateway', fx22.chart, '-n', ns]);
+    const installed = await helm(4, ['install', 'kgateway', fx.chart, '-n', ns]);
     expect(installed.ok, installed.stderr).toBe(true);
     controllers = await ProductControllers.start({
       ...KGATEWAY_CONTROLLER_POD,
       namespace: ns,
-      binary: fx22.controller!,
+      binary: fx.controller!,
     });
+    // Suspended while the state the upgrade left is set up: the operator writes nothing.
     await kubectlOk(
       ['apply', '--server-side', '-f', '-'],
       JSON.stringify({
@@ -75,7 +90,7 @@ describe('kgateway v2.2.0 → v2.4.0 under a running operator', () => {
             apiVersion: 'glooha.io/v1alpha1',
             kind: 'KgatewayHA',
             metadata: { name: 'kgw', namespace: ns },
-            spec: { controller: { replicas: 1 }, gateways: { web: { replicas: 2 } } },
+            spec: { controller: { replicas: 1 }, gateways: { web: { replicas: 2 } }, suspend: true },
           },
         ],
       }),
@@ -83,14 +98,34 @@ describe('kgateway v2.2.0 → v2.4.0 under a running operator', () => {
     const proxy = () => apps.readNamespacedDeployment({ name: 'web', namespace: ns });
     const pdbNames = async () =>
       (await policy.listNamespacedPodDisruptionBudget({ namespace: ns })).items.map((p) => p.metadata?.name);
-    await eventually(
-      "kgateway 2.2's proxy with 2 ready replicas, and glooha's PDB web-glooha",
-      async () => ({ d: await proxy(), pdbs: await pdbNames() }),
-      ({ d, pdbs }) => d.status?.readyReplicas === 2 && pdbs.includes('web-glooha') && !pdbs.includes('web'),
+    const rendered = await eventually(
+      "kgateway's proxy web, rendered by its deployer",
+      proxy,
+      (d) => Boolean(d.metadata?.uid),
       { timeoutMs: 180_000 },
     ).catch((err) => {
       throw new Error(`${(err as Error).message}\n${controllers!.describe()}`);
     });
+    // The PDB the earlier glooha owned on 2.2, as it made it: named <proxy>-glooha, its owner labels
+    // and ownerReference, the proxy Deployment's selector.
+    const k = (await custom.getNamespacedCustomObject({ ...kha, namespace: ns, name: 'kgw' })) as KgatewayHA;
+    await policy.createNamespacedPodDisruptionBudget({
+      namespace: ns,
+      body: {
+        metadata: ownedMetadata(
+          ownerOf({ ...k, metadata: { ...k.metadata, name: 'kgw' } }),
+          'web-glooha',
+          ns,
+          'web',
+        ) as V1ObjectMeta,
+        spec: {
+          selector: rendered.spec!.selector,
+          maxUnavailable: 1,
+          unhealthyPodEvictionPolicy: 'AlwaysAllow',
+        },
+      },
+    });
+    expect(await pdbNames()).toEqual(['web-glooha']);
 
     const events: PdbEvent[] = [];
     let watchEnded: unknown;
@@ -102,30 +137,15 @@ describe('kgateway v2.2.0 → v2.4.0 under a running operator', () => {
       (err: unknown) => (watchEnded = err ?? 'closed by the API server'),
     );
     try {
-      const fx24 = (await installKgatewayCrds('v2.4.0', { controller: true })).fx;
-      await controllers.stop();
-      const upgraded = await helm(4, [
-        'upgrade',
-        'kgateway',
-        fx24.chart,
-        '-n',
-        ns,
-        '--reset-then-reuse-values',
-        '--force-conflicts',
-      ]);
-      expect(upgraded.ok, upgraded.stderr).toBe(true);
-      controllers = await ProductControllers.start({
-        ...KGATEWAY_CONTROLLER_POD,
-        namespace: ns,
-        binary: fx24.controller!,
-      });
-      // The operator looks at the served schema every 30 s; kgateway 2.4's controller then has to win
-      // its Lease (the killed 2.2 leader's expires after 15 s) before its deployer renders.
+      await custom.patchNamespacedCustomObject(
+        { ...kha, namespace: ns, name: 'kgw', body: { spec: { suspend: false } } },
+        mergePatch,
+      );
       await eventually(
         "kgateway's PDB web, and glooha's web-glooha gone",
         pdbNames,
         (names) => names.includes('web') && !names.includes('web-glooha'),
-        { timeoutMs: 240_000 },
+        { timeoutMs: 120_000 },
       ).catch((err) => {
         throw new Error(`${(err as Error).message}\n${controllers!.describe()}`);
       });
@@ -150,7 +170,7 @@ describe('kgateway v2.2.0 → v2.4.0 under a running operator', () => {
     expect(deleted, timeline).toBeDefined();
     const overlapMs = deleted!.at - created!.at;
     console.log(
-      `kgateway v2.2.0 → v2.4.0: kgateway's PDB web created, glooha's web-glooha deleted ${overlapMs} ms later\n${timeline}`,
+      `kgateway 2.2 → ${KGATEWAY_CONTROLLER_VERSION}: kgateway's PDB web created, glooha's web-glooha deleted ${overlapMs} ms later\n${timeline}`,
     );
     // Never a moment without a PDB: glooha's went after kgateway's came.
     expect(overlapMs, timeline).toBeGreaterThanOrEqual(0);

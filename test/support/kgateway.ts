@@ -11,16 +11,17 @@ import { eventually } from './wait.js';
 
 /**
  * The CRDs of each pinned kgateway-crds that Kubernetes 1.37 refuses for the estimated cost of their
- * CEL rules (duration strings without maxLength; kgateway-dev/kgateway#14560, fixed after v2.4.0).
+ * CEL rules (duration strings without maxLength; kgateway-dev/kgateway#14560, fixed in v2.4.3: v2.4.2's
+ * four CRDs are v2.4.0's byte for byte, and v2.3.6's, which differ, are refused all the same).
  */
 export const REFUSED_ON_1_37: Record<string, string[]> = {
-  'v2.2.0': [
+  'v2.3.6': [
     'backendconfigpolicies.gateway.kgateway.dev',
     'gatewayextensions.gateway.kgateway.dev',
     'httplistenerpolicies.gateway.kgateway.dev',
     'listenerpolicies.gateway.kgateway.dev',
   ],
-  'v2.4.0': [
+  'v2.4.2': [
     'backendconfigpolicies.gateway.kgateway.dev',
     'gatewayextensions.gateway.kgateway.dev',
     'httplistenerpolicies.gateway.kgateway.dev',
@@ -40,9 +41,9 @@ const GATEWAY_API_GROUP = 'gateway.networking.k8s.io';
 /**
  * Deletes the Gateway API CRDs that a newer bundle installed and `bundle` does not hold, so the
  * control plane serves what a cluster installed with this version serves. A controller built
- * against the older Gateway API watches a kind by the version it knows when its CRD exists: v2.2.0
- * after v2.4.0's TCPRoute and TLSRoute (standard in Gateway API 1.6.1, served as v1 only) waited for
- * ever for v1alpha2 ones and never elected a leader.
+ * against the older Gateway API watches a kind by the version it knows when its CRD exists: kgateway
+ * v2.2.0 after v2.4.0's TCPRoute and TLSRoute (standard in Gateway API 1.6.1, served as v1 only)
+ * waited for ever for v1alpha2 ones and never elected a leader.
  */
 async function removeGatewayApiCrdsNotIn(bundle: string): Promise<void> {
   const wanted = new Set(
@@ -188,16 +189,6 @@ export function deployerValues(
         : {}),
     },
   };
-}
-
-/**
- * Whether kgateway `version` (v2.4.0) renders a proxy's PDB and HPA from its GatewayParameters
- * (podDisruptionBudget, horizontalPodAutoscaler: since 2.3). The operator decides it from the served
- * schema; the tests know it from the version they installed.
- */
-export function rendersCovers(version: string): boolean {
-  const [major = 0, minor = 0] = version.replace(/^v/, '').split('.').map(Number);
-  return major > 2 || (major === 2 && minor >= 3);
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   CONTROLLER_LEASE_NAME,
   ENV_DISABLE_LEADER_ELECTION,
   KGATEWAY_HELM_CHART,
+  KGATEWAY_VERSION,
 } from './facts.js';
 import { MIGRATE_TARGETS, migrate, type MigrateArgs } from './migrate-command.js';
 import { KGATEWAY_RENDER } from './render.js';
@@ -131,7 +132,7 @@ export const KGATEWAY_CLI: CliProduct = {
   statusComponents: [{ key: 'controller' }, { key: 'gateways', each: true }],
   helmValuesSuffix: '-kgateway-helm-values',
   helmValuesExample: `  glooha helm-values kgateway -n kgateway-system --kind KgatewayHA > values-kgatewayha.yaml
-  helm upgrade kgateway ${KGATEWAY_HELM_CHART.reference} --version v2.4.0 -n kgateway-system --reset-then-reuse-values -f values-kgatewayha.yaml
+  helm upgrade kgateway ${KGATEWAY_HELM_CHART.reference} --version ${KGATEWAY_VERSION} -n kgateway-system --reset-then-reuse-values -f values-kgatewayha.yaml
 `,
   installCheck: {
     inProse: `whether kgateway's controller holds and renews its Lease ${CONTROLLER_LEASE_NAME}`,

@@ -36,14 +36,14 @@ import { renderObject, type KubeObject } from '../../core/templates.js';
 import { GATEWAY_PARAMETERS_TEMPLATE } from './templates.js';
 import {
   CHART_ENV_AFTER_EXTRA_ENV,
-  CHART_VERSION_LABEL,
-  chartHasControllerScheduling,
   CONTROLLER_CONTAINER,
   CONTROLLER_LEASE_NAME,
   DEFAULT_RELEASE,
   ENV_DISABLE_LEADER_ELECTION,
   GATEWAY_PARAMETERS_GROUP,
+  GATEWAY_PARAMETERS_HPA_FIELD,
   GATEWAY_PARAMETERS_KIND,
+  GATEWAY_PARAMETERS_PDB_FIELD,
   isDeployerRendered,
   KGATEWAY_HELM_CHART,
   kgatewayChartVersion,
@@ -51,6 +51,7 @@ import {
 } from './facts.js';
 import { kgatewayControllerValues } from './migrate.js';
 import { KGATEWAY_DEFAULTS } from './schema.js';
+import { versionVerdict, type VersionVerdict } from './version.js';
 
 /** A Gateway of the install's namespace: its name and the parameters it names. */
 export interface ObservedGateway {
@@ -73,11 +74,13 @@ export interface ObservedKgateway {
   /** The proxies kgateway's deployer made (Deployments labelled kgateway=kube-gateway). */
   proxies?: ObservedDeployment[];
   /**
-   * Whether the installed GatewayParameters have podDisruptionBudget and horizontalPodAutoscaler
-   * (kgateway 2.3+): the proxies' PDBs and HPAs are then kgateway's, rendered from the fields glooha
-   * writes there, and none of glooha's own stand beside them.
+   * Which of GATEWAY_PARAMETERS_PDB_FIELD and GATEWAY_PARAMETERS_HPA_FIELD the installed
+   * GatewayParameters have (gatewayParametersFields in index.ts: the served schema's, or a tested
+   * line's before that schema is read); undefined when that is not known. kgateway's deployer renders
+   * a proxy's PDB and HPA from them; glooha creates none of its own beside them, and a proxy whose
+   * spec needs one that is missing is reported (GatewayParametersCannotExpress), not guessed at.
    */
-  proxyCovers?: boolean;
+  parameterFields?: readonly string[];
   /**
    * Names of the cluster's PriorityClasses; undefined when the operator may not list and watch them
    * (a namespaced install without cluster-wide reads), so it cannot tell whether one exists.
@@ -117,6 +120,11 @@ export function desiredKgateway(k: KgatewayHA, observed: ObservedKgateway): Desi
   const spec = g.spec;
   const owner = ownerOf(g);
   const ns = installNamespaceOf(g);
+  const verdict: VersionVerdict | undefined =
+    observed.controller && versionVerdict({ ...observed.controller, namespace: ns });
+  // Before 2.3 neither the chart nor GatewayParameters take what glooha writes: nothing is written.
+  if (verdict?.kind === 'unsupported')
+    return { ok: false, stall: { reason: 'UnsupportedVersion', message: verdict.message } };
   const upgrade = upgradeTarget(g, ns, observed.controller);
   const ctx: ComponentContext = {
     owner,
@@ -131,7 +139,7 @@ export function desiredKgateway(k: KgatewayHA, observed: ObservedKgateway): Desi
       intent.role === 'controller' ? leaderElectionEnv(c, spec, dep) : undefined,
     owned: [],
     patches: [],
-    warnings: [],
+    warnings: verdict?.kind === 'untested' || verdict?.kind === 'unknown' ? [verdict.warning] : [],
     problems: [],
   };
   const dep = observed.controller;
@@ -159,7 +167,6 @@ export function desiredKgateway(k: KgatewayHA, observed: ObservedKgateway): Desi
     spec.controller.leaderElection.enabled,
     upgrade.release,
     {
-      chartVersion: dep?.labels?.[CHART_VERSION_LABEL],
       // Only what the operator applies: a PriorityClass not known to exist is not exported either.
       priorityClassName,
       liveReplicas: dep?.replicas,
@@ -233,9 +240,9 @@ function controllerPriorityClass(
 }
 
 /**
- * kgateway's deployer names a proxy's Deployment after its Gateway, in the controller's namespace (and
- * on 2.2 glooha names the proxy's PDB and HPA after it too): a Gateway named like the controller's
- * Deployment would take that Deployment's name, and every name derived from it.
+ * kgateway's deployer names a proxy's Deployment (and its PDB and HPA) after its Gateway, in the
+ * controller's namespace: a Gateway named like the controller's Deployment would take that
+ * Deployment's name, and every name derived from it.
  */
 function gatewayNamedAsController(ns: string, name: string): NotReady {
   return {
@@ -250,9 +257,12 @@ function gatewayNamedAsController(ns: string, name: string): NotReady {
 /**
  * One Gateway's proxy. Its HA fields go into the GatewayParameters the Gateway names, from which
  * kgateway's deployer renders (and force-applies) the proxy Deployment: patching the Deployment would
- * fight the deployer. On kgateway 2.3+ (observed.proxyCovers) its PDB and HPA bounds go there too and
- * kgateway renders them; on 2.2, whose GatewayParameters cannot express them, they are glooha's own
- * objects, selecting the proxy's pods by the labels the deployer gives them.
+ * fight the deployer. Its PDB and HPA bounds go there too, and kgateway renders both. When the
+ * installed GatewayParameters lack a field the proxy needs (observed.parameterFields: an install
+ * newer than the tested lines that moved it, or a schema not read yet on an untested one), nothing
+ * is written for the proxy and the problem GatewayParametersCannotExpress names the field: glooha
+ * neither guesses where it went nor makes a PDB or HPA of its own that kgateway's deployer would
+ * then have to live beside.
  */
 function planGateway(
   ctx: ComponentContext,
@@ -284,25 +294,35 @@ function planGateway(
   };
   if (!parameters) return notFound;
   const handoff = replicasHandoff(intent, dep);
-  const covers: RenderedCovers | undefined = observed.proxyCovers
-    ? { pdbName: name, hpaName: name, isRendered: (o) => isDeployerRendered(o, name) }
-    : undefined;
+  const covers: RenderedCovers = {
+    pdbName: name,
+    hpaName: name,
+    isRendered: (o) => isDeployerRendered(o, name),
+  };
+  let missing: string[] = [];
   // Before the deployer's first render there is no Deployment yet: plan against the labels it will
   // have, so the GatewayParameters are right when it renders.
   const planned = planComponentOn(
     {
       ...ctx,
-      ...(covers ? { renderedCovers: () => covers } : {}),
-      fieldsTarget: (_c, fields) =>
-        gatewayParametersPatch(
+      renderedCovers: () => covers,
+      fieldsTarget: (_c, fields) => {
+        missing = inexpressible(fields, observed.parameterFields);
+        if (missing.length > 0) return null;
+        return gatewayParametersPatch(
           ctx.ns,
           parameters,
           handoff.parameters === undefined ? fields : { ...fields, replicas: handoff.parameters },
-        ),
+        );
+      },
     },
     intent,
     dep ?? deployerLayout(name),
   );
+  if (missing.length > 0) {
+    ctx.problems.push(cannotExpress(ctx.ns, intent, parameters, missing, observed.parameterFields));
+    return { ...planned, found: dep !== undefined };
+  }
   if (dep && handoff.deployment !== undefined) {
     ctx.patches.push(
       renderObject('deployment-patch', {
@@ -315,6 +335,38 @@ function planGateway(
     keepReplicas.push(name);
   }
   return { ...planned, found: dep !== undefined };
+}
+
+/** The GatewayParameters fields `fields` needs that `served` (undefined: not known) does not have. */
+export function inexpressible(
+  fields: Pick<ComponentFields, 'podDisruptionBudget' | 'autoscaling'>,
+  served: readonly string[] | undefined,
+): string[] {
+  const needed = [
+    ...(fields.podDisruptionBudget ? [GATEWAY_PARAMETERS_PDB_FIELD] : []),
+    ...(fields.autoscaling ? [GATEWAY_PARAMETERS_HPA_FIELD] : []),
+  ];
+  return needed.filter((f) => !served?.includes(f));
+}
+
+function cannotExpress(
+  ns: string,
+  c: ComponentIntent,
+  parameters: string,
+  missing: string[],
+  served: readonly string[] | undefined,
+) {
+  const what = missing.join(' and ');
+  const why =
+    served === undefined
+      ? `glooha cannot tell whether GatewayParameters ${ns}/${parameters} can carry ${what}: the API server has not served their schema yet, and the installed kgateway is not a tested line whose GatewayParameters are known to have ${missing.length > 1 ? 'them' : 'it'}`
+      : `the GatewayParameters the API server serves lack ${what}, from which kgateway's deployer would render this proxy's ${missing.map((f) => (f === GATEWAY_PARAMETERS_PDB_FIELD ? 'PodDisruptionBudget' : 'HPA')).join(' and ')}`;
+  return {
+    code: 'GatewayParametersCannotExpress' as const,
+    component: c.id,
+    path: c.specPath,
+    message: `${why}. glooha writes nothing for gateway ${c.deploymentName} rather than guess (and makes no PDB or HPA of its own beside kgateway's deployer): upgrade kgateway's CRDs to the installed kgateway's (the kgateway-crds chart; upgrading the controller's chart leaves them as they were), or take ${missing.map((f) => (f === GATEWAY_PARAMETERS_PDB_FIELD ? `podDisruptionBudget` : `autoscaling`)).join(' and ')} out of ${c.specPath}`,
+  };
 }
 
 /** How often a proxy's replicas hand-over in progress is looked at again (see replicasHandoff). */
@@ -486,28 +538,13 @@ export function upgradeTarget(
 const releaseOf = (g: KgatewayHA, controller: ObservedDeployment | undefined): string =>
   g.spec?.target?.helmRelease ?? controller?.labels?.['app.kubernetes.io/instance'] ?? DEFAULT_RELEASE;
 
-/** The header's own lines for a KgatewayHA's values: what this chart version cannot take. */
-export function kgatewayValuesNotes(g: DefaultedKgatewayHA, chartVersion: string | undefined): string[] {
-  const scheduling = chartHasControllerScheduling(chartVersion);
-  return [
-    ...(g.spec.controller.topologySpreadConstraints?.length && !scheduling
-      ? [
-          "spec.controller.topologySpreadConstraints are the operator's alone: this kgateway chart (before 2.3) has no value for them.",
-        ]
-      : []),
-    ...(g.spec.controller.priorityClassName && !scheduling
-      ? [
-          "spec.controller.priorityClassName is the operator's alone: this kgateway chart (before 2.3) has no value for it.",
-        ]
-      : []),
-    ...(g.spec.controller.autoscaling
-      ? [
-          scheduling
-            ? "spec.controller.autoscaling is the operator's HPA: controller.horizontalPodAutoscaler is left out because with it the chart renders no spec.replicas, which Helm then removes (the Deployment would fall to 1 replica under the HPA); replicaCount holds the live count within the HPA's bounds."
-            : "spec.controller.autoscaling is the operator's HPA alone: this kgateway chart (before 2.3) has no HPA; replicaCount holds the live count within the HPA's bounds.",
-        ]
-      : []),
-  ];
+/** The header's own lines for a KgatewayHA's values: what the chart's values leave to the operator. */
+export function kgatewayValuesNotes(g: DefaultedKgatewayHA): string[] {
+  return g.spec.controller.autoscaling
+    ? [
+        "spec.controller.autoscaling is the operator's HPA: controller.horizontalPodAutoscaler is left out because with it the chart renders no spec.replicas, which Helm then removes (the Deployment would fall to 1 replica under the HPA); replicaCount holds the live count within the HPA's bounds.",
+      ]
+    : [];
 }
 
 function helmValuesConfigMap(
@@ -521,7 +558,7 @@ function helmValuesConfigMap(
     valuesYaml: helmValuesYaml(values, {
       source: `${g.kind} ${g.metadata.namespace ?? 'default'}/${g.metadata.name}`,
       target,
-      notes: kgatewayValuesNotes(g, target.chartVersion),
+      notes: kgatewayValuesNotes(g),
     }),
   });
 }

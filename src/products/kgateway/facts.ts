@@ -1,11 +1,13 @@
-// What glooha relies on about kgateway (github.com/kgateway-dev/kgateway/v2: each fact holds from v2.2.0
-// to v2.4.0, the versions the tests install from its Go module and run the real controller of). Each fact names where it is in kgateway's code; the integration
-// test test/integration/kgateway-migration.test.ts checks the chart-side ones against the real charts.
+// What glooha relies on about kgateway (github.com/kgateway-dev/kgateway/v2: each fact holds for 2.3
+// and 2.4, the lines glooha supports and tests: v2.4.2's charts and real controller, v2.3.6's charts,
+// installed from its Go module; version.ts has the support policy). Each fact names where it is in
+// kgateway's code; the integration test test/integration/kgateway-migration.test.ts checks the
+// chart-side ones against the real charts.
 
 import type { HelmChart } from '../../core/helm-values-yaml.js';
 
-/** The kgateway release `glooha migrate kgateway` installs: the current line (2.4). */
-export const KGATEWAY_VERSION = 'v2.4.0';
+/** The kgateway release `glooha migrate kgateway` installs: the newest tested (version.ts NEWEST_TESTED). */
+export const KGATEWAY_VERSION = 'v2.4.2';
 
 /** The Helm release name kgateway's docs install the controller chart under. */
 export const DEFAULT_RELEASE = 'kgateway';
@@ -70,21 +72,6 @@ export const CONTROLLER_CONTAINER = 'controller';
  */
 export const CHART_ENV_AFTER_EXTRA_ENV = 'KGW_ENABLE_AGENTGATEWAY';
 
-/**
- * Whether kgateway's controller chart of this version (the `app.kubernetes.io/version` label the chart
- * gives its Deployment, e.g. "v2.4.0") reads controller.affinity and controller.topologySpreadConstraints
- * (added in 2.3, install/helm/kgateway/templates/deployment.yaml: $controllerAffinity,
- * $controllerTopologySpreadConstraints; the top-level affinity they replace is deprecated). 2.2 has only
- * the top-level affinity and no spread value. An unknown version is taken as 2.2: 2.3+ still reads the
- * top-level affinity.
- */
-export function chartHasControllerScheduling(version: string | undefined): boolean {
-  const m = /^v?(\d+)\.(\d+)\./.exec(version ?? '');
-  if (!m) return false;
-  const [major, minor] = [Number(m[1]), Number(m[2])];
-  return major > 2 || (major === 2 && minor >= 3);
-}
-
 /** The label kgateway's chart puts its app version in (kgateway.labels). */
 export const CHART_VERSION_LABEL = 'app.kubernetes.io/version';
 
@@ -100,7 +87,7 @@ export const KGATEWAY_HELM_CHART: HelmChart = {
 
 /**
  * The installed chart's version, from the controller Deployment's labels: helm.sh/chart
- * (`kgateway-v2.4.0`) names the chart's own version; kgateway's releases give app and chart one
+ * (`kgateway-v2.4.2`) names the chart's own version; kgateway's releases give app and chart one
  * version, so app.kubernetes.io/version stands in where that label is missing.
  */
 export function kgatewayChartVersion(labels: Record<string, string> | undefined): string | undefined {
@@ -123,8 +110,9 @@ export const INSTALL_LABEL_SELECTOR = 'kgateway in (kgateway,kube-gateway)';
  * GatewayParametersOverlays, inlined in spec.kube; each a KubernetesResourceOverlay {metadata, spec}):
  * with one set, the deployer renders a PDB (selector: the proxy Deployment's) or an HPA (scaleTargetRef:
  * the proxy Deployment) for the proxy, with the overlay's spec merged in
- * (pkg/deployer/strategicpatch/strategicpatch.go). Their presence in the served schema is how glooha
- * tells a 2.3+ install from a 2.2 one.
+ * (pkg/deployer/strategicpatch/strategicpatch.go). glooha checks the served schema for them before it
+ * writes a proxy's PDB or HPA there (an untested newer line may move them; CRDs a Helm upgrade left
+ * behind may lack them).
  */
 export const GATEWAY_PARAMETERS_PDB_FIELD = 'spec.kube.podDisruptionBudget';
 export const GATEWAY_PARAMETERS_HPA_FIELD = 'spec.kube.horizontalPodAutoscaler';

@@ -1,6 +1,6 @@
 // kgateway as a product: a KgatewayHA keeps a kgateway install available — its controller Deployment
 // (kgateway's chart) and the proxies its deployer renders from the GatewayParameters the Gateways name.
-import type { KubernetesObject, V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
+import type { V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
 import { GROUP } from '../../api/constants.js';
 import { KGATEWAY_API, KGATEWAY_KIND, KGATEWAY_PLURAL } from './api.js';
 import type { KgatewayHA } from './types.js';
@@ -24,9 +24,9 @@ import {
   GATEWAY_PARAMETERS_KIND,
   GATEWAY_PARAMETERS_PDB_FIELD,
   INSTALL_LABEL_SELECTOR,
-  isDeployerRendered,
 } from './facts.js';
 import { inTarget, observeKgateway } from './observe.js';
+import { versionVerdict, type VersionVerdict } from './version.js';
 
 /** The KgatewayHA controller's name, in metrics and logs. */
 export const CONTROLLER_NAME = 'kgatewayha';
@@ -53,21 +53,19 @@ export const GATEWAY_PARAMETERS: RelatedKind = {
 };
 
 /**
- * Whether the installed kgateway renders the proxies' PDBs and HPAs from their GatewayParameters
- * (2.3+): the API server's schema of GatewayParameters has both fields. Before that schema has been
- * read (the operator's first reconciles, or while the API server cannot serve it), a PDB or HPA the
- * deployer rendered for a proxy says the same: 2.2 renders none.
+ * Which of the fields kgateway's deployer renders a proxy's PDB and HPA from
+ * (GATEWAY_PARAMETERS.servedFields) the installed GatewayParameters have: the API server's schema of
+ * them once it has been read (it is rechecked every 30 s, so a CRD upgrade needs no restart). Until
+ * then, a tested line's (version.ts: 2.3 and 2.4 have both); for any other install (untested, or no
+ * version label) nothing is known, and a proxy that needs one is reported, not guessed at.
  */
-export function proxyCoversServed(
+export function gatewayParametersFields(
   servedFields: Snapshot['servedFields'],
-  hpasAndPdbs: readonly KubernetesObject[],
-): boolean {
+  verdict: VersionVerdict['kind'] | undefined,
+): readonly string[] | undefined {
   const served = servedFields?.[kindKey(GATEWAY_PARAMETERS_API_VERSION, GATEWAY_PARAMETERS_KIND)];
-  if (served)
-    return served.includes(GATEWAY_PARAMETERS_PDB_FIELD) && served.includes(GATEWAY_PARAMETERS_HPA_FIELD);
-  return hpasAndPdbs.some((o) =>
-    isDeployerRendered({ name: o.metadata?.name ?? '', labels: o.metadata?.labels }, o.metadata?.name ?? ''),
-  );
+  if (served) return served;
+  return verdict === 'supported' ? GATEWAY_PARAMETERS.servedFields : undefined;
 }
 
 /**
@@ -133,7 +131,11 @@ export const KGATEWAY: Product = {
       k.spec?.target,
       {
         served: s.related !== undefined,
-        proxyCovers: proxyCoversServed(s.servedFields, [...s.hpas, ...s.pdbs]),
+        parameterFields: (controller) =>
+          gatewayParametersFields(
+            s.servedFields,
+            controller && versionVerdict({ ...controller, namespace: ns }).kind,
+          ),
         gateways: [...(s.related?.get(GATEWAYS.kind) ?? [])],
         parameters: [...(s.related?.get(GATEWAY_PARAMETERS.kind) ?? [])],
       },

@@ -3,15 +3,16 @@
 // kgateway's deployer builds the proxy from, plus the PodDisruptionBudget and HPA GatewayParameters
 // cannot express. What kgateway cannot take is reported, never silently dropped. Pure: no I/O.
 //
-// The mapping (kgateway v2.2.0–v2.4.0; src/products/kgateway/facts.ts says where each fact is in its code):
+// The mapping (kgateway 2.3 and newer, tested with v2.3.6 and v2.4.2; src/products/kgateway/facts.ts
+// says where each fact is in its code):
 //
 //   spec.gloo.replicas                       controller.replicaCount
 //   spec.gloo.leaderElection.enabled         controller.extraEnv.KGW_DISABLE_LEADER_ELECTION ("false"/"true")
 //   spec.gloo.leaderElection timings         not carried over: kgateway runs controller-runtime's 15s/10s/2s
 //   spec.gloo.podDisruptionBudget            controller.podDisruptionBudget (glooha's default when unset)
-//   spec.gloo.antiAffinity                   controller.affinity.podAntiAffinity (2.3+; on 2.2 the top-level affinity)
+//   spec.gloo.antiAffinity                   controller.affinity.podAntiAffinity
 //   (required anti-affinity)                 controller.strategy: maxSurge 0, maxUnavailable 1 (rollout-strategy.ts)
-//   spec.gloo.topologySpreadConstraints      controller.topologySpreadConstraints (2.3+; 2.2's chart has none)
+//   spec.gloo.topologySpreadConstraints      controller.topologySpreadConstraints
 //   (no autoscaling, no priorityClassName)   GlooHA's spec.gloo has neither: a KgatewayHA's spec.controller
 //                                            .autoscaling / .priorityClassName are set there by hand
 //   spec.discovery                           not carried over: kgateway has no discovery Deployment
@@ -38,8 +39,6 @@ import { GATEWAY_PARAMETERS_TEMPLATE } from './templates.js';
 import {
   CONTROLLER_LEASE_TIMINGS,
   DEFAULT_RELEASE,
-  KGATEWAY_VERSION,
-  chartHasControllerScheduling,
   ENV_DISABLE_LEADER_ELECTION,
   GATEWAY_PARAMETERS_KIND,
   controllerSelectorLabels,
@@ -128,14 +127,12 @@ function controllerValues(
       message: `kgateway's controller has no setting for its leader-election timings: it runs controller-runtime's ${CONTROLLER_LEASE_TIMINGS.leaseDuration}/${CONTROLLER_LEASE_TIMINGS.renewDeadline}/${CONTROLLER_LEASE_TIMINGS.retryPeriod}, not ${timings.leaseDuration}/${timings.renewDeadline}/${timings.retryPeriod}`,
     });
   }
-  return kgatewayControllerValues(c, le.enabled, options.release, { chartVersion: KGATEWAY_VERSION });
+  return kgatewayControllerValues(c, le.enabled, options.release, {});
 }
 
 /** What the controller's chart values depend on besides the component. */
 export interface ControllerValuesOptions {
-  /** The installed chart's version (the controller Deployment's app.kubernetes.io/version). */
-  chartVersion: string | undefined;
-  /** spec.controller.priorityClassName: chart 2.3+ has controller.priorityClassName, 2.2 nothing. */
+  /** spec.controller.priorityClassName (the chart's controller.priorityClassName). */
   priorityClassName?: string;
   /** The controller Deployment's spec.replicas now: an autoscaled controller's replicaCount. */
   liveReplicas?: number;
@@ -162,8 +159,7 @@ export function kgatewayControllerValues(
   const strategy = rolloutStrategy(c, budget).strategy;
   const selector = { matchLabels: controllerSelectorLabels(release) };
   const affinity = podAntiAffinity(c.antiAffinity, selector);
-  const scheduling = chartHasControllerScheduling(options.chartVersion);
-  const spread = scheduling ? topologySpreadConstraints(c.topologySpreadConstraints, selector) : undefined;
+  const spread = topologySpreadConstraints(c.topologySpreadConstraints, selector);
   const replicaCount = c.autoscaling
     ? Math.min(c.autoscaling.maxReplicas, Math.max(c.autoscaling.minReplicas, options.liveReplicas ?? 0))
     : c.replicas;
@@ -174,11 +170,10 @@ export function kgatewayControllerValues(
       extraEnv: { [ENV_DISABLE_LEADER_ELECTION]: String(!leaderElection) },
       ...(budget ? { podDisruptionBudget: budgetValue(budget) } : {}),
       ...(strategy ? { strategy } : {}),
-      ...(scheduling && affinity ? { affinity: { podAntiAffinity: affinity } } : {}),
+      ...(affinity ? { affinity: { podAntiAffinity: affinity } } : {}),
       ...(spread ? { topologySpreadConstraints: spread } : {}),
-      ...(scheduling && options.priorityClassName ? { priorityClassName: options.priorityClassName } : {}),
+      ...(options.priorityClassName ? { priorityClassName: options.priorityClassName } : {}),
     },
-    ...(!scheduling && affinity ? { affinity: { podAntiAffinity: affinity } } : {}),
   };
 }
 
@@ -221,8 +216,8 @@ function proxyObjects(c: ComponentIntent, namespace: string, notes: Finding[]): 
       metadata,
       deployment: { set: Object.keys(deployment).length > 0, value: deployment },
       podTemplate: { set: Object.keys(podTemplate).length > 0, value: podTemplate },
-      // The PDB and HPA are printed as objects of their own, which every version takes (2.2's
-      // GatewayParameters have no field for them); on 2.3+ they stand in for kgateway's.
+      // The PDB and HPA are printed as objects of their own, which stand in for kgateway's: they
+      // need no Gateway yet, and cover the proxy from its first render.
       podDisruptionBudget: { set: false, value: null },
       horizontalPodAutoscaler: { set: false, value: null },
     }),

@@ -10,6 +10,7 @@ import {
   observedPdbs,
   type InstallObjects,
 } from '../../controller/observe.js';
+import type { ObservedDeployment } from '../../core/observed.js';
 import type { Owner } from '../../core/ownership.js';
 import type { ObservedGateway, ObservedKgateway } from './desired.js';
 
@@ -33,7 +34,8 @@ export function observeKgateway(
   target: KgatewayTargetSpec | undefined,
   gatewayApi: {
     served: boolean;
-    proxyCovers?: boolean;
+    /** The GatewayParameters' cover fields (desired.ts ObservedKgateway.parameterFields), given the controller found. */
+    parameterFields?: (controller: ObservedDeployment | undefined) => readonly string[] | undefined;
     gateways: KubernetesObject[];
     parameters: KubernetesObject[];
   } = {
@@ -44,15 +46,17 @@ export function observeKgateway(
 ): ObservedKgateway {
   const isController = (d: V1Deployment) =>
     d.metadata?.labels?.kgateway === 'kgateway' && inTarget(d, target);
-  const controller = objs.deployments.find(isController);
+  const found = objs.deployments.find(isController);
+  const controller = found && observedDeployment(found);
+  const fields = gatewayApi.parameterFields?.(controller);
   const ours = (o: KubernetesObject) => isOwnedBy(o, owner);
   return {
     namespace: objs.namespace,
-    ...(controller ? { controller: observedDeployment(controller) } : {}),
+    ...(controller ? { controller } : {}),
     hpas: observedHpas(objs.hpas, ours),
     pdbs: observedPdbs(objs.pdbs, ours),
     gatewayApi: gatewayApi.served,
-    ...(gatewayApi.proxyCovers ? { proxyCovers: true } : {}),
+    ...(fields ? { parameterFields: fields } : {}),
     gateways: gatewayApi.gateways.map((g): ObservedGateway => ({
       name: g.metadata?.name ?? '',
       parametersRef: (

@@ -21,7 +21,9 @@ import {
   CONTROLLER_CONTAINER,
   DEFAULT_RELEASE,
   GATEWAY_PARAMETERS_GROUP,
+  GATEWAY_PARAMETERS_HPA_FIELD,
   GATEWAY_PARAMETERS_KIND,
+  GATEWAY_PARAMETERS_PDB_FIELD,
   KGATEWAY_VERSION,
   controllerSelectorLabels,
 } from './facts.js';
@@ -59,8 +61,8 @@ export function chartLayout(g: DefaultedKgatewayHA): ObservedKgateway {
     })),
     gatewayParameters: gateways,
     proxies: [],
-    // 2.3+ (KGATEWAY_VERSION): the deployer renders each proxy's PDB and HPA from the GatewayParameters.
-    proxyCovers: true,
+    // KGATEWAY_VERSION's GatewayParameters: the deployer renders each proxy's PDB and HPA from them.
+    parameterFields: [GATEWAY_PARAMETERS_PDB_FIELD, GATEWAY_PARAMETERS_HPA_FIELD],
   };
 }
 
@@ -108,7 +110,7 @@ async function renderAll(objects: DefaultedKgatewayHA[], ctx: RenderContext): Pr
         helmValuesYaml(d.helmValues, {
           source: `${k.kind} ${who}`,
           target,
-          notes: kgatewayValuesNotes(k, KGATEWAY_VERSION),
+          notes: kgatewayValuesNotes(k),
         }),
       );
     }

@@ -410,10 +410,13 @@ describe('plan: stalls (nothing written but status and a Warning event)', () => 
         },
       },
     });
+    // A tested kgateway line, whose GatewayParameters are known to take the proxies' PDBs.
+    const controller = deployment('kgateway', controllerSelectorLabels('kgateway'), 'controller');
+    controller.metadata!.labels!['app.kubernetes.io/version'] = 'v2.4.2';
     const p = plan(
       snapshotOf(k, {
         key: `${NS}/kgw`,
-        deployments: [deployment('kgateway', controllerSelectorLabels('kgateway'), 'controller')],
+        deployments: [controller],
         related: new Map<string, KubernetesObject[]>([
           ['Gateway', [gateway('a'), gateway('b')]],
           [
@@ -441,7 +444,7 @@ describe('plan: stalls (nothing written but status and a Warning event)', () => 
   });
 
   it("a KgatewayHA naming a Gateway after kgateway's controller Deployment: stalls with the Gateway's name and the fix, writes nothing", () => {
-    // kgateway's deployer names a proxy's Deployment (and glooha its PDB on 2.2) after the Gateway, in
+    // kgateway's deployer names a proxy's Deployment (and its PDB and HPA) after the Gateway, in
     // the controller's namespace: a Gateway named like the controller would take its Deployment's name.
     const k = finalizedGlooHA({}, { name: 'kgw' });
     Object.assign(k, {

@@ -1,8 +1,8 @@
 // The controller's chart values the operator exports (and `glooha migrate kgateway` prints), rendered
-// by kgateway's own chart of each pinned version with the real Helm: the controller Deployment must
-// carry the anti-affinity and spread the KgatewayHA asks for where the chart can express them (2.3+:
-// controller.affinity, controller.topologySpreadConstraints), and the affinity at least on 2.2, whose
-// chart has only the top-level affinity and no spread value.
+// by kgateway's own chart of each pinned version (v2.4.2, v2.3.6) with the real Helm: the controller
+// Deployment must carry the anti-affinity, spread and priority class the KgatewayHA asks for, through
+// the controller's own values (controller.affinity, controller.topologySpreadConstraints,
+// controller.priorityClassName; every supported chart, 2.3 and newer, has them).
 import type {
   KubernetesObject as KubeObject,
   V1Deployment,
@@ -11,7 +11,6 @@ import type {
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import type { ComponentIntent } from '../../../src/core/component.js';
-import { chartHasControllerScheduling } from '../../../src/products/kgateway/facts.js';
 import { kgatewayControllerValues } from '../../../src/products/kgateway/migrate.js';
 import { KGATEWAY_VERSIONS, kgatewayFixtures } from '../../env/binaries.js';
 import { helmBuildTimeoutMs, runHelm } from '../chart/helm.js';
@@ -30,26 +29,11 @@ const intent: ComponentIntent = {
 };
 
 describe('kgateway controller chart values, rendered by kgateway’s chart', () => {
-  it('2.3 and later read the controller’s own scheduling values; 2.2 and unknown versions do not', () => {
-    expect(['v2.2.0', '2.2.9', undefined, 'main'].map(chartHasControllerScheduling)).toEqual([
-      false,
-      false,
-      false,
-      false,
-    ]);
-    expect(['v2.3.0', 'v2.3.6', 'v2.4.0', '3.0.0'].map(chartHasControllerScheduling)).toEqual([
-      true,
-      true,
-      true,
-      true,
-    ]);
-  });
-
   it.each(KGATEWAY_VERSIONS)(
-    '%s: the controller Deployment gets the replicas, the required anti-affinity, the spread where the chart has it, and the PDB',
+    '%s: the controller Deployment gets the replicas, the required anti-affinity, the spread, and the PDB',
     async (version) => {
       const fx = kgatewayFixtures(version);
-      const values = kgatewayControllerValues(intent, true, 'kgw', { chartVersion: version });
+      const values = kgatewayControllerValues(intent, true, 'kgw', {});
       const res = await runHelm(['template', 'kgw', fx.chart, '-n', 'kgateway-system'], values);
       expect(res.ok, res.stderr).toBe(true);
       const objects = parseAllDocuments(res.stdout).map((d) => d.toJSON() as V1Deployment | null);
@@ -62,20 +46,16 @@ describe('kgateway controller chart values, rendered by kgateway’s chart', () 
       expect(pod?.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution).toEqual([
         { labelSelector: selector, topologyKey: 'kubernetes.io/hostname' },
       ]);
-      if (chartHasControllerScheduling(version)) {
-        expect(pod?.topologySpreadConstraints).toEqual([
-          {
-            maxSkew: 1,
-            topologyKey: 'topology.kubernetes.io/zone',
-            whenUnsatisfiable: 'ScheduleAnyway',
-            labelSelector: selector,
-          },
-        ]);
-        // Not through the deprecated top-level value.
-        expect(values).not.toHaveProperty('affinity');
-      } else {
-        expect(pod?.topologySpreadConstraints).toBeUndefined();
-      }
+      expect(pod?.topologySpreadConstraints).toEqual([
+        {
+          maxSkew: 1,
+          topologyKey: 'topology.kubernetes.io/zone',
+          whenUnsatisfiable: 'ScheduleAnyway',
+          labelSelector: selector,
+        },
+      ]);
+      // Not through the deprecated top-level value.
+      expect(values).not.toHaveProperty('affinity');
       const pdbs = objects.filter((o) => o?.kind === 'PodDisruptionBudget');
       expect(pdbs.map((p) => (p as { spec?: unknown }).spec)).toEqual([
         { maxUnavailable: 1, selector: { matchLabels: selector?.matchLabels } },
@@ -99,10 +79,9 @@ describe('kgateway controller chart values, rendered by kgateway’s chart', () 
   };
 
   it.each(KGATEWAY_VERSIONS)(
-    '%s: an autoscaled controller with a priority class: replicas = the live count within the HPA bounds, priorityClassName where the chart has it, no chart HPA',
+    '%s: an autoscaled controller with a priority class: replicas = the live count within the HPA bounds, the priorityClassName, no chart HPA',
     async (version) => {
       const values = kgatewayControllerValues(autoscaled, true, 'kgw', {
-        chartVersion: version,
         priorityClassName: 'kgw-critical',
         liveReplicas: 1,
       });
@@ -111,28 +90,20 @@ describe('kgateway controller chart values, rendered by kgateway’s chart', () 
       // Live 1 is below minReplicas 2: the upgrade renders the HPA's floor, never less.
       expect(deployment.spec?.replicas).toBe(2);
       expect(objects.filter((o) => o?.kind === 'HorizontalPodAutoscaler')).toEqual([]);
-      if (chartHasControllerScheduling(version)) {
-        expect(deployment.spec?.template.spec?.priorityClassName).toBe('kgw-critical');
-      } else {
-        expect(deployment.spec?.template.spec?.priorityClassName).toBeUndefined();
-        expect(values).not.toHaveProperty('controller.priorityClassName');
-      }
-      const above = kgatewayControllerValues(autoscaled, true, 'kgw', {
-        chartVersion: version,
-        liveReplicas: 9,
-      });
+      expect(deployment.spec?.template.spec?.priorityClassName).toBe('kgw-critical');
+      const above = kgatewayControllerValues(autoscaled, true, 'kgw', { liveReplicas: 9 });
       expect(above).toHaveProperty('controller.replicaCount', 5);
     },
     helmBuildTimeoutMs,
   );
 
-  // Why the exported values leave controller.horizontalPodAutoscaler out: with it the 2.3+ chart renders
+  // Why the exported values leave controller.horizontalPodAutoscaler out: with it the chart renders
   // the HPA (named as the controller Deployment, the bounds, scaleTargetRef the controller) but drops the Deployment's replicas,
   // whatever replicaCount says, so Helm would remove spec.replicas and the Deployment fall to 1.
-  it(
-    'v2.4.0: the chart’s own controller.horizontalPodAutoscaler renders an HPA on the controller and drops spec.replicas',
-    async () => {
-      const objects = await render('v2.4.0', {
+  it.each(KGATEWAY_VERSIONS)(
+    '%s: the chart’s own controller.horizontalPodAutoscaler renders an HPA on the controller and drops spec.replicas',
+    async (version) => {
+      const objects = await render(version, {
         controller: { replicaCount: 3, horizontalPodAutoscaler: { minReplicas: 2, maxReplicas: 5 } },
       });
       const deployment = objects.find((o) => o?.kind === 'Deployment') as V1Deployment;

@@ -23,7 +23,7 @@ function controllerDeployment(
   const d = deployment('kgateway', controllerSelectorLabels('kgateway'), 'controller');
   d.metadata!.labels = {
     ...controllerSelectorLabels('kgateway'),
-    'app.kubernetes.io/version': opts.version ?? 'v2.4.0',
+    'app.kubernetes.io/version': opts.version ?? 'v2.4.2',
   };
   d.spec!.replicas = opts.replicas ?? 2;
   if (opts.priorityClassName) d.spec!.template.spec!.priorityClassName = opts.priorityClassName;
@@ -184,17 +184,13 @@ describe('KgatewayHA spec.controller.priorityClassName', () => {
     expect(stalled?.message).toMatch(/rbac.clusterWideReads/);
   });
 
-  it('2.2 chart: written to the Deployment; the values have no such value and their header says it is the operator’s', () => {
+  it('the exported values carry it as controller.priorityClassName once written', () => {
     const p = plan(
-      snapshot(
-        { priorityClassName: 'kgw-critical' },
-        { dep: controllerDeployment({ version: 'v2.2.0' }), priorityClasses: ['kgw-critical'] },
-      ),
+      snapshot({ priorityClassName: 'kgw-critical' }, { priorityClasses: ['kgw-critical'] }),
       KGATEWAY,
     );
     expect(podSpec(p)).toHaveProperty('priorityClassName', 'kgw-critical');
-    expect(helmValues(p)).not.toMatch(/^\s*priorityClassName:/m);
-    expect(helmValues(p)).toMatch(/spec.controller.priorityClassName is the operator's alone/);
+    expect(helmValues(p)).toMatch(/^\s+priorityClassName: kgw-critical$/m);
   });
 });
 
@@ -205,22 +201,79 @@ describe('KgatewayHA spec.controller.topologySpreadConstraints in the exported v
     ],
   };
 
-  it('2.4 chart: controller.topologySpreadConstraints carries them, and the header does not call them the operator’s alone', () => {
+  it('controller.topologySpreadConstraints carries them, and the header does not call them the operator’s alone', () => {
     const values = helmValues(plan(snapshot(spread), KGATEWAY));
     expect(values).toMatch(/^\s+topologySpreadConstraints:/m);
     expect(values).not.toMatch(/topologySpreadConstraints are the operator's alone/);
   });
+});
 
-  it('2.2 chart: no value for them, and the header says they are the operator’s alone', () => {
-    const values = helmValues(
-      plan(
-        snapshot(spread, { dep: controllerDeployment({ version: 'v2.2.0' }), priorityClasses: [] }),
-        KGATEWAY,
-      ),
-    );
-    expect(values).not.toMatch(/^\s+topologySpreadConstraints:/m);
-    expect(values).toMatch(
-      /spec.controller.topologySpreadConstraints are the operator's alone: this kgateway chart \(before 2.3\)/,
+describe('the installed kgateway version (support policy: 2.3 and newer)', () => {
+  const labelled = (version: string) => controllerDeployment({ version });
+
+  it.each(['v2.2.0', '2.2.9', 'v2.1.3', 'v1.9.0', 'v2.2.0-rc.1'])(
+    '%s: Stalled UnsupportedVersion naming the version, the range and the fix, and nothing written',
+    (version) => {
+      const p = plan(snapshot({ replicas: 3 }, { dep: labelled(version), priorityClasses: [] }), KGATEWAY);
+      expect(p.applies).toEqual([]);
+      expect(p.prunes).toEqual([]);
+      const stalled = condition(p, 'Stalled');
+      expect(stalled).toMatchObject({ status: 'True', reason: 'UnsupportedVersion' });
+      expect(stalled?.message).toContain(`runs kgateway ${version}`);
+      expect(stalled?.message).toMatch(/supports kgateway 2\.3 and newer/);
+      expect(stalled?.message).toMatch(/Upgrade kgateway to 2\.3 or newer/);
+      expect(condition(p, 'Ready')).toMatchObject({ status: 'False', reason: 'UnsupportedVersion' });
+    },
+  );
+
+  it('the chart label decides over the app version, as for the upgrade command', () => {
+    const dep = labelled('v2.4.2');
+    dep.metadata!.labels!['helm.sh/chart'] = 'kgateway-v2.2.1';
+    const p = plan(snapshot({ replicas: 3 }, { dep, priorityClasses: [] }), KGATEWAY);
+    expect(condition(p, 'Stalled')?.reason).toBe('UnsupportedVersion');
+  });
+
+  it.each(['v2.3.0', 'v2.3.6', '2.3.0-beta.1', 'v2.4.2'])('%s: managed, no version warning', (version) => {
+    const p = plan(snapshot({ replicas: 3 }, { dep: labelled(version), priorityClasses: [] }), KGATEWAY);
+    expect(applied(p, 'Deployment', 'kgateway')).toBeDefined();
+    expect(condition(p, 'Stalled')?.status).toBe('False');
+    expect(p.status?.warnings?.map((w) => w.code) ?? []).not.toContain('KgatewayVersionUntested');
+    expect(p.status?.warnings?.map((w) => w.code) ?? []).not.toContain('KgatewayVersionUnknown');
+  });
+
+  it.each(['v2.5.0', 'v2.10.0', '3.0.0', 'v2.5.0-beta.1'])(
+    '%s: newer than the newest tested line: managed, with the warning KgatewayVersionUntested (not Stalled)',
+    (version) => {
+      const p = plan(snapshot({ replicas: 3 }, { dep: labelled(version), priorityClasses: [] }), KGATEWAY);
+      expect(applied(p, 'Deployment', 'kgateway')?.spec).toMatchObject({ replicas: 3 });
+      expect(condition(p, 'Stalled')?.status).toBe('False');
+      const warning = p.status?.warnings?.find((w) => w.code === 'KgatewayVersionUntested');
+      expect(warning?.message).toContain(
+        `runs kgateway ${version}, newer than the newest line glooha is tested with (2.4)`,
+      );
+    },
+  );
+
+  it.each([['main'], ['latest'], ['v2.4'], ['garbage!']])(
+    'label %s: said so in the warning KgatewayVersionUnknown; managed from the served schema',
+    (label) => {
+      const p = plan(snapshot({ replicas: 3 }, { dep: labelled(label), priorityClasses: [] }), KGATEWAY);
+      expect(applied(p, 'Deployment', 'kgateway')).toBeDefined();
+      expect(condition(p, 'Stalled')?.status).toBe('False');
+      const warning = p.status?.warnings?.find((w) => w.code === 'KgatewayVersionUnknown');
+      expect(warning?.message).toContain(
+        `labelled with version ${JSON.stringify(label)}, which is not a version`,
+      );
+    },
+  );
+
+  it('no version label at all: the same warning, saying the label is missing', () => {
+    const dep = controllerDeployment();
+    delete dep.metadata!.labels!['app.kubernetes.io/version'];
+    const p = plan(snapshot({ replicas: 3 }, { dep, priorityClasses: [] }), KGATEWAY);
+    expect(applied(p, 'Deployment', 'kgateway')).toBeDefined();
+    expect(p.status?.warnings?.find((w) => w.code === 'KgatewayVersionUnknown')?.message).toMatch(
+      /has no version label/,
     );
   });
 });
@@ -242,7 +295,7 @@ describe("a KgatewayHA's upgrade command (the ConfigMap's header and the replica
   });
 
   it('takes the chart version from helm.sh/chart over the app version, and the release from spec.target', () => {
-    const dep = controllerDeployment({ version: 'v2.4.0' });
+    const dep = controllerDeployment({ version: 'v2.4.2' });
     dep.metadata!.labels!['helm.sh/chart'] = 'kgateway-v2.4.1-patch.1';
     const k = kgatewayHA({ replicas: 3 });
     Object.assign(k.spec!, { target: { helmRelease: 'kgateway' } });

@@ -1,4 +1,4 @@
-// `glooha migrate kgateway`: the mapping, and its output fed to kgateway's real charts (v2.4.0, from
+// `glooha migrate kgateway`: the mapping, and its output fed to kgateway's real charts (v2.4.2, from
 // its Go module): the controller chart with the values as `helm install -f` reads them, and the chart
 // kgateway's deployer renders each Gateway's proxy from, with the values the deployer derives from
 // GatewayParameters. Their objects must carry what the GlooHA asked for, and our selectors must select
@@ -206,7 +206,7 @@ describe('glooha migrate kgateway', () => {
     const values = await glooha(['migrate', 'kgateway', '-f', 'examples/glooha.yaml', '-o', 'helm-values']);
     expect(values.code).toBe(0);
     expect(values.stdout).toContain(
-      '# Install: helm install kgateway oci://cr.kgateway.dev/kgateway-dev/charts/kgateway --version v2.4.0 -n gloo-system -f values.yaml',
+      '# Install: helm install kgateway oci://cr.kgateway.dev/kgateway-dev/charts/kgateway --version v2.4.2 -n gloo-system -f values.yaml',
     );
     expect(values.stdout).toContain('#   [KgatewayCannotExpress] discovery:');
     expect(parse(values.stdout)).toMatchObject({ controller: { replicaCount: 3 } });

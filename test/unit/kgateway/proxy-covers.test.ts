@@ -1,7 +1,9 @@
-// A KgatewayHA's gateway proxies on kgateway 2.2 and 2.3+: where their PDB and HPA come from (glooha's
-// own objects, or kgateway's rendering of the GatewayParameters fields glooha writes), that one never
-// stands beside the other longer than it takes kgateway to render, and the hand-over of an autoscaled
-// proxy's spec.replicas from the deployer to the HPA step by step (no fall back to 1 replica).
+// A KgatewayHA's gateway proxies: their PDB and HPA are kgateway's rendering of the GatewayParameters
+// fields glooha writes (2.3 and newer), checked against the schema the API server serves; a field the
+// installed GatewayParameters lack is reported (GatewayParametersCannotExpress) and nothing is guessed
+// or made in its place; objects an earlier glooha made on kgateway 2.2 stay until kgateway's are
+// there; and an autoscaled proxy's spec.replicas is handed from the deployer to the HPA step by step
+// (no fall back to 1 replica).
 import type {
   KubernetesObject,
   V1Deployment,
@@ -17,13 +19,14 @@ import { plan } from '../../../src/controller/plan.js';
 import type { Plan, Snapshot } from '../../../src/controller/plan-types.js';
 import { ownerLabels, ownerOf } from '../../../src/core/ownership.js';
 import { controllerSelectorLabels, proxySelectorLabels } from '../../../src/products/kgateway/facts.js';
-import { KGATEWAY, proxyCoversServed } from '../../../src/products/kgateway/index.js';
+import { KGATEWAY, gatewayParametersFields } from '../../../src/products/kgateway/index.js';
 import { HANDOFF_REQUEUE_MS, replicasHandoff } from '../../../src/products/kgateway/desired.js';
 import { deployment, finalizedGlooHA, NS, snapshotOf } from '../controller/snapshots.js';
 
 const GP_KEY = 'gateway.kgateway.dev/v1alpha1/GatewayParameters';
 const BOTH = { [GP_KEY]: ['spec.kube.podDisruptionBudget', 'spec.kube.horizontalPodAutoscaler'] };
-const V22 = { [GP_KEY]: [] };
+const NEITHER = { [GP_KEY]: [] };
+const PDB_ONLY = { [GP_KEY]: ['spec.kube.podDisruptionBudget'] };
 
 function kgatewayHA(web: Record<string, unknown>) {
   const k = finalizedGlooHA({}, { name: 'kgw', uid: 'uid-kgw' });
@@ -89,15 +92,17 @@ function snapshot(
     pdbs?: V1PodDisruptionBudget[];
     hpas?: V2HorizontalPodAutoscaler[];
     owned?: KubernetesObject[];
+    /** The controller's chart version label (helm.sh/chart kgateway-<version>); v2.4.2 unless given. */
+    version?: string | null;
   } = {},
 ): Snapshot {
   const k = kgatewayHA(web);
+  const controller = deployment('kgateway', controllerSelectorLabels('kgateway'), 'controller');
+  const version = opts.version === undefined ? 'v2.4.2' : opts.version;
+  if (version !== null) controller.metadata!.labels!['helm.sh/chart'] = `kgateway-${version}`;
   const base = snapshotOf(k, {
     key: `${NS}/kgw`,
-    deployments: [
-      deployment('kgateway', controllerSelectorLabels('kgateway'), 'controller'),
-      ...(opts.proxy ? [opts.proxy] : []),
-    ],
+    deployments: [controller, ...(opts.proxy ? [opts.proxy] : [])],
     pdbs: opts.pdbs ?? [],
     hpas: opts.hpas ?? [],
     ...(opts.servedFields ? { servedFields: opts.servedFields } : {}),
@@ -139,7 +144,7 @@ const applied = (p: Plan, kind: string, name = 'web') =>
     (KubernetesObject & { spec: Record<string, unknown> }) | undefined;
 const kube = (p: Plan) => (applied(p, 'GatewayParameters')?.spec as { kube: Record<string, unknown> }).kube;
 
-describe('kgateway 2.3+ (the served GatewayParameters have podDisruptionBudget and horizontalPodAutoscaler)', () => {
+describe('the served GatewayParameters have podDisruptionBudget and horizontalPodAutoscaler', () => {
   it("writes the proxy's PDB and HPA bounds into the GatewayParameters and creates none of its own", () => {
     const p = plan(
       snapshot({ autoscaling: { minReplicas: 3, maxReplicas: 6 } }, { servedFields: BOTH, proxy: proxy(3) }),
@@ -162,7 +167,7 @@ describe('kgateway 2.3+ (the served GatewayParameters have podDisruptionBudget a
     expect(kube(p)).not.toHaveProperty('horizontalPodAutoscaler');
   });
 
-  it("an upgrade from 2.2: keeps its own PDB and HPA until kgateway's are there, then prunes them", () => {
+  it("objects an earlier glooha made on kgateway 2.2: kept until kgateway's are there, then pruned", () => {
     const web = { autoscaling: { minReplicas: 3, maxReplicas: 6 } };
     const owned = [ours('PodDisruptionBudget'), ours('HorizontalPodAutoscaler')];
     const before = plan(snapshot(web, { servedFields: BOTH, proxy: proxy(3), owned }), KGATEWAY);
@@ -199,40 +204,112 @@ describe('kgateway 2.3+ (the served GatewayParameters have podDisruptionBudget a
     expect(applied(p, 'PodDisruptionBudget', 'web-glooha')).toBeUndefined();
   });
 
-  it('before the schema is read, a PDB kgateway rendered says 2.3+; nothing rendered says 2.2', () => {
-    expect(proxyCoversServed(undefined, [renderedPdb as KubernetesObject])).toBe(true);
-    expect(proxyCoversServed(undefined, [ours('PodDisruptionBudget')])).toBe(false);
-    expect(proxyCoversServed(V22, [renderedPdb as KubernetesObject])).toBe(false);
-    expect(proxyCoversServed(BOTH, [])).toBe(true);
+  it('a tested line with its schema not read yet: the fields its GatewayParameters are known to have', () => {
+    const p = plan(snapshot({ replicas: 3 }, { proxy: proxy(3), version: 'v2.3.6' }), KGATEWAY);
+    expect(kube(p)).toMatchObject({ podDisruptionBudget: { spec: { maxUnavailable: 1 } } });
+    expect(p.status?.conditions?.find((c) => c.type === 'Stalled')?.status).not.toBe('True');
   });
 });
 
-describe('kgateway 2.2 (no such fields)', () => {
-  it("creates its own PDB and HPA, labelled so that 2.3+'s deployer does not prune them", () => {
+describe('gatewayParametersFields: the served schema decides; before it is read, only a tested line', () => {
+  const both = ['spec.kube.podDisruptionBudget', 'spec.kube.horizontalPodAutoscaler'];
+  it('the served schema, whatever the version says', () => {
+    expect(gatewayParametersFields(BOTH, 'supported')).toEqual(both);
+    expect(gatewayParametersFields(BOTH, 'untested')).toEqual(both);
+    expect(gatewayParametersFields(BOTH, 'unknown')).toEqual(both);
+    expect(gatewayParametersFields(NEITHER, 'supported')).toEqual([]);
+    expect(gatewayParametersFields(PDB_ONLY, undefined)).toEqual(['spec.kube.podDisruptionBudget']);
+  });
+  it('not read: a tested line has both; an untested, unlabelled or unfound install nothing known', () => {
+    expect(gatewayParametersFields(undefined, 'supported')).toEqual(both);
+    expect(gatewayParametersFields({}, 'supported')).toEqual(both);
+    expect(gatewayParametersFields(undefined, 'untested')).toBeUndefined();
+    expect(gatewayParametersFields(undefined, 'unknown')).toBeUndefined();
+    expect(gatewayParametersFields(undefined, undefined)).toBeUndefined();
+  });
+});
+
+describe('GatewayParametersCannotExpress: a field the proxy needs is missing, and nothing is guessed', () => {
+  const stalled = (p: Plan) => p.status?.conditions?.find((c) => c.type === 'Stalled');
+  const noneOfOurs = (p: Plan) => {
+    expect(applied(p, 'GatewayParameters')).toBeUndefined();
+    expect(applied(p, 'PodDisruptionBudget', 'web-glooha')).toBeUndefined();
+    expect(applied(p, 'HorizontalPodAutoscaler', 'web-glooha')).toBeUndefined();
+    expect(applied(p, 'Deployment', 'web')).toBeUndefined();
+  };
+
+  it('served without either field (CRDs a Helm upgrade left behind, or a line that moved them): Stalled naming both, nothing written for the proxy', () => {
     const p = plan(
-      snapshot({ autoscaling: { minReplicas: 3, maxReplicas: 6 } }, { servedFields: V22, proxy: proxy(3) }),
+      snapshot(
+        { autoscaling: { minReplicas: 3, maxReplicas: 6 } },
+        { servedFields: NEITHER, proxy: proxy(3, ['kgateway.dev/kgateway']) },
+      ),
       KGATEWAY,
     );
-    const pdb = applied(p, 'PodDisruptionBudget', 'web-glooha');
-    const hpa = applied(p, 'HorizontalPodAutoscaler', 'web-glooha');
-    expect(pdb?.spec).toMatchObject({
-      selector: { matchLabels: proxySelectorLabels('web') },
-      maxUnavailable: 1,
-    });
-    expect(hpa?.spec).toMatchObject({ minReplicas: 3, maxReplicas: 6 });
-    // kgateway 2.3+'s deployer deletes the PDBs and HPAs labelled with its Gateway's name it did not render.
-    for (const o of [pdb, hpa])
-      expect(o?.metadata?.labels).not.toHaveProperty('gateway.networking.k8s.io/gateway-name');
+    noneOfOurs(p);
+    expect(stalled(p)).toMatchObject({ status: 'True', reason: 'GatewayParametersCannotExpress' });
+    expect(stalled(p)?.message).toMatch(
+      /serves lack spec\.kube\.podDisruptionBudget and spec\.kube\.horizontalPodAutoscaler.*writes nothing for gateway web.*podDisruptionBudget and autoscaling out of spec\.gateways\[web\]/,
+    );
+  });
+
+  it('only the HPA field missing: a fixed proxy is written (its PDB included), an autoscaled one is not', () => {
+    const fixed = plan(snapshot({ replicas: 3 }, { servedFields: PDB_ONLY, proxy: proxy(3) }), KGATEWAY);
+    expect(kube(fixed)).toMatchObject({ deployment: { replicas: 3 }, podDisruptionBudget: {} });
+    expect(stalled(fixed)?.status).not.toBe('True');
+    const auto = plan(
+      snapshot(
+        { autoscaling: { minReplicas: 3, maxReplicas: 6 } },
+        { servedFields: PDB_ONLY, proxy: proxy(3) },
+      ),
+      KGATEWAY,
+    );
+    noneOfOurs(auto);
+    expect(stalled(auto)?.message).toMatch(/lack spec\.kube\.horizontalPodAutoscaler,/);
+    expect(stalled(auto)?.message).not.toMatch(/lack spec\.kube\.podDisruptionBudget/);
+  });
+
+  it('a proxy that needs neither (1 replica, no PDB) is written on any schema', () => {
+    const p = plan(snapshot({ replicas: 1 }, { servedFields: NEITHER, proxy: proxy(1) }), KGATEWAY);
+    expect(kube(p)).toEqual(expect.objectContaining({ deployment: { replicas: 1 } }));
     expect(kube(p)).not.toHaveProperty('podDisruptionBudget');
-    expect(kube(p)).not.toHaveProperty('horizontalPodAutoscaler');
+    expect(stalled(p)?.status).not.toBe('True');
+  });
+
+  it('an untested line (2.5) with its schema not read: not known, so reported, never assumed', () => {
+    const p = plan(snapshot({ replicas: 3 }, { proxy: proxy(3), version: 'v2.5.0' }), KGATEWAY);
+    noneOfOurs(p);
+    expect(stalled(p)).toMatchObject({ status: 'True', reason: 'GatewayParametersCannotExpress' });
+    expect(stalled(p)?.message).toMatch(/has not served their schema yet/);
+    // Once it is served, it decides.
+    const served = plan(
+      snapshot({ replicas: 3 }, { proxy: proxy(3), version: 'v2.5.0', servedFields: BOTH }),
+      KGATEWAY,
+    );
+    expect(kube(served)).toMatchObject({ podDisruptionBudget: { spec: { maxUnavailable: 1 } } });
+    expect(served.status?.warnings?.map((w) => w.code)).toContain('KgatewayVersionUntested');
+  });
+
+  it('no version label, schema served: decided from the schema, with a warning saying so', () => {
+    const p = plan(
+      snapshot({ replicas: 3 }, { proxy: proxy(3), version: null, servedFields: BOTH }),
+      KGATEWAY,
+    );
+    expect(kube(p)).toMatchObject({ podDisruptionBudget: { spec: { maxUnavailable: 1 } } });
+    expect(p.status?.warnings).toContainEqual(
+      expect.objectContaining({
+        code: 'KgatewayVersionUnknown',
+        message: expect.stringMatching(/has no version label/),
+      }),
+    );
   });
 });
 
 describe.each([
-  ['2.2', V22],
-  ['2.3+', BOTH],
+  ['served', BOTH],
+  ['not read yet, a tested line', undefined],
 ])(
-  'kgateway %s: fixed 3 → autoscaled {min 3}: spec.replicas handed to the HPA step by step',
+  'GatewayParameters %s: fixed 3 → autoscaled {min 3}: spec.replicas handed to the HPA step by step',
   (_v, served) => {
     const web = { autoscaling: { minReplicas: 3, maxReplicas: 6 } };
     const DEPLOYER = 'kgateway.dev/kgateway';

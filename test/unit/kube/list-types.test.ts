@@ -207,7 +207,8 @@ describe('ServedListTypes', () => {
   });
 });
 
-// A CRD's schema as the API server serves it, in two releases: 2.2 without the fields, 2.4 with them.
+// A CRD's schema as the API server serves it, before and after an upgrade of the CRDs: without the
+// fields (CRDs older than the installed kgateway, which a chart upgrade leaves behind), and with them.
 const gatewayParameters = (withCovers: boolean) => ({
   components: {
     schemas: {
@@ -263,7 +264,7 @@ describe('servedFieldsFromOpenAPI', () => {
 describe('ServedListTypes: a CRD upgraded under a running operator', () => {
   it('fetches a group version again when the /openapi/v3 index names it with a new hash, at most every SCHEMA_CHECK_MS', async () => {
     let now = 0;
-    let release = '2.2';
+    let release = 'old';
     const paths: string[] = [];
     const client = {
       request: <T>(_m: string, path: string) => {
@@ -276,7 +277,7 @@ describe('ServedListTypes: a CRD upgraded under a running operator', () => {
               },
             },
           } as T);
-        return Promise.resolve(gatewayParameters(release !== '2.2') as T);
+        return Promise.resolve(gatewayParameters(release !== 'old') as T);
       },
     };
     const served = new ServedListTypes(
@@ -295,7 +296,7 @@ describe('ServedListTypes: a CRD upgraded under a running operator', () => {
     const docFetches = () => paths.filter((p) => p !== '/openapi/v3').length;
     await served.get();
     expect(served.servedFields()).toEqual({ [GP]: [] });
-    release = '2.4';
+    release = 'new';
     now = SCHEMA_CHECK_MS - 1;
     await served.get();
     expect(docFetches()).toBe(1);
