@@ -512,9 +512,18 @@ function leaderElectionEnv(
 
 function anchored(env: { name: string; value: string }[], container: ObservedContainer) {
   const chartSetsIt = container.env?.some((e) => e.name === ENV_DISABLE_LEADER_ELECTION);
-  const anchor = container.env?.some((e) => e.name === CHART_ENV_AFTER_EXTRA_ENV);
+  const anchor = chartEnvAnchor(container);
   // Already in the list (Helm's extraEnv, or our earlier apply): its place is kept.
-  return anchor && !chartSetsIt ? [...env, { name: CHART_ENV_AFTER_EXTRA_ENV }] : env;
+  return anchor && !chartSetsIt ? [...env, { name: anchor }] : env;
+}
+
+/**
+ * The env entry of the controller container that kgateway's chart renders right after
+ * controller.extraEnv: the first of CHART_ENV_AFTER_EXTRA_ENV in the container's order (2.3 renders
+ * both), or undefined on a chart that renders neither.
+ */
+export function chartEnvAnchor(container: Pick<ObservedContainer, 'env'>): string | undefined {
+  return container.env?.find((e) => CHART_ENV_AFTER_EXTRA_ENV.includes(e.name))?.name;
 }
 
 /** Where a KgatewayHA's exported values go: its install's release, at the installed chart version. */

@@ -67,10 +67,18 @@ export const GATEWAY_PARAMETERS_KIND = 'GatewayParameters';
 export const CONTROLLER_CONTAINER = 'controller';
 
 /**
- * The env entry the chart renders right after controller.extraEnv (deployment.yaml): glooha's env goes
- * before it, where `helm upgrade` with the exported values renders it, so the two agree on the order.
+ * The env entries the chart renders right after controller.extraEnv (deployment.yaml), by line: 2.3's
+ * KGW_ENABLE_ENVOY (2.4 dropped it), 2.4's KGW_GATEWAY_CLASS_PARAMETERS_REFS (2.3 renders it after
+ * KGW_ENABLE_ENVOY). glooha's env goes before the first of them the container has, where `helm
+ * upgrade` with the exported values renders it, so the two agree on the order: at the end of the
+ * list instead, the upgrade would move it and roll the pods. On a line that renders neither there
+ * (newer than the tested ones), it goes at the end.
  */
-export const CHART_ENV_AFTER_EXTRA_ENV = 'KGW_ENABLE_AGENTGATEWAY';
+export const CHART_ENV_AFTER_EXTRA_ENV_BY_LINE = {
+  '2.3': 'KGW_ENABLE_ENVOY',
+  '2.4': 'KGW_GATEWAY_CLASS_PARAMETERS_REFS',
+} as const;
+export const CHART_ENV_AFTER_EXTRA_ENV: readonly string[] = Object.values(CHART_ENV_AFTER_EXTRA_ENV_BY_LINE);
 
 /** The label kgateway's chart puts its app version in (kgateway.labels). */
 export const CHART_VERSION_LABEL = 'app.kubernetes.io/version';

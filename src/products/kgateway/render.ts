@@ -16,7 +16,7 @@ import type { ProductRender, RenderContext } from '../../cli/render.js';
 import { KGATEWAY_KIND } from './api.js';
 import { desiredKgateway, kgatewayValuesNotes, upgradeTarget, type ObservedKgateway } from './desired.js';
 import {
-  CHART_ENV_AFTER_EXTRA_ENV,
+  CHART_ENV_AFTER_EXTRA_ENV_BY_LINE,
   CHART_VERSION_LABEL,
   CONTROLLER_CONTAINER,
   DEFAULT_RELEASE,
@@ -48,7 +48,11 @@ export function chartLayout(g: DefaultedKgatewayHA): ObservedKgateway {
       selector: { matchLabels: selector },
       podLabels: { ...selector },
       containers: [
-        { name: CONTROLLER_CONTAINER, env: [{ name: CHART_ENV_AFTER_EXTRA_ENV, value: 'false' }] },
+        // KGATEWAY_VERSION's entry after controller.extraEnv.
+        {
+          name: CONTROLLER_CONTAINER,
+          env: [{ name: CHART_ENV_AFTER_EXTRA_ENV_BY_LINE['2.4'], value: '[]' }],
+        },
       ],
       replicas: 1,
     },

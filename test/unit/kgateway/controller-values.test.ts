@@ -11,6 +11,8 @@ import type {
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import type { ComponentIntent } from '../../../src/core/component.js';
+import { chartEnvAnchor } from '../../../src/products/kgateway/desired.js';
+import { ENV_DISABLE_LEADER_ELECTION } from '../../../src/products/kgateway/facts.js';
 import { kgatewayControllerValues } from '../../../src/products/kgateway/migrate.js';
 import { KGATEWAY_VERSIONS, kgatewayFixtures } from '../../env/binaries.js';
 import { helmBuildTimeoutMs, runHelm } from '../chart/helm.js';
@@ -93,6 +95,29 @@ describe('kgateway controller chart values, rendered by kgateway’s chart', () 
       expect(deployment.spec?.template.spec?.priorityClassName).toBe('kgw-critical');
       const above = kgatewayControllerValues(autoscaled, true, 'kgw', { liveReplicas: 9 });
       expect(above).toHaveProperty('controller.replicaCount', 5);
+    },
+    helmBuildTimeoutMs,
+  );
+
+  // The operator writes KGW_DISABLE_LEADER_ELECTION before the entry it finds after extraEnv in the
+  // chart's render (desired.ts, chartEnvAnchor); `helm upgrade` with the exported values must put it
+  // in the same place, or the upgrade reorders the env and rolls the pods (it did on v2.3.6 when the
+  // anchor was 2.2's KGW_ENABLE_AGENTGATEWAY, which neither pinned chart renders).
+  it.each(KGATEWAY_VERSIONS)(
+    '%s: the chart renders the leader-election env right before the entry the operator anchors it to',
+    async (version) => {
+      const containerOf = (objects: (KubeObject | null)[]) =>
+        (objects.find((o) => o?.kind === 'Deployment') as V1Deployment).spec?.template.spec?.containers.find(
+          (c) => c.name === 'controller',
+        );
+      const plain = containerOf(await render(version, {}));
+      const anchor = chartEnvAnchor({
+        env: plain?.env?.map((e) => ({ name: e.name, value: e.value ?? '' })),
+      });
+      expect(anchor).toBeDefined();
+      const upgraded = containerOf(await render(version, kgatewayControllerValues(intent, true, 'kgw', {})));
+      const names = upgraded?.env?.map((e) => e.name) ?? [];
+      expect(names[names.indexOf(ENV_DISABLE_LEADER_ELECTION) + 1]).toBe(anchor);
     },
     helmBuildTimeoutMs,
   );

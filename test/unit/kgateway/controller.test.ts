@@ -278,6 +278,44 @@ describe('the installed kgateway version (support policy: 2.3 and newer)', () =>
   });
 });
 
+describe('KGW_DISABLE_LEADER_ELECTION goes where the chart renders controller.extraEnv', () => {
+  const env = (names: string[]) => names.map((name) => ({ name, value: 'x' }));
+  const appliedEnv = (names: string[]) => {
+    const dep = controllerDeployment();
+    dep.spec!.template.spec!.containers[0]!.env = env(names);
+    const p = plan(snapshot({ replicas: 2 }, { dep, priorityClasses: [] }), KGATEWAY);
+    return (
+      podSpec(p) as { containers?: { name: string; env?: { name: string }[] }[] } | undefined
+    )?.containers
+      ?.find((c) => c.name === 'controller')
+      ?.env?.map((e) => e.name);
+  };
+
+  it("2.3's chart: before KGW_ENABLE_ENVOY, the first entry after extraEnv (KGW_GATEWAY_CLASS_PARAMETERS_REFS comes later)", () => {
+    expect(
+      appliedEnv([
+        'KGW_VALIDATION_MODE',
+        'KGW_ENABLE_ENVOY',
+        'KGW_GATEWAY_CLASS_PARAMETERS_REFS',
+        'POD_NAMESPACE',
+      ]),
+    ).toEqual(['KGW_DISABLE_LEADER_ELECTION', 'KGW_ENABLE_ENVOY']);
+  });
+
+  it("2.4's chart: before KGW_GATEWAY_CLASS_PARAMETERS_REFS", () => {
+    expect(
+      appliedEnv(['KGW_AWS_EC2_REFRESH_INTERVAL', 'KGW_GATEWAY_CLASS_PARAMETERS_REFS', 'POD_NAMESPACE']),
+    ).toEqual(['KGW_DISABLE_LEADER_ELECTION', 'KGW_GATEWAY_CLASS_PARAMETERS_REFS']);
+  });
+
+  it("a chart that renders neither: no anchor; one that already has the entry (Helm's extraEnv): its place kept", () => {
+    expect(appliedEnv(['KGW_VALIDATION_MODE', 'POD_NAMESPACE'])).toEqual(['KGW_DISABLE_LEADER_ELECTION']);
+    expect(appliedEnv(['KGW_DISABLE_LEADER_ELECTION', 'KGW_GATEWAY_CLASS_PARAMETERS_REFS'])).toEqual([
+      'KGW_DISABLE_LEADER_ELECTION',
+    ]);
+  });
+});
+
 describe("a KgatewayHA's upgrade command (the ConfigMap's header and the replicas floor's refusal)", () => {
   const floorCommand = (p: Plan) =>
     (applied(p, 'Deployment', 'kgateway')?.metadata?.annotations ?? {})['glooha.io/helm-upgrade'];
