@@ -8,7 +8,7 @@
 // in the wrong lane fails at once, naming the lane it belongs in, instead of making the unit lane build
 // Kubernetes on a fresh machine: see laneMayUse.
 import { execFileSync } from 'node:child_process';
-import { accessSync, constants, existsSync, readFileSync, readdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -97,7 +97,9 @@ export function laneMayUse(need: Need): void {
 function isExecutable(path: string): boolean {
   try {
     accessSync(path, constants.X_OK);
-    return true;
+    // A directory passes X_OK too: KUBEBUILDER_ASSETS pointed at this cache holds helm3/ (a directory
+    // with helm in it), which was spawned as Helm 3 and failed with EACCES.
+    return statSync(path).isFile();
   } catch {
     return false;
   }
