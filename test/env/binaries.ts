@@ -219,7 +219,7 @@ export const KGATEWAY_VERSION = KGATEWAY_VERSIONS[0] as string;
 
 /**
  * The one pinned version whose controller is built and run (the products lane): the newest. The
- * older pins are charts only (a cold controller build is 18-45 min on 2 cores); the charts lane and
+ * older pins are charts only (a cold controller build is 12-18 min on 2 cores); the charts lane and
  * the chart-rendering tests cover every pinned version.
  */
 export const KGATEWAY_CONTROLLER_VERSION = KGATEWAY_VERSION;
@@ -227,7 +227,7 @@ export const KGATEWAY_CONTROLLER_VERSION = KGATEWAY_VERSION;
 /**
  * Runs build-kgateway.sh for one pinned version (charts: seconds when cold, after Helm; a no-op when
  * cached). With `controller: true` (KGATEWAY_CONTROLLER_VERSION only) it also builds kgateway's
- * controller (~18-45 min cold on 2 cores; cached per machine). It needs Helm only, never the control plane; the script locks each version itself.
+ * controller (~12-18 min cold on 2 cores; cached per machine). It needs Helm only, never the control plane; the script locks each version itself.
  */
 export function kgatewayFixtures(
   version: string = KGATEWAY_VERSION,

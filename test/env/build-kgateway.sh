@@ -23,7 +23,7 @@
 #
 # The controller is built as kgateway's Makefile builds it (CGO_ENABLED=0, `-X .../pkg/version.Version`,
 # `-s -w`), plus -trimpath and no DWARF from the compiler (see build-testbin.sh). The unit tests need
-# only the charts (seconds), so the controller (~18-45 min cold on 2 cores) is built only on
+# only the charts (seconds), so the controller (~12-18 min cold on 2 cores) is built only on
 # --controller.
 #
 # Output: $GLOOHA_TESTBIN_CACHE/../kgateway/<version>-<key>/ (default ~/.cache/glooha-operator/kgateway/):
