@@ -559,7 +559,12 @@ describe('health semantics: a KgatewayHA through its lifecycle, judged the same 
       namespace: ns,
       fieldManager: 'helm',
       body: {
-        metadata: { name: 'kgateway', namespace: ns, labels },
+        // The chart's labels, its version among them (the operator checks it against 2.3 and newer).
+        metadata: {
+          name: 'kgateway',
+          namespace: ns,
+          labels: { ...labels, 'helm.sh/chart': 'kgateway-v2.4.2', 'app.kubernetes.io/version': 'v2.4.2' },
+        },
         spec: {
           replicas: 1,
           selector: { matchLabels: labels },
