@@ -39,6 +39,15 @@ export class ReconcilerMemory {
     if (!byObject) this.applies.set(key, (byObject = new Map<string, OwnApply>()));
     byObject.set(what, apply);
   }
+  /**
+   * Whether an object at `resourceVersion` is exactly what one of our applies for `key` produced: its
+   * watch event is the echo of our own write (a resourceVersion names one write, cluster-wide).
+   */
+  isOwnApply(key: string, resourceVersion: string | undefined): boolean {
+    if (!resourceVersion) return false;
+    for (const a of this.ownApplies(key).values()) if (a.resourceVersion === resourceVersion) return true;
+    return false;
+  }
   lastStatusWrite(key: string): StatusWrite | undefined {
     return this.statusWrites.get(key);
   }

@@ -625,8 +625,13 @@ function observeProductObjects(w: ProductWiring, tracker: LeaseTracker): void {
 function productWatches(w: ProductWiring, memory: ReconcilerMemory, related: RelatedInformers) {
   const { product, shared } = w;
   // Events of the shared informers map to this product's objects only when its selection holds them.
+  // The echo of a reconcile's own apply still enqueues (level-triggered: the next look confirms it),
+  // but at low priority, behind anyone's change: in a cold start each install's writes echo back
+  // while the backlog is being worked, and a user's update must not queue behind those.
+  const ownEcho = (o: KubernetesObject, key: string) => memory.isOwnApply(key, o.metadata?.resourceVersion);
   const toInstall = (matches: (o: KubernetesObject) => boolean) => ({
     mapToKeys: (o: KubernetesObject) => (matches(o) ? w.keysForNamespace(o.metadata?.namespace) : []),
+    lowPriority: ownEcho,
   });
   // Another product's owned objects are its own business: a cover selection that sees every PDB and
   // HPA sees theirs too, whose status changes would reconcile this product's objects for nothing.
@@ -642,6 +647,7 @@ function productWatches(w: ProductWiring, memory: ReconcilerMemory, related: Rel
       const prefix = `${product.kind}/`;
       return key?.startsWith(prefix) ? [key.slice(prefix.length)] : [];
     },
+    lowPriority: ownEcho,
   };
   return [
     // Spec (generation), deletion, finalizers, labels and annotations, and status written by

@@ -84,6 +84,20 @@ describe('reconcile', () => {
     expect(writer.ops().filter((o) => o.startsWith('apply') && o.includes('Deployment'))).toEqual([]);
   });
 
+  it("remembers each apply's resourceVersion: the watch event carrying it is our own write's echo", async () => {
+    const { deps, memory } = setup();
+    await reconcile('gloo-system/ha', ctx(), deps);
+    const produced = [...memory.ownApplies('gloo-system/ha').values()].map((a) => a.resourceVersion);
+    expect(produced.length).toBeGreaterThan(0);
+    for (const rv of produced) expect(memory.isOwnApply('gloo-system/ha', rv)).toBe(true);
+    // Another write of the same object, another object's key, no resourceVersion: not ours.
+    expect(memory.isOwnApply('gloo-system/ha', '99999')).toBe(false);
+    expect(memory.isOwnApply('other/ha', produced[0])).toBe(false);
+    expect(memory.isOwnApply('gloo-system/ha', undefined)).toBe(false);
+    memory.forget('gloo-system/ha');
+    expect(memory.isOwnApply('gloo-system/ha', produced[0])).toBe(false);
+  });
+
   it('422 from the API server: terminal — Stalled with the server message, backoff 30 s → 60 s, never thrown (no hot retry)', async () => {
     const { writer, deps, memory } = setup();
     writer.failWith = (c) =>
