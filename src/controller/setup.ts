@@ -416,7 +416,11 @@ function setupController(
     { group: GROUP, version: VERSION, plural: product.plural },
     product.relatedKinds,
   );
-  const events = new EventRecorder(writer, mgr.log, () => clock.wallNow().getTime());
+  // No more event writes in flight than reconciles (events are not awaited; see actions/events.ts).
+  const events = new EventRecorder(writer, mgr.log, () => clock.wallNow().getTime(), undefined, {
+    maxInFlight: opts.concurrency,
+    onDropped: () => opts.metrics?.glooha.eventDropped(product.kind),
+  });
   const tracker = productLeaseTracker(w, events);
   const { release, electedPod } = productHolderRelease(w);
   const servedListTypes = productListTypes(w, relatedServed);
