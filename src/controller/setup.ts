@@ -629,10 +629,12 @@ function observeProductObjects(w: ProductWiring, tracker: LeaseTracker): void {
 function productWatches(w: ProductWiring, memory: ReconcilerMemory, related: RelatedInformers) {
   const { product, shared } = w;
   // Events of the shared informers map to this product's objects only when its selection holds them.
-  // The echo of a reconcile's own apply still enqueues (level-triggered: the next look confirms it),
+  // The echo of a reconcile's own write still enqueues (level-triggered: the next look confirms it),
   // but at low priority, behind anyone's change: in a cold start each install's writes echo back
-  // while the backlog is being worked, and a user's update must not queue behind those.
-  const ownEcho = (o: KubernetesObject, key: string) => memory.isOwnApply(key, o.metadata?.resourceVersion);
+  // while the backlog is being worked, and a user's update must not queue behind those. Nor may the
+  // echo jump the backlog: the look it brings would run before the cache has the same reconcile's
+  // status write, and write that status again against a resourceVersion already gone (409).
+  const ownEcho = (o: KubernetesObject, key: string) => memory.isOwnWrite(key, o.metadata?.resourceVersion);
   const toInstall = (matches: (o: KubernetesObject) => boolean) => ({
     mapToKeys: (o: KubernetesObject) => (matches(o) ? w.keysForNamespace(o.metadata?.namespace) : []),
     lowPriority: ownEcho,
@@ -659,6 +661,8 @@ function productWatches(w: ProductWiring, memory: ReconcilerMemory, related: Rel
     {
       informer: w.objects as unknown as Informer<KubernetesObject>,
       filter: anyOf(generationChanged, foreignStatusWrite(memory)),
+      // Our finalizer patch passes generationChanged (finalizers changed): its echo too.
+      lowPriority: ownEcho,
     },
     { informer: shared.deployments, ...toInstall(w.matchesDeployment) },
     {
