@@ -27,7 +27,14 @@ import type { Manager } from '../manager/manager.js';
 import type { OperatorMetrics } from '../metrics/index.js';
 import { podAsRead } from '../core/dead-holder.js';
 import { realClock, type Clock } from '../runtime/clock.js';
-import { anyOf, deepEqual, generationChanged, type EventFilter } from '../runtime/filters.js';
+import {
+  anyOf,
+  deepEqual,
+  generationChanged,
+  statusOnlyUpdate,
+  type EventFilter,
+  type InformerEvent,
+} from '../runtime/filters.js';
 import type { Informer, Selection } from '../runtime/informer.js';
 import { selectionMatcher } from '../runtime/selection.js';
 import {
@@ -634,7 +641,12 @@ function productWatches(w: ProductWiring, memory: ReconcilerMemory, related: Rel
   // while the backlog is being worked, and a user's update must not queue behind those. Nor may the
   // echo jump the backlog: the look it brings would run before the cache has the same reconcile's
   // status write, and write that status again against a resourceVersion already gone (409).
-  const ownEcho = (o: KubernetesObject, key: string) => memory.isOwnWrite(key, o.metadata?.resourceVersion);
+  // Likewise a status-only update of what we own or read (the disruption controller reporting on the
+  // PDB we just created, a Deployment's rollout progress): an observation to fold into our status,
+  // not a change to put right, and at normal it would also run that second look at once.
+  const ownWrite = (o: KubernetesObject, key: string) => memory.isOwnWrite(key, o.metadata?.resourceVersion);
+  const ownEcho = (o: KubernetesObject, key: string, ev: InformerEvent<KubernetesObject>) =>
+    ownWrite(o, key) || statusOnlyUpdate(ev);
   const toInstall = (matches: (o: KubernetesObject) => boolean) => ({
     mapToKeys: (o: KubernetesObject) => (matches(o) ? w.keysForNamespace(o.metadata?.namespace) : []),
     lowPriority: ownEcho,
@@ -661,8 +673,9 @@ function productWatches(w: ProductWiring, memory: ReconcilerMemory, related: Rel
     {
       informer: w.objects as unknown as Informer<KubernetesObject>,
       filter: anyOf(generationChanged, foreignStatusWrite(memory)),
-      // Our finalizer patch passes generationChanged (finalizers changed): its echo too.
-      lowPriority: ownEcho,
+      // Our finalizer patch passes generationChanged (finalizers changed): its echo too. Not a status
+      // write of anyone else's (foreignStatusWrite): that one is put right at once.
+      lowPriority: ownWrite,
     },
     { informer: shared.deployments, ...toInstall(w.matchesDeployment) },
     {

@@ -53,10 +53,11 @@ export interface ControllerWatchOptions<T> {
   resync?: boolean;
   /**
    * Events (after the initial list) this returns true for, for a key, are queued at LOW priority
-   * instead of NORMAL: the echo of the controller's own write, which needs a look but is no one's
-   * change. Must be cheap: it runs for every event and key that passes the filter.
+   * instead of NORMAL: the echo of the controller's own write, or a status another controller
+   * reported, which need a look but are no one's change. Must be cheap: it runs for every event and
+   * key that passes the filter.
    */
-  lowPriority?: (obj: T, key: string) => boolean;
+  lowPriority?: (obj: T, key: string, event: InformerEvent<T>) => boolean;
 }
 
 interface Watched {
@@ -104,9 +105,10 @@ export class Controller {
       return (typeof keys === 'string' ? [keys] : keys).filter((k) => !!k);
     };
     const low = opts.lowPriority;
-    const priorityOf = (obj: T, key: string) => (low?.(obj, key) ? Priority.low : Priority.normal);
+    const priorityOf = (obj: T, key: string, ev: InformerEvent<T>) =>
+      low?.(obj, key, ev) ? Priority.low : Priority.normal;
     const enqueue = (obj: T, ev: InformerEvent<T>) => {
-      for (const k of keysOf(obj, ev)) this.queue.add(k, priorityOf(obj, k));
+      for (const k of keysOf(obj, ev)) this.queue.add(k, priorityOf(obj, k, ev));
     };
     // True while addEventHandler replays the cache: those adds are the initial list, not events.
     let replaying = true;
@@ -124,7 +126,7 @@ export class Controller {
         // Each key once: the queue hands a key to an idle worker as soon as it is added, so adding it
         // again for the new object would mark it dirty and reconcile it twice for one event.
         for (const k of new Set([...keysOf(old, ev), ...keysOf(obj, ev)]))
-          this.queue.add(k, priorityOf(obj, k));
+          this.queue.add(k, priorityOf(obj, k, ev));
       },
       delete: (obj, finalStateUnknown) => enqueue(obj, { type: 'delete', obj, finalStateUnknown }),
     });

@@ -114,11 +114,15 @@ describe('Controller priorities', () => {
     const primary = informerOf(backlog);
     const secondary = informerOf([]);
     const ours = new Set(['7']); // the resourceVersion our own write produced
+    const seen: string[] = []; // the events the hook was asked about
     const g = gatedController();
     g.c.watch(primary.informer);
     g.c.watch(secondary.informer, {
       mapToKeys: (o) => `ns/${o.metadata?.labels?.owner}`,
-      lowPriority: (o, key) => key === 'ns/k4' && ours.has(o.metadata?.resourceVersion ?? ''),
+      lowPriority: (o, key, ev) => {
+        seen.push(ev.type);
+        return key === 'ns/k4' && ours.has(o.metadata?.resourceVersion ?? '');
+      },
     });
     await g.c.start();
     await flush();
@@ -130,6 +134,7 @@ describe('Controller priorities', () => {
     expect(g.ready()).toEqual({ [normal]: 1, [low]: 4 });
     await g.release('ns/k0');
     expect(g.calls.at(-1)).toBe('ns/k5');
+    expect(seen).toEqual(['add', 'add']); // the hook gets the event (an add here, for each key)
     await g.stop();
   });
 });
