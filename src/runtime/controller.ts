@@ -18,7 +18,7 @@ import type { Informer } from './informer.js';
 import type { RateLimiter } from './ratelimit.js';
 import { Priority } from './ready-queue.js';
 import { objectKey } from './store.js';
-import { Workqueue, type ShutDownOptions, type WorkHandler } from './workqueue.js';
+import { Workqueue, type PriorityOf, type ShutDownOptions, type WorkHandler } from './workqueue.js';
 import type { WorkqueueMetrics } from './workqueue-metrics.js';
 import { silentLogger, type Logger } from '../log.js';
 import type { KubernetesObject } from '@kubernetes/client-node';
@@ -105,8 +105,10 @@ export class Controller {
       return (typeof keys === 'string' ? [keys] : keys).filter((k) => !!k);
     };
     const low = opts.lowPriority;
-    const priorityOf = (obj: T, key: string, ev: InformerEvent<T>) =>
-      low?.(obj, key, ev) ? Priority.low : Priority.normal;
+    // Asked late for a key being reconciled (see PriorityOf): the hook can then tell the echo of that
+    // reconcile's own write, whose answer it may not have had when the event came.
+    const priorityOf = (obj: T, key: string, ev: InformerEvent<T>): PriorityOf =>
+      low ? () => (low(obj, key, ev) ? Priority.low : Priority.normal) : Priority.normal;
     const enqueue = (obj: T, ev: InformerEvent<T>) => {
       for (const k of keysOf(obj, ev)) this.queue.add(k, priorityOf(obj, k, ev));
     };

@@ -87,9 +87,9 @@ export class ReadyQueue {
     return this.order.flatMap((p) => [...this.buckets.get(p)!]);
   }
 
-  /** Keys waiting per priority (for metrics and tests). */
+  /** Keys waiting per priority, highest first, priorities with none left out (for metrics and tests). */
   sizes(): Map<number, number> {
-    return new Map(this.order.map((p) => [p, this.buckets.get(p)!.size]));
+    return new Map(this.order.map((p) => [p, this.buckets.get(p)!.size] as const).filter(([, n]) => n > 0));
   }
 
   clear(): void {

@@ -14,7 +14,10 @@
 //   out highest priority first, FIFO within one. A key waiting at a lower priority moves up when it is
 //   added at a higher one and never moves down; one re-added while it runs keeps the highest priority
 //   it was added at; a delayed add carries its priority to the moment it comes due; a retry (backoff,
-//   requeue, requeue-after) comes back at the priority the key ran with.
+//   requeue, requeue-after) comes back at the priority the key ran with. A priority may be a function:
+//   for a key being handled it is asked only once the handler has finished — an event that arrives
+//   while a reconcile runs is most often the echo of that reconcile's own write, and the reconcile
+//   can only recognise its writes once it has their answers (the echo tends to come first).
 // - The handler gets an AbortSignal that fires when the `signal` option does (the manager passes the
 //   leader term's) or on `shutDown({ abort: true })`, so a replica that loses its leader lease cancels
 //   in-flight reconciles — and the API calls they pass it to — instead of writing as a non-leader.
@@ -64,6 +67,16 @@ function yieldIfBusy(): Promise<void> | undefined {
   return new Promise<void>((resolve) => yieldImmediate(resolve)).then(newSlice);
 }
 
+/** A priority function's answer; one that throws counts as NORMAL (it must not lose the key). */
+function askPriority(ask: () => number): number {
+  try {
+    const p = ask();
+    return Number.isFinite(p) ? p : Priority.normal;
+  } catch {
+    return Priority.normal;
+  }
+}
+
 export interface WorkContext {
   /** Fires when the queue is shut down with `abort` (e.g. the leader lease was lost). */
   signal: AbortSignal;
@@ -77,6 +90,9 @@ export interface WorkResult {
   /** Handle the key again after this many milliseconds (resets its backoff). */
   requeueAfterMs?: number;
 }
+
+/** A priority, or how to decide it (see the module comment: asked late for a key being handled). */
+export type PriorityOf = number | (() => number);
 
 export type WorkHandler = (key: string, ctx: WorkContext) => Promise<WorkResult | void> | WorkResult | void;
 
@@ -128,6 +144,8 @@ export class Workqueue {
   private readonly dirty = new Map<string, number>();
   /** Keys being handled, each with the priority it was handed out at (its retries keep it). */
   private readonly processing = new Map<string, number>();
+  /** For keys re-added while being handled: the priorities to ask once the handler has finished. */
+  private readonly deferred = new Map<string, (() => number)[]>();
   /** When (clock ms) each key in `processing` was handed to a worker: in-flight ages for the metrics. */
   private readonly processingSince = new Map<string, number>();
   private readonly addedAt = new Map<string, number>();
@@ -177,8 +195,17 @@ export class Workqueue {
    * Queue `key` now at `priority` (default NORMAL). When it is already waiting this only raises its
    * priority (if higher); no-op once the queue is shutting down.
    */
-  add(key: string, priority: number = Priority.normal): void {
+  add(key: string, priorityOf: PriorityOf = Priority.normal): void {
     if (this.shuttingDown) return;
+    let priority: number;
+    if (typeof priorityOf === 'number') priority = priorityOf;
+    else if (this.processing.has(key)) {
+      // Asked in done(); until then the key is dirty at no priority of its own.
+      const list = this.deferred.get(key);
+      if (list) list.push(priorityOf);
+      else this.deferred.set(key, [priorityOf]);
+      priority = Number.NEGATIVE_INFINITY;
+    } else priority = askPriority(priorityOf);
     const waiting = this.dirty.get(key);
     if (waiting !== undefined) {
       if (priority <= waiting) return;
@@ -309,6 +336,7 @@ export class Workqueue {
 
   private dropQueued(): void {
     this.ready.clear();
+    this.deferred.clear();
     // Keys parked behind a running handler would be queued again by done(): drop them too.
     for (const key of this.dirty.keys()) this.addedAt.delete(key);
     this.dirty.clear();
@@ -387,12 +415,16 @@ export class Workqueue {
   private done(key: string): void {
     this.processing.delete(key);
     this.processingSince.delete(key);
-    const again = this.dirty.get(key);
+    let again = this.dirty.get(key);
+    const late = this.deferred.get(key);
+    this.deferred.delete(key);
     if (again !== undefined) {
       if (this.shuttingDown && !this.draining) {
         this.dirty.delete(key);
         this.addedAt.delete(key);
       } else {
+        for (const ask of late ?? []) again = Math.max(again, askPriority(ask));
+        this.dirty.set(key, again);
         this.ready.push(key, again);
       }
     }

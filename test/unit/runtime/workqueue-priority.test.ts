@@ -130,6 +130,52 @@ describe('Workqueue priorities', () => {
     await q.whenIdle();
   });
 
+  it('a priority function for a key being handled is asked once the handler has finished', async () => {
+    const h = gated();
+    const q = new Workqueue(h.handler, { concurrency: 1 });
+    q.start();
+    q.add('a', low);
+    await flush();
+    q.add('x', low);
+    // What the handler will know once its writes are answered: the event was the echo of one of them.
+    let ownWrite = false;
+    let asked = 0;
+    q.add('a', () => {
+      asked++;
+      return ownWrite ? low : normal;
+    });
+    expect(asked).toBe(0); // not while it runs
+    expect(q.depth).toBe(2);
+    ownWrite = true;
+    await h.release('a');
+    expect(asked).toBe(1);
+    expect(h.calls).toEqual(['a', 'x']); // the echo queued at low, behind x
+    await h.release('x');
+    expect(h.calls).toEqual(['a', 'x', 'a']);
+    // Someone else's change while it ran: asked at the end too, and it goes first.
+    q.add('y', low);
+    q.add('a', () => normal);
+    q.add('a', () => low); // the higher answer wins
+    await h.release('a');
+    expect(h.calls.at(-1)).toBe('a');
+    // A key not being handled is asked at once; a function that throws counts as normal.
+    q.add('z', low);
+    q.add('w', () => {
+      throw new Error('bug');
+    });
+    expect(Object.fromEntries(q.readyByPriority())).toEqual({ [normal]: 1, [low]: 2 });
+    let now = 0;
+    q.add('v', () => ++now && low);
+    expect(now).toBe(1);
+    await h.release('a');
+    expect(h.calls.at(-1)).toBe('w');
+    for (const k of ['w', 'y', 'z', 'v']) {
+      expect(h.calls.at(-1)).toBe(k);
+      await h.release(k);
+    }
+    await q.whenIdle();
+  });
+
   it('a failure retries at the priority the key ran with, after its backoff', async () => {
     const clock = new FakeClock();
     const failing = new Set(['lowfail', 'livefail']);
