@@ -4,7 +4,7 @@
 // a steady-state window is — next to the floor the API server allows for the same writes.
 //
 //   npx tsx bench/scale.ts [--installs 10,100,500] [--mode cluster|namespaced|namespaced-wide-reads[,...]] [--concurrency C[,C...]]
-//                          [--steady-seconds 60] [--samples 20] [--no-floor] [--operator-root [NAME=]DIR[,...]]
+//                          [--steady-seconds 60] [--samples 20] [--cold-samples 10] [--no-floor] [--operator-root [NAME=]DIR[,...]]
 //                          [--node-flags "F[;F...]" ("image": the Dockerfile's ENTRYPOINT flags and ENV)] [--repeat R] [--readme]
 //   npm run bench:scale -- --installs 0,10 --operator-root bundle=DIR --node-flags ";--max-semi-space-size=1"
 //                          --repeat 3 --no-floor --steady-seconds 20 --samples 5
@@ -25,6 +25,10 @@
 //     leader election on, as deployed), as that ServiceAccount. "all applied": every gloo and proxy
 //     Deployment carries the replicas and the applied-hash annotation, seen by the bench's own watch.
 //     Measured from the process start and from the "started leading" log line.
+//     Meanwhile, under that load: K installs (--cold-samples, spread over the list) get a spec change
+//     (gloo.replicas 3→5), one every 500 ms from the "started leading" line, while the backlog of
+//     every install's first reconcile is being worked; each one's update → applied is timed. Those
+//     issued before the last install was applied are the "update during the cold start" figures.
 //  3. Cost of the cold start, once nothing has been reconciled for 3 s: API requests by method (the
 //     operator's rest_client_requests_total), writes by resource (the API server's audit log, the
 //     operator's own Lease excluded), CPU seconds (/proc/<pid>/stat), peak RSS (VmHWM), heap used.
@@ -77,6 +81,10 @@ const SPEC: GlooHASpec = {
 const WANT: Record<string, number> = { gloo: 3, 'gateway-proxy': 2 };
 /** How often a simulated Gloo leader renews its Lease (Gloo's retry period). */
 const LEASE_RENEW_MS = 2000;
+/** The gloo replicas the during-the-cold-start samples set (neither SPEC's 3 nor the later samples' 4). */
+const COLD_REPLICAS = 5;
+/** Between two during-the-cold-start samples, from the "started leading" line. */
+const COLD_SAMPLE_SPACING_MS = 500;
 /** Admin requests the bench keeps in flight while it sets things up. */
 const SETUP_PARALLEL = 24;
 
@@ -317,6 +325,8 @@ interface RunOptions {
   listPageSize?: number;
   steadySeconds: number;
   samples: number;
+  /** Installs updated during the cold start (0: none). */
+  coldSamples: number;
   floor: boolean;
   operatorRoot: string;
   /** The root's name in the table (`before`, `after`, `bundle`: --operator-root NAME=DIR). */
@@ -619,13 +629,43 @@ async function runOne(o: RunOptions) {
       o.listPageSize === undefined ? {} : { GLOOHA_LIST_PAGE_SIZE: String(o.listPageSize) },
     );
     cleanups.unshift(() => stopOperator(op));
+    // Spread over the installs (and so over the list order the backlog is worked in), not the first.
+    const coldK = Math.min(o.coldSamples, o.installs);
+    const coldSampled = Array.from(
+      { length: coldK },
+      (_, j) => namespaces[Math.floor(((j + 0.5) * o.installs) / coldK)]!,
+    );
+    const changedDuringCold = new Set(coldSampled);
+    // A sampled install may be changed before its first reconcile: then its first apply is already the change.
+    const coldApplied = (ns: string, d: string, r: number) =>
+      changedDuringCold.has(ns) && d === 'gloo'
+        ? (x: V1Deployment) => appliedWith(r)(x) || appliedWith(COLD_REPLICAS)(x)
+        : appliedWith(r);
+    const duringCold = (async () => {
+      await waitFor('the operator to lead', () => op.marks['started leading'] !== undefined, 300_000);
+      return Promise.all(
+        coldSampled.map(async (ns, j) => {
+          await sleep(COLD_SAMPLE_SPACING_MS * (j + 1));
+          const t0 = performance.now();
+          await admin.request('PATCH', resourcePath(GLOOHAS, ns, 'gloo'), {
+            body: { spec: { gloo: { replicas: COLD_REPLICAS } } },
+            contentType: PatchStrategy.MergePatch,
+          });
+          const t = await deployments.until(`${ns}/gloo`, appliedWith(COLD_REPLICAS), 900_000);
+          return { ns, issuedMs: t0 - op.startedAt, ms: t - t0 };
+        }),
+      );
+    })();
     const appliedAt = await Promise.all(
       namespaces.map((ns) =>
         Promise.all(
-          Object.entries(WANT).map(([d, r]) => deployments.until(`${ns}/${d}`, appliedWith(r), 900_000)),
+          Object.entries(WANT).map(([d, r]) =>
+            deployments.until(`${ns}/${d}`, coldApplied(ns, d, r), 900_000),
+          ),
         ).then((ts) => Math.max(...ts) - op.startedAt),
       ),
     );
+    const coldUpdates = await duringCold;
     // No installs: "applied" is when it leads (what an idle operator does before it has work).
     if (o.installs === 0)
       await waitFor('the operator to lead', () => op.marks['started leading'] !== undefined, 120_000);
@@ -637,6 +677,13 @@ async function runOne(o: RunOptions) {
           ? `; the bench's watch was closed and reopened ${deployments.restarts}×`
           : ''),
     );
+    // Only the changes made while installs were still waiting for their first apply measure the backlog.
+    const inBacklog = coldUpdates.filter((u) => u.issuedMs < allAppliedMs).map((u) => u.ms);
+    if (coldK > 0)
+      log(
+        `update → applied during the cold start (${inBacklog.length} of ${coldK} issued before all applied): ` +
+          `p50 ${median(inBacklog).toFixed(0)} ms, max ${Math.max(...inBacklog).toFixed(0)} ms`,
+      );
     const metricsUrl = await op.metricsUrl;
     await quiet(metricsUrl, 3000, 600_000);
     const pid = op.child.pid!;
@@ -756,6 +803,18 @@ async function runOne(o: RunOptions) {
       },
       floorMs,
       ratioToFloor: floorMs ? Number((allAppliedMs - leadingMs) / floorMs).toFixed(2) : undefined,
+      /** Spec changes made while the cold start's backlog was being worked (see the header, step 2). */
+      duringCold: {
+        samples: coldK,
+        inBacklog: inBacklog.length,
+        updateP50Ms: Math.round(median(inBacklog)),
+        updateP99Ms: Math.round(percentile(inBacklog, 99)),
+        updates: coldUpdates.map((u) => ({
+          ns: u.ns,
+          issuedAfterLeadingMs: Math.round(u.issuedMs - leadingMs),
+          ms: Math.round(u.ms),
+        })),
+      },
       latency: {
         samples,
         updateP50Ms: Math.round(median(update)),
@@ -928,7 +987,7 @@ async function floor(
 const USAGE = `usage: npx tsx bench/scale.ts [--installs N[,N...] (default 10,100,500)] [--mode M[,M...]: cluster (default), namespaced, namespaced-wide-reads]
   [--concurrency C[,C...] (default: the operator's default; a list is a sweep)] [--steady-seconds S (default 60)]
   [--list-page-size P[,P...] (the caches' list page size, GLOOHA_LIST_PAGE_SIZE; default: the operator's; a list is a sweep)]
-  [--samples K (default 20)] [--no-floor] [--operator-root [NAME=]DIR[,...] (default: this checkout; each built with npm run build first; a list is side by side)]
+  [--samples K (default 20)] [--cold-samples K (spec changes during the cold start, default 10; 0: none)] [--no-floor] [--operator-root [NAME=]DIR[,...] (default: this checkout; each built with npm run build first; a list is side by side)]
   [--node-flags "FLAGS[;FLAGS...]" (passed to node before the operator's script, NAME=VALUE to its environment;
     "image": the Dockerfile's ENTRYPOINT flags and ENV; a list is a sweep)]
   [--repeat R (default 1: the whole matrix R times, interleaved; then a table of medians)] [--no-build (dist/ is current)] [--out FILE]
@@ -943,6 +1002,7 @@ async function main(): Promise<number> {
       'list-page-size': { type: 'string' },
       'steady-seconds': { type: 'string', default: '60' },
       samples: { type: 'string', default: '20' },
+      'cold-samples': { type: 'string', default: '10' },
       'no-floor': { type: 'boolean', default: false },
       'operator-root': { type: 'string', default: repoRoot },
       'node-flags': { type: 'string', default: '' },
@@ -1031,6 +1091,7 @@ async function main(): Promise<number> {
                     listPageSize,
                     steadySeconds: int('steady-seconds', values['steady-seconds'], 3600),
                     samples: int('samples', values.samples, 1000),
+                    coldSamples: int('cold-samples', values['cold-samples'], 1000, 0),
                     // One floor per size and concurrency is enough: it does not depend on the operator.
                     floor:
                       !values['no-floor'] &&
@@ -1057,15 +1118,15 @@ async function main(): Promise<number> {
     (withRoots ? '| operator ' : '') +
     (withFlags ? '| node flags ' : '') +
     (withPageSizes ? '| list page size ' : '') +
-    '| installs | mode | concurrency | caches synced | all applied (from start) | after leading | floor | ratio | update p50/p99 | drift p50/p99 | peak RSS at sync | peak RSS | heap | requests/install | writes/install | reconciles/install | steady req/min | steady writes | steady CPU | idle RSS / heap after GC | lost terms | Lease reqs at leader-election | loop lag p99 |';
+    '| installs | mode | concurrency | caches synced | all applied (from start) | after leading | floor | ratio | update during cold start p50/p99 (n) | update p50/p99 | drift p50/p99 | peak RSS at sync | peak RSS | heap | requests/install | writes/install | reconciles/install | steady req/min | steady writes | steady CPU | idle RSS / heap after GC | lost terms | Lease reqs at leader-election | loop lag p99 |';
   const rows = results.map(
     (r) =>
       (withRoots ? `| ${r.rootName} ` : '') +
       (withFlags ? `| ${r.nodeFlags.join(' ') || '(none)'} ` : '') +
       (withPageSizes ? `| ${r.listPageSize} ` : '') +
-      `| ${r.installs} | ${r.mode} | ${r.concurrency} | ${(r.cold.cachesSyncedMs / 1000).toFixed(1)} s | ${(r.cold.allAppliedMs / 1000).toFixed(1)} s | ${(r.cold.allAppliedAfterLeadingMs / 1000).toFixed(1)} s | ${r.floorMs === undefined ? '—' : (r.floorMs / 1000).toFixed(1) + ' s'} | ${r.ratioToFloor ?? '—'} | ${r.latency.updateP50Ms} / ${r.latency.updateP99Ms} ms | ${r.latency.driftP50Ms} / ${r.latency.driftP99Ms} ms | ${r.cold.syncedPeakRssMB} MB | ${r.cold.peakRssMB} MB | ${r.cold.heapUsedMB} MB | ${r.cold.requestsPerInstall} | ${r.cold.writesPerInstall} | ${r.cold.reconcilesPerInstall} | ${r.steady.requestsPerMinute} | ${r.steady.writes} | ${r.steady.cpuPercent}% | ${r.memoryAtEnd.afterGc.rssMB} / ${r.memoryAtEnd.afterGc.heapUsedMB} MB | ${r.leader.lostTerms} | ${r.leader.leaseRequestsAtLeaderElection} | ${r.leader.eventLoopLagP99Ms} ms |`,
+      `| ${r.installs} | ${r.mode} | ${r.concurrency} | ${(r.cold.cachesSyncedMs / 1000).toFixed(1)} s | ${(r.cold.allAppliedMs / 1000).toFixed(1)} s | ${(r.cold.allAppliedAfterLeadingMs / 1000).toFixed(1)} s | ${r.floorMs === undefined ? '—' : (r.floorMs / 1000).toFixed(1) + ' s'} | ${r.ratioToFloor ?? '—'} | ${r.duringCold.inBacklog > 0 ? `${r.duringCold.updateP50Ms} / ${r.duringCold.updateP99Ms} ms (${r.duringCold.inBacklog})` : '—'} | ${r.latency.updateP50Ms} / ${r.latency.updateP99Ms} ms | ${r.latency.driftP50Ms} / ${r.latency.driftP99Ms} ms | ${r.cold.syncedPeakRssMB} MB | ${r.cold.peakRssMB} MB | ${r.cold.heapUsedMB} MB | ${r.cold.requestsPerInstall} | ${r.cold.writesPerInstall} | ${r.cold.reconcilesPerInstall} | ${r.steady.requestsPerMinute} | ${r.steady.writes} | ${r.steady.cpuPercent}% | ${r.memoryAtEnd.afterGc.rssMB} / ${r.memoryAtEnd.afterGc.heapUsedMB} MB | ${r.leader.lostTerms} | ${r.leader.leaseRequestsAtLeaderElection} | ${r.leader.eventLoopLagP99Ms} ms |`,
   );
-  const table = `${header}\n|${'---|'.repeat(23 + (withFlags ? 1 : 0) + (withRoots ? 1 : 0) + (withPageSizes ? 1 : 0))}\n${rows.join('\n')}`;
+  const table = `${header}\n|${'---|'.repeat(24 + (withFlags ? 1 : 0) + (withRoots ? 1 : 0) + (withPageSizes ? 1 : 0))}\n${rows.join('\n')}`;
   process.stdout.write(`\n${table}\n`);
   const summary = repeat > 1 ? medians(results) : undefined;
   if (summary) process.stdout.write(`\n${summary.table}\n`);

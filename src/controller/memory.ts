@@ -24,6 +24,8 @@ export class ReconcilerMemory {
   private readonly terminalFailures = new Map<string, number>();
   /** Our last accepted apply per object of each GlooHA (a handful per key; see OwnApply). */
   private readonly applies = new Map<string, Map<string, OwnApply>>();
+  /** The resourceVersion our last finalizer patch of each GlooHA produced. */
+  private readonly finalizerWrites = new Map<string, string>();
 
   lastCorrections(key: string): readonly DriftReport[] {
     return this.corrections.get(key) ?? [];
@@ -38,6 +40,21 @@ export class ReconcilerMemory {
     let byObject = this.applies.get(key);
     if (!byObject) this.applies.set(key, (byObject = new Map<string, OwnApply>()));
     byObject.set(what, apply);
+  }
+  recordFinalizerWrite(key: string, resourceVersion: string | undefined): void {
+    if (resourceVersion) this.finalizerWrites.set(key, resourceVersion);
+  }
+  /**
+   * Whether an object at `resourceVersion` is exactly what one of our writes for `key` produced (an
+   * owned object's apply, the GlooHA's finalizer patch or status write): its watch event is the echo
+   * of our own write, as a resourceVersion names one write, cluster-wide.
+   */
+  isOwnWrite(key: string, resourceVersion: string | undefined): boolean {
+    if (!resourceVersion) return false;
+    if (this.finalizerWrites.get(key) === resourceVersion) return true;
+    if (this.statusWrites.get(key)?.wrote === resourceVersion) return true;
+    for (const a of this.ownApplies(key).values()) if (a.resourceVersion === resourceVersion) return true;
+    return false;
   }
   lastStatusWrite(key: string): StatusWrite | undefined {
     return this.statusWrites.get(key);
@@ -59,6 +76,7 @@ export class ReconcilerMemory {
     this.statusWrites.delete(key);
     this.terminalFailures.delete(key);
     this.applies.delete(key);
+    this.finalizerWrites.delete(key);
   }
   /** Keys with anything remembered (for tests: nothing may outlive its GlooHA). */
   size(): number {
@@ -67,6 +85,7 @@ export class ReconcilerMemory {
       ...this.statusWrites.keys(),
       ...this.terminalFailures.keys(),
       ...this.applies.keys(),
+      ...this.finalizerWrites.keys(),
     ]).size;
   }
 }

@@ -50,7 +50,10 @@ export async function execute(
   const deleting = Boolean(g.metadata.deletionTimestamp);
   // The finalizer patch is ours and changes nothing the status is computed from: the status write
   // below is based on the resourceVersion it produced.
-  if (p.finalizers && !deleting) g = await runFinalizers(g, p.finalizers, writer, signal);
+  if (p.finalizers && !deleting) {
+    g = await runFinalizers(g, p.finalizers, writer, signal);
+    memory.recordFinalizerWrite(s.key, g.metadata.resourceVersion);
+  }
   await runHandover(p.handover, writer, signal, (h) =>
     log.info('handed over managed fields', { object: h.what }),
   );

@@ -27,7 +27,14 @@ import type { Manager } from '../manager/manager.js';
 import type { OperatorMetrics } from '../metrics/index.js';
 import { podAsRead } from '../core/dead-holder.js';
 import { realClock, type Clock } from '../runtime/clock.js';
-import { anyOf, deepEqual, generationChanged, type EventFilter } from '../runtime/filters.js';
+import {
+  anyOf,
+  deepEqual,
+  generationChanged,
+  statusOnlyUpdate,
+  type EventFilter,
+  type InformerEvent,
+} from '../runtime/filters.js';
 import type { Informer, Selection } from '../runtime/informer.js';
 import { selectionMatcher } from '../runtime/selection.js';
 import {
@@ -416,7 +423,11 @@ function setupController(
     { group: GROUP, version: VERSION, plural: product.plural },
     product.relatedKinds,
   );
-  const events = new EventRecorder(writer, mgr.log, () => clock.wallNow().getTime());
+  // No more event writes in flight than reconciles (events are not awaited; see actions/events.ts).
+  const events = new EventRecorder(writer, mgr.log, () => clock.wallNow().getTime(), undefined, {
+    maxInFlight: opts.concurrency,
+    onDropped: () => opts.metrics?.glooha.eventDropped(product.kind),
+  });
   const tracker = productLeaseTracker(w, events);
   const { release, electedPod } = productHolderRelease(w);
   const servedListTypes = productListTypes(w, relatedServed);
@@ -625,8 +636,20 @@ function observeProductObjects(w: ProductWiring, tracker: LeaseTracker): void {
 function productWatches(w: ProductWiring, memory: ReconcilerMemory, related: RelatedInformers) {
   const { product, shared } = w;
   // Events of the shared informers map to this product's objects only when its selection holds them.
+  // The echo of a reconcile's own write still enqueues (level-triggered: the next look confirms it),
+  // but at low priority, behind anyone's change: in a cold start each install's writes echo back
+  // while the backlog is being worked, and a user's update must not queue behind those. Nor may the
+  // echo jump the backlog: the look it brings would run before the cache has the same reconcile's
+  // status write, and write that status again against a resourceVersion already gone (409).
+  // Likewise a status-only update of what we own or read (the disruption controller reporting on the
+  // PDB we just created, a Deployment's rollout progress): an observation to fold into our status,
+  // not a change to put right, and at normal it would also run that second look at once.
+  const ownWrite = (o: KubernetesObject, key: string) => memory.isOwnWrite(key, o.metadata?.resourceVersion);
+  const ownEcho = (o: KubernetesObject, key: string, ev: InformerEvent<KubernetesObject>) =>
+    ownWrite(o, key) || statusOnlyUpdate(ev);
   const toInstall = (matches: (o: KubernetesObject) => boolean) => ({
     mapToKeys: (o: KubernetesObject) => (matches(o) ? w.keysForNamespace(o.metadata?.namespace) : []),
+    lowPriority: ownEcho,
   });
   // Another product's owned objects are its own business: a cover selection that sees every PDB and
   // HPA sees theirs too, whose status changes would reconcile this product's objects for nothing.
@@ -642,6 +665,7 @@ function productWatches(w: ProductWiring, memory: ReconcilerMemory, related: Rel
       const prefix = `${product.kind}/`;
       return key?.startsWith(prefix) ? [key.slice(prefix.length)] : [];
     },
+    lowPriority: ownEcho,
   };
   return [
     // Spec (generation), deletion, finalizers, labels and annotations, and status written by
@@ -649,6 +673,9 @@ function productWatches(w: ProductWiring, memory: ReconcilerMemory, related: Rel
     {
       informer: w.objects as unknown as Informer<KubernetesObject>,
       filter: anyOf(generationChanged, foreignStatusWrite(memory)),
+      // Our finalizer patch passes generationChanged (finalizers changed): its echo too. Not a status
+      // write of anyone else's (foreignStatusWrite): that one is put right at once.
+      lowPriority: ownWrite,
     },
     { informer: shared.deployments, ...toInstall(w.matchesDeployment) },
     {

@@ -99,6 +99,11 @@ export interface GloohaMetrics {
    * because the kubelet reported its holder's process ended.
    */
   leaseReleased(owner: { kind: string; namespace: string; name: string }): void;
+  /**
+   * glooha_events_dropped_total{kind}: a Kubernetes Event about an HA object of `kind` was not sent
+   * because MAX_QUEUED_EVENTS were already waiting for a slot (src/controller/actions/events.ts).
+   */
+  eventDropped(kind: string): void;
 }
 
 export interface OperatorMetrics {
@@ -471,7 +476,14 @@ function objectMetrics(registers: Registry[]) {
     labelNames: ['kind', 'namespace', 'name'] as const,
     registers,
   });
+  const eventsDropped = new Counter({
+    name: 'glooha_events_dropped_total',
+    help: 'Kubernetes Events about HA objects of a kind that were not sent because too many were already waiting to be (events are best effort; their writes in flight are bounded by the concurrency).',
+    labelNames: ['kind'] as const,
+    registers,
+  });
   const glooha: GloohaMetrics = {
+    eventDropped: (kind) => eventsDropped.inc({ kind }),
     leaderless: (o, seconds) =>
       leaderless.observe({ kind: o.kind, namespace: o.namespace, name: o.name }, seconds),
     leaseReleased: (o) => leaseReleases.inc({ kind: o.kind, namespace: o.namespace, name: o.name }),

@@ -5,12 +5,20 @@
 // into one reconcile. `start` waits for every cache to sync before the first reconcile (a reconcile
 // on a half-filled cache would see objects as missing), and a periodic resync re-queues every primary
 // key as a safety net against missed events and for time-based conditions.
+//
+// Priorities (see ready-queue.ts), as controller-runtime's handler does with its priority queue: what
+// a cache's initial list brings — the adds before the informer first synced, and the replay of its
+// cache when the controller registers (every key, at the start of each leader term) — and every
+// resync go in at LOW priority; events after that at NORMAL, unless the watch's `lowPriority` says an
+// event is only the echo of the controller's own write. So the backlog of a cold start is worked
+// through in the order it was listed while a change made meanwhile is handled next.
 import { realClock, type Clock } from './clock.js';
 import { ignoreNoopUpdates, type EventFilter, type InformerEvent } from './filters.js';
 import type { Informer } from './informer.js';
 import type { RateLimiter } from './ratelimit.js';
+import { Priority } from './ready-queue.js';
 import { objectKey } from './store.js';
-import { Workqueue, type ShutDownOptions, type WorkHandler } from './workqueue.js';
+import { Workqueue, type PriorityOf, type ShutDownOptions, type WorkHandler } from './workqueue.js';
 import type { WorkqueueMetrics } from './workqueue-metrics.js';
 import { silentLogger, type Logger } from '../log.js';
 import type { KubernetesObject } from '@kubernetes/client-node';
@@ -43,6 +51,13 @@ export interface ControllerWatchOptions<T> {
   filter?: EventFilter<T>;
   /** Include this informer's keys in the periodic resync (default: true when `mapToKeys` is not set). */
   resync?: boolean;
+  /**
+   * Events (after the initial list) this returns true for, for a key, are queued at LOW priority
+   * instead of NORMAL: the echo of the controller's own write, or a status another controller
+   * reported, which need a look but are no one's change. Must be cheap: it runs for every event and
+   * key that passes the filter.
+   */
+  lowPriority?: (obj: T, key: string, event: InformerEvent<T>) => boolean;
 }
 
 interface Watched {
@@ -89,20 +104,35 @@ export class Controller {
       if (keys === undefined) return [];
       return (typeof keys === 'string' ? [keys] : keys).filter((k) => !!k);
     };
+    const low = opts.lowPriority;
+    // Asked late for a key being reconciled (see PriorityOf): the hook can then tell the echo of that
+    // reconcile's own write, whose answer it may not have had when the event came.
+    const priorityOf = (obj: T, key: string, ev: InformerEvent<T>): PriorityOf =>
+      low ? () => (low(obj, key, ev) ? Priority.low : Priority.normal) : Priority.normal;
     const enqueue = (obj: T, ev: InformerEvent<T>) => {
-      for (const k of keysOf(obj, ev)) this.queue.add(k);
+      for (const k of keysOf(obj, ev)) this.queue.add(k, priorityOf(obj, k, ev));
     };
+    // True while addEventHandler replays the cache: those adds are the initial list, not events.
+    let replaying = true;
     const unregister = informer.addEventHandler({
       filter,
-      add: (obj) => enqueue(obj, { type: 'add', obj }),
+      add: (obj) => {
+        // Before the first sync an add is the reflector's initial list arriving (a re-list after that
+        // emits only what changed, and those are events).
+        if (replaying || !informer.hasSynced())
+          for (const k of keysOf(obj, { type: 'add', obj })) this.queue.add(k, Priority.low);
+        else enqueue(obj, { type: 'add', obj });
+      },
       update: (old, obj) => {
         const ev: InformerEvent<T> = { type: 'update', old, obj };
         // Each key once: the queue hands a key to an idle worker as soon as it is added, so adding it
         // again for the new object would mark it dirty and reconcile it twice for one event.
-        for (const k of new Set([...keysOf(old, ev), ...keysOf(obj, ev)])) this.queue.add(k);
+        for (const k of new Set([...keysOf(old, ev), ...keysOf(obj, ev)]))
+          this.queue.add(k, priorityOf(obj, k, ev));
       },
       delete: (obj, finalStateUnknown) => enqueue(obj, { type: 'delete', obj, finalStateUnknown }),
     });
+    replaying = false;
     this.watched.push({
       informer: informer as unknown as Informer<KubernetesObject>,
       mapToKeys: map as KeyMapper<KubernetesObject> | undefined,
@@ -151,14 +181,14 @@ export class Controller {
     this.log.info('started', { informers: this.watched.map((w) => w.informer.name) });
   }
 
-  /** Re-queues every key of the resync informers now. */
+  /** Re-queues every key of the resync informers now, at LOW priority (nothing changed: a safety net). */
   resyncNow(): void {
     for (const w of this.watched) {
       if (!w.resync) continue;
       for (const obj of w.informer.store.list()) {
         const keys = w.mapToKeys ? w.mapToKeys(obj, { type: 'add', obj }) : objectKey(obj);
         if (keys === undefined) continue;
-        for (const k of typeof keys === 'string' ? [keys] : keys) if (k) this.queue.add(k);
+        for (const k of typeof keys === 'string' ? [keys] : keys) if (k) this.queue.add(k, Priority.low);
       }
     }
   }

@@ -111,6 +111,16 @@ export function ignoreUpdatesOnlyTo<T = KubernetesObject>(paths: readonly FieldP
   return (ev) => ev.type !== 'update' || !equalExcept(ev.old, ev.obj, skip);
 }
 
+/**
+ * An update that changed the object's status and nothing else (resourceVersion and managedFields
+ * aside): what a controller observed and reported, not anyone's change to what is wanted.
+ */
+export function statusOnlyUpdate<T = KubernetesObject>(ev: InformerEvent<T>): boolean {
+  return ev.type === 'update' && equalExcept(ev.old, ev.obj, STATUS_AND_NOISE);
+}
+
+const STATUS_AND_NOISE = pathTree([...NOISE_PATHS, 'status']);
+
 /** Drops updates that change nothing but resourceVersion/managedFields. */
 export const ignoreNoopUpdates: EventFilter<KubernetesObject> = ignoreUpdatesOnlyTo([]);
 

@@ -9,6 +9,15 @@
 // - `addRateLimited` retries a key after a per-key exponential backoff with jitter; `forget` resets
 //   it. `addAfter` schedules a key (requeue-after, periodic resync); of two pending delays for one
 //   key the earlier wins.
+// - Every add has a priority (ready-queue.ts: LOW for bulk re-queues such as a term's initial lists
+//   and resyncs, NORMAL for live events; controller-runtime's priority queue). Ready keys are handed
+//   out highest priority first, FIFO within one. A key waiting at a lower priority moves up when it is
+//   added at a higher one and never moves down; one re-added while it runs keeps the highest priority
+//   it was added at; a delayed add carries its priority to the moment it comes due; a retry (backoff,
+//   requeue, requeue-after) comes back at the priority the key ran with. A priority may be a function:
+//   for a key being handled it is asked only once the handler has finished — an event that arrives
+//   while a reconcile runs is most often the echo of that reconcile's own write, and the reconcile
+//   can only recognise its writes once it has their answers (the echo tends to come first).
 // - The handler gets an AbortSignal that fires when the `signal` option does (the manager passes the
 //   leader term's) or on `shutDown({ abort: true })`, so a replica that loses its leader lease cancels
 //   in-flight reconciles — and the API calls they pass it to — instead of writing as a non-leader.
@@ -21,6 +30,7 @@ import { setMaxListeners } from 'node:events';
 import { setImmediate as yieldImmediate } from 'node:timers';
 import { realClock, type Clock } from './clock.js';
 import { defaultControllerRateLimiter, type RateLimiter } from './ratelimit.js';
+import { Priority, ReadyQueue } from './ready-queue.js';
 import { noWorkqueueMetrics, type WorkqueueMetrics } from './workqueue-metrics.js';
 import { silentLogger, type Logger } from '../log.js';
 
@@ -57,6 +67,16 @@ function yieldIfBusy(): Promise<void> | undefined {
   return new Promise<void>((resolve) => yieldImmediate(resolve)).then(newSlice);
 }
 
+/** A priority function's answer; one that throws counts as NORMAL (it must not lose the key). */
+function askPriority(ask: () => number): number {
+  try {
+    const p = ask();
+    return Number.isFinite(p) ? p : Priority.normal;
+  } catch {
+    return Priority.normal;
+  }
+}
+
 export interface WorkContext {
   /** Fires when the queue is shut down with `abort` (e.g. the leader lease was lost). */
   signal: AbortSignal;
@@ -70,6 +90,9 @@ export interface WorkResult {
   /** Handle the key again after this many milliseconds (resets its backoff). */
   requeueAfterMs?: number;
 }
+
+/** A priority, or how to decide it (see the module comment: asked late for a key being handled). */
+export type PriorityOf = number | (() => number);
 
 export type WorkHandler = (key: string, ctx: WorkContext) => Promise<WorkResult | void> | WorkResult | void;
 
@@ -99,6 +122,7 @@ export interface ShutDownOptions {
 
 interface Delayed {
   readyAt: number;
+  priority: number;
   handle: unknown;
 }
 
@@ -111,11 +135,17 @@ export class Workqueue {
   private readonly clock: Clock;
   private readonly log: Logger;
 
-  /** Keys ready to be handled, in FIFO order (a Set keeps insertion order and deletes in O(1)). */
-  private readonly ready = new Set<string>();
-  /** Keys that need handling: ready ones plus those re-added while being handled. */
-  private readonly dirty = new Set<string>();
-  private readonly processing = new Set<string>();
+  /** Keys ready to be handled, by priority then FIFO. */
+  private readonly ready = new ReadyQueue();
+  /**
+   * Keys that need handling — ready ones plus those re-added while being handled — each with the
+   * highest priority it was added at since it was last handed out.
+   */
+  private readonly dirty = new Map<string, number>();
+  /** Keys being handled, each with the priority it was handed out at (its retries keep it). */
+  private readonly processing = new Map<string, number>();
+  /** For keys re-added while being handled: the priorities to ask once the handler has finished. */
+  private readonly deferred = new Map<string, (() => number)[]>();
   /** When (clock ms) each key in `processing` was handed to a worker: in-flight ages for the metrics. */
   private readonly processingSince = new Map<string, number>();
   private readonly addedAt = new Map<string, number>();
@@ -161,44 +191,71 @@ export class Workqueue {
     this.pump();
   }
 
-  /** Queue `key` now. No-op when it is already waiting or the queue is shutting down. */
-  add(key: string): void {
+  /**
+   * Queue `key` now at `priority` (default NORMAL). When it is already waiting this only raises its
+   * priority (if higher); no-op once the queue is shutting down.
+   */
+  add(key: string, priorityOf: PriorityOf = Priority.normal): void {
     if (this.shuttingDown) return;
-    if (this.dirty.has(key)) return;
-    this.dirty.add(key);
+    let priority: number;
+    if (typeof priorityOf === 'number') priority = priorityOf;
+    else if (this.processing.has(key)) {
+      // Asked in done(); until then the key is dirty at no priority of its own.
+      const list = this.deferred.get(key);
+      if (list) list.push(priorityOf);
+      else this.deferred.set(key, [priorityOf]);
+      priority = Number.NEGATIVE_INFINITY;
+    } else priority = askPriority(priorityOf);
+    const waiting = this.dirty.get(key);
+    if (waiting !== undefined) {
+      if (priority <= waiting) return;
+      this.dirty.set(key, priority);
+      // Not ready while it runs: done() queues it at the priority just raised.
+      if (this.ready.has(key)) this.ready.push(key, priority);
+      return;
+    }
+    this.dirty.set(key, priority);
     this.addedAt.set(key, this.clock.now());
     this.metrics.added(this.dirty.size);
     if (this.processing.has(key)) return; // queued again by done() when the running handler ends
-    this.ready.add(key);
+    this.ready.push(key, priority);
     this.pump();
   }
 
-  /** Queue `key` after `ms` milliseconds; an earlier pending delay for the same key wins. */
-  addAfter(key: string, ms: number): void {
+  /**
+   * Queue `key` at `priority` after `ms` milliseconds. Of two pending delays for one key the earlier
+   * wins, and it comes due at the higher of their priorities.
+   */
+  addAfter(key: string, ms: number, priority: number = Priority.normal): void {
     if (this.shuttingDown) return;
     if (!(ms > 0)) {
-      this.add(key);
+      this.add(key, priority);
       return;
     }
     const readyAt = this.clock.now() + ms;
     const existing = this.delayed.get(key);
     if (existing) {
-      if (existing.readyAt <= readyAt) return;
+      if (existing.readyAt <= readyAt) {
+        existing.priority = Math.max(existing.priority, priority);
+        return;
+      }
       this.clock.clearTimeout(existing.handle);
+      priority = Math.max(existing.priority, priority);
     }
     const handle = this.clock.setTimeout(() => {
-      if (this.delayed.get(key)?.handle !== handle) return;
+      const due = this.delayed.get(key);
+      if (!due || due.handle !== handle) return;
       this.delayed.delete(key);
-      this.add(key);
+      this.add(key, due.priority);
     }, ms);
-    this.delayed.set(key, { readyAt, handle });
+    this.delayed.set(key, { readyAt, priority, handle });
   }
 
-  /** Queue `key` after its rate-limited backoff (counts a failure for it). */
-  addRateLimited(key: string): void {
+  /** Queue `key` at `priority` after its rate-limited backoff (counts a failure for it). */
+  addRateLimited(key: string, priority: number = Priority.normal): void {
     if (this.shuttingDown) return;
     this.metrics.retried();
-    this.addAfter(key, this.rateLimiter.when(key));
+    this.addAfter(key, this.rateLimiter.when(key), priority);
   }
 
   /** Reset `key`'s backoff (call on success; the default outcome handling does). */
@@ -218,6 +275,11 @@ export class Workqueue {
   /** Keys being handled right now. */
   get inFlight(): number {
     return this.processing.size;
+  }
+
+  /** Ready keys per priority (not those parked behind a running handler, nor delayed ones). */
+  readyByPriority(): Map<number, number> {
+    return this.ready.sizes();
   }
 
   /** Keys scheduled with a delay (requeue-after, backoff) that have not come due yet. */
@@ -273,13 +335,10 @@ export class Workqueue {
   }
 
   private dropQueued(): void {
-    for (const key of this.ready) {
-      this.dirty.delete(key);
-      this.addedAt.delete(key);
-    }
     this.ready.clear();
+    this.deferred.clear();
     // Keys parked behind a running handler would be queued again by done(): drop them too.
-    for (const key of this.dirty) this.addedAt.delete(key);
+    for (const key of this.dirty.keys()) this.addedAt.delete(key);
     this.dirty.clear();
     this.checkIdle();
   }
@@ -296,10 +355,9 @@ export class Workqueue {
   private pump(): void {
     if (!this.running) return;
     while (this.processing.size < this.concurrency && this.ready.size > 0) {
-      const key = this.ready.values().next().value as string;
-      this.ready.delete(key);
+      const { key, priority } = this.ready.pop()!;
       this.dirty.delete(key);
-      this.processing.add(key);
+      this.processing.set(key, priority);
       this.processingSince.set(key, this.clock.now());
       const addedAt = this.addedAt.get(key) ?? this.clock.now();
       this.addedAt.delete(key);
@@ -315,6 +373,7 @@ export class Workqueue {
     if (turn) await turn;
     const started = this.clock.now();
     const signal = this.abortController.signal;
+    const priority = this.processing.get(key) ?? Priority.normal;
     let result: WorkResult | void = undefined;
     let failed = false;
     let error: unknown;
@@ -336,13 +395,13 @@ export class Workqueue {
             err: error,
             retries: this.rateLimiter.numRequeues(key),
           });
-          this.addRateLimited(key);
+          this.addRateLimited(key, priority);
         }
       } else if (result && typeof result.requeueAfterMs === 'number' && result.requeueAfterMs > 0) {
         this.forget(key);
-        this.addAfter(key, result.requeueAfterMs);
+        this.addAfter(key, result.requeueAfterMs, priority);
       } else if (result && result.requeue) {
-        this.addRateLimited(key);
+        this.addRateLimited(key, priority);
       } else {
         this.forget(key);
       }
@@ -356,12 +415,17 @@ export class Workqueue {
   private done(key: string): void {
     this.processing.delete(key);
     this.processingSince.delete(key);
-    if (this.dirty.has(key)) {
+    let again = this.dirty.get(key);
+    const late = this.deferred.get(key);
+    this.deferred.delete(key);
+    if (again !== undefined) {
       if (this.shuttingDown && !this.draining) {
         this.dirty.delete(key);
         this.addedAt.delete(key);
       } else {
-        this.ready.add(key);
+        for (const ask of late ?? []) again = Math.max(again, askPriority(ask));
+        this.dirty.set(key, again);
+        this.ready.push(key, again);
       }
     }
     this.pump();

@@ -84,6 +84,34 @@ describe('reconcile', () => {
     expect(writer.ops().filter((o) => o.startsWith('apply') && o.includes('Deployment'))).toEqual([]);
   });
 
+  it("remembers each apply's resourceVersion: the watch event carrying it is our own write's echo", async () => {
+    const { deps, memory } = setup();
+    await reconcile('gloo-system/ha', ctx(), deps);
+    const produced = [...memory.ownApplies('gloo-system/ha').values()].map((a) => a.resourceVersion);
+    expect(produced.length).toBeGreaterThan(0);
+    for (const rv of produced) expect(memory.isOwnWrite('gloo-system/ha', rv)).toBe(true);
+    // Another write of the same object, another object's key, no resourceVersion: not ours.
+    expect(memory.isOwnWrite('gloo-system/ha', '99999')).toBe(false);
+    expect(memory.isOwnWrite('other/ha', produced[0])).toBe(false);
+    expect(memory.isOwnWrite('gloo-system/ha', undefined)).toBe(false);
+    memory.forget('gloo-system/ha');
+    expect(memory.isOwnWrite('gloo-system/ha', produced[0])).toBe(false);
+  });
+
+  it("remembers the finalizer patch's and the status write's resourceVersions as our own writes too", async () => {
+    const fresh = finalizedGlooHA({ gloo: { replicas: 2 } }, { finalizers: undefined });
+    const { deps, memory } = setup(snapshotOf(fresh));
+    await reconcile('gloo-system/ha', ctx(), deps);
+    expect(memory.isOwnWrite('gloo-system/ha', '10+finalizers')).toBe(true);
+    const wrote = memory.lastStatusWrite('gloo-system/ha')?.wrote;
+    expect(wrote).toBeTruthy();
+    expect(memory.isOwnWrite('gloo-system/ha', wrote)).toBe(true);
+    expect(memory.isOwnWrite('gloo-system/ha', '10')).toBe(false); // the object as it was: not our write
+    memory.forget('gloo-system/ha');
+    expect(memory.isOwnWrite('gloo-system/ha', '10+finalizers')).toBe(false);
+    expect(memory.size()).toBe(0);
+  });
+
   it('422 from the API server: terminal — Stalled with the server message, backoff 30 s → 60 s, never thrown (no hot retry)', async () => {
     const { writer, deps, memory } = setup();
     writer.failWith = (c) =>

@@ -222,7 +222,10 @@ describe('createMetrics', () => {
     m.glooha.driftCorrected({ kind: 'GlooHA', namespace: 'team-a', name: 'gloo' }, 'gateway-proxy', 2);
     // A KgatewayHA of the same name and namespace has its own series.
     m.glooha.driftCorrected({ kind: 'KgatewayHA', namespace: 'team-a', name: 'gloo' }, 'controller', 5);
+    m.glooha.eventDropped('GlooHA');
+    m.glooha.eventDropped('GlooHA');
     body = (await m.expose()).body;
+    expect(sample(body, 'glooha_events_dropped_total{kind="GlooHA"}')).toBe(2);
     expect(sample(body, 'glooha_resources{kind="GlooHA",ready="true"}')).toBe(2);
     expect(sample(body, 'glooha_resources{kind="GlooHA",ready="false"}')).toBe(1);
     expect(sample(body, 'glooha_resources{kind="GlooHA",ready="unknown"}')).toBe(1);

@@ -8,6 +8,7 @@ import {
   ignoreLeaseRenewals,
   ignoreNoopUpdates,
   ignoreUpdatesOnlyTo,
+  statusOnlyUpdate,
 } from '../../../src/runtime/filters.js';
 import { Store, objectKey, splitKey } from '../../../src/runtime/store.js';
 import {
@@ -286,5 +287,27 @@ describe('event filters', () => {
     expect(allOf(generationChanged, ignoreNoopUpdates)({ type: 'update', old: base, obj: statusOnly })).toBe(
       false,
     );
+  });
+
+  it('statusOnlyUpdate: an update of the status alone (resourceVersion and managedFields aside), nothing else', () => {
+    const base = obj('a', '1', { spec: { replicas: 1 }, status: { x: 1 } });
+    const status = obj('a', '2', {
+      metadata: { name: 'a', managedFields: [{ manager: 'kcm' }] },
+      spec: { replicas: 1 },
+      status: { x: 2 },
+    });
+    const specToo = obj('a', '3', { spec: { replicas: 2 }, status: { x: 2 } });
+    const labelToo = obj('a', '4', {
+      metadata: { name: 'a', labels: { a: 'b' } },
+      spec: { replicas: 1 },
+      status: { x: 2 },
+    });
+    const firstStatus = obj('a', '5', { spec: { replicas: 1 } });
+    expect(statusOnlyUpdate({ type: 'update', old: base, obj: status })).toBe(true);
+    expect(statusOnlyUpdate({ type: 'update', old: firstStatus, obj: base })).toBe(true); // status appears
+    expect(statusOnlyUpdate({ type: 'update', old: base, obj: specToo })).toBe(false);
+    expect(statusOnlyUpdate({ type: 'update', old: base, obj: labelToo })).toBe(false);
+    expect(statusOnlyUpdate({ type: 'add', obj: base })).toBe(false);
+    expect(statusOnlyUpdate({ type: 'delete', obj: base })).toBe(false);
   });
 });
