@@ -337,16 +337,21 @@ function planGateway(
   return { ...planned, found: dep !== undefined };
 }
 
+/**
+ * The spec fields of a proxy that kgateway's deployer renders from a GatewayParameters field: the
+ * field, and the object rendered from it (as messages name them).
+ */
+const COVERS = [
+  { spec: 'podDisruptionBudget', field: GATEWAY_PARAMETERS_PDB_FIELD, object: 'PodDisruptionBudget' },
+  { spec: 'autoscaling', field: GATEWAY_PARAMETERS_HPA_FIELD, object: 'HPA' },
+] as const;
+
 /** The GatewayParameters fields `fields` needs that `served` (undefined: not known) does not have. */
 export function inexpressible(
   fields: Pick<ComponentFields, 'podDisruptionBudget' | 'autoscaling'>,
   served: readonly string[] | undefined,
 ): string[] {
-  const needed = [
-    ...(fields.podDisruptionBudget ? [GATEWAY_PARAMETERS_PDB_FIELD] : []),
-    ...(fields.autoscaling ? [GATEWAY_PARAMETERS_HPA_FIELD] : []),
-  ];
-  return needed.filter((f) => !served?.includes(f));
+  return COVERS.filter((c) => fields[c.spec] && !served?.includes(c.field)).map((c) => c.field);
 }
 
 function cannotExpress(
@@ -356,16 +361,17 @@ function cannotExpress(
   missing: string[],
   served: readonly string[] | undefined,
 ) {
+  const covers = COVERS.filter((cover) => missing.includes(cover.field));
   const what = missing.join(' and ');
   const why =
     served === undefined
       ? `glooha cannot tell whether GatewayParameters ${ns}/${parameters} can carry ${what}: the API server has not served their schema yet, and the installed kgateway is not a tested line whose GatewayParameters are known to have ${missing.length > 1 ? 'them' : 'it'}`
-      : `the GatewayParameters the API server serves lack ${what}, from which kgateway's deployer would render this proxy's ${missing.map((f) => (f === GATEWAY_PARAMETERS_PDB_FIELD ? 'PodDisruptionBudget' : 'HPA')).join(' and ')}`;
+      : `the GatewayParameters the API server serves lack ${what}, from which kgateway's deployer would render this proxy's ${covers.map((cover) => cover.object).join(' and ')}`;
   return {
     code: 'GatewayParametersCannotExpress' as const,
     component: c.id,
     path: c.specPath,
-    message: `${why}. glooha writes nothing for gateway ${c.deploymentName} rather than guess (and makes no PDB or HPA of its own beside kgateway's deployer): upgrade kgateway's CRDs to the installed kgateway's (the kgateway-crds chart; upgrading the controller's chart leaves them as they were), or take ${missing.map((f) => (f === GATEWAY_PARAMETERS_PDB_FIELD ? `podDisruptionBudget` : `autoscaling`)).join(' and ')} out of ${c.specPath}`,
+    message: `${why}. glooha writes nothing for gateway ${c.deploymentName} rather than guess (and makes no PDB or HPA of its own beside kgateway's deployer): upgrade kgateway's CRDs to the installed kgateway's (the kgateway-crds chart; upgrading the controller's chart leaves them as they were), or take ${covers.map((cover) => cover.spec).join(' and ')} out of ${c.specPath}`,
   };
 }
 

@@ -124,6 +124,11 @@ export const INSTALL_LABEL_SELECTOR = 'kgateway in (kgateway,kube-gateway)';
  */
 export const GATEWAY_PARAMETERS_PDB_FIELD = 'spec.kube.podDisruptionBudget';
 export const GATEWAY_PARAMETERS_HPA_FIELD = 'spec.kube.horizontalPodAutoscaler';
+/** Both: what the GatewayParameters of a tested line (2.3, 2.4) serve. */
+export const GATEWAY_PARAMETERS_COVER_FIELDS: readonly string[] = [
+  GATEWAY_PARAMETERS_PDB_FIELD,
+  GATEWAY_PARAMETERS_HPA_FIELD,
+];
 
 /**
  * Whether a PDB or HPA is the one kgateway's deployer rendered for a Gateway's proxy from its

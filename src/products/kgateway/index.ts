@@ -20,9 +20,8 @@ import {
   CONTROLLER_POD_SELECTOR,
   GATEWAY_PARAMETERS_API_VERSION,
   GATEWAY_PARAMETERS_GROUP,
-  GATEWAY_PARAMETERS_HPA_FIELD,
   GATEWAY_PARAMETERS_KIND,
-  GATEWAY_PARAMETERS_PDB_FIELD,
+  GATEWAY_PARAMETERS_COVER_FIELDS,
   INSTALL_LABEL_SELECTOR,
 } from './facts.js';
 import { inTarget, observeKgateway } from './observe.js';
@@ -49,7 +48,7 @@ export const GATEWAY_PARAMETERS: RelatedKind = {
   version: 'v1alpha1',
   plural: 'gatewayparameters',
   keepManagedFields: true,
-  servedFields: [GATEWAY_PARAMETERS_PDB_FIELD, GATEWAY_PARAMETERS_HPA_FIELD],
+  servedFields: GATEWAY_PARAMETERS_COVER_FIELDS,
 };
 
 /**
@@ -65,7 +64,7 @@ export function gatewayParametersFields(
 ): readonly string[] | undefined {
   const served = servedFields?.[kindKey(GATEWAY_PARAMETERS_API_VERSION, GATEWAY_PARAMETERS_KIND)];
   if (served) return served;
-  return verdict === 'supported' ? GATEWAY_PARAMETERS.servedFields : undefined;
+  return verdict === 'supported' ? GATEWAY_PARAMETERS_COVER_FIELDS : undefined;
 }
 
 /**

@@ -21,9 +21,8 @@ import {
   CONTROLLER_CONTAINER,
   DEFAULT_RELEASE,
   GATEWAY_PARAMETERS_GROUP,
-  GATEWAY_PARAMETERS_HPA_FIELD,
   GATEWAY_PARAMETERS_KIND,
-  GATEWAY_PARAMETERS_PDB_FIELD,
+  GATEWAY_PARAMETERS_COVER_FIELDS,
   KGATEWAY_VERSION,
   controllerSelectorLabels,
 } from './facts.js';
@@ -66,7 +65,7 @@ export function chartLayout(g: DefaultedKgatewayHA): ObservedKgateway {
     gatewayParameters: gateways,
     proxies: [],
     // KGATEWAY_VERSION's GatewayParameters: the deployer renders each proxy's PDB and HPA from them.
-    parameterFields: [GATEWAY_PARAMETERS_PDB_FIELD, GATEWAY_PARAMETERS_HPA_FIELD],
+    parameterFields: GATEWAY_PARAMETERS_COVER_FIELDS,
   };
 }
 
