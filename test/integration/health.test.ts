@@ -19,7 +19,7 @@ import { KGATEWAY_KIND, KGATEWAY_PLURAL } from '../../src/products/kgateway/api.
 import { PLURAL } from '../../src/products/gloo/api.js';
 import { UNRECONCILED_STATUS } from '../../src/products/gloo/schema.js';
 import type { GlooHA } from '../../src/products/gloo/types.js';
-import { CONTROLLER_LEASE_NAME, controllerSelectorLabels } from '../../src/products/kgateway/facts.js';
+import { CONTROLLER_LEASE_NAME } from '../../src/products/kgateway/facts.js';
 import { EXIT } from '../../src/cli/args.js';
 import { main as cliMain } from '../../src/cli/main.js';
 import { formatMicroTime } from '../../src/leader/lease-client.js';
@@ -43,6 +43,8 @@ import {
   type InProcessOperator,
   type OperatorIdentity,
 } from '../support/operator.js';
+import { KGATEWAY_CONTROLLER_VERSION } from '../env/binaries.js';
+import { kgatewayControllerDeployment } from '../support/kgateway.js';
 import { eventually, httpStatusOf } from '../support/wait.js';
 
 const admin = adminKubeConfig();
@@ -554,28 +556,10 @@ describe('health semantics: a KgatewayHA through its lifecycle, judged the same 
   it('Ready once kgateway is installed and leads: Current / Healthy; kubectl get kha shows its columns; glooha_ready{kind="KgatewayHA"} is 1', async () => {
     // kgateway's chart's controller Deployment (kwok runs its pods), and its Lease kgateway-envoy
     // renewed every 2 s as controller-runtime renews it.
-    const labels = controllerSelectorLabels('kgateway');
     await apps.createNamespacedDeployment({
       namespace: ns,
       fieldManager: 'helm',
-      body: {
-        // The chart's labels, its version among them (the operator checks it against 2.3 and newer).
-        metadata: {
-          name: 'kgateway',
-          namespace: ns,
-          labels: { ...labels, 'helm.sh/chart': 'kgateway-v2.4.2', 'app.kubernetes.io/version': 'v2.4.2' },
-        },
-        spec: {
-          replicas: 1,
-          selector: { matchLabels: labels },
-          template: {
-            metadata: { labels },
-            spec: {
-              containers: [{ name: 'controller', image: 'cr.kgateway.dev/kgateway-dev/kgateway:v2.4.2' }],
-            },
-          },
-        },
-      },
+      body: kgatewayControllerDeployment(ns, { version: KGATEWAY_CONTROLLER_VERSION, replicas: 1 }),
     });
     const leases = admin.makeApiClient(CoordinationV1Api);
     const now = () => formatMicroTime(new Date()) as unknown as Date;

@@ -19,11 +19,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GROUP, MANAGER, VERSION } from '../../src/api/constants.js';
 import type { GlooHA } from '../../src/products/gloo/types.js';
 import { KGATEWAY_KIND, KGATEWAY_PLURAL } from '../../src/products/kgateway/api.js';
-import { controllerSelectorLabels } from '../../src/products/kgateway/facts.js';
 import { KGATEWAY_VERSION } from '../env/binaries.js';
 import { auditWrites, describeAudit, type AuditEvent } from '../support/audit.js';
 import { adminKubeConfig, createNamespace, installCrds } from '../support/cluster.js';
-import { gatewayWithParameters, installKgatewayCrds } from '../support/kgateway.js';
+import {
+  gatewayWithParameters,
+  installKgatewayCrds,
+  kgatewayControllerDeployment,
+} from '../support/kgateway.js';
 import { kubectlOk } from '../support/kubectl.js';
 import {
   installOperatorRbac,
@@ -57,31 +60,10 @@ afterAll(async () => {
 
 /** kgateway's controller Deployment as its chart of `version` labels it (helm.sh/chart, app.kubernetes.io/version). */
 async function controllerDeployment(ns: string, version: string): Promise<void> {
-  const selector = controllerSelectorLabels('kgateway');
   await apps.createNamespacedDeployment({
     namespace: ns,
     fieldManager: 'helm',
-    body: {
-      metadata: {
-        name: 'kgateway',
-        namespace: ns,
-        labels: {
-          ...selector,
-          'helm.sh/chart': `kgateway-${version}`,
-          'app.kubernetes.io/version': version,
-        },
-      },
-      spec: {
-        replicas: 1,
-        selector: { matchLabels: selector },
-        template: {
-          metadata: { labels: selector },
-          spec: {
-            containers: [{ name: 'controller', image: `cr.kgateway.dev/kgateway-dev/kgateway:${version}` }],
-          },
-        },
-      },
-    },
+    body: kgatewayControllerDeployment(ns, { version, replicas: 1 }),
   });
 }
 

@@ -22,7 +22,6 @@ import {
 } from '@kubernetes/client-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DEFAULT_LEASE_NAME } from '../../src/leader/config.js';
-import { controllerSelectorLabels } from '../../src/products/kgateway/facts.js';
 import type { KgatewayHA } from '../../src/products/kgateway/types.js';
 import { adminKubeConfig, createNamespace } from '../support/cluster.js';
 import { createKgatewayHA, getKgatewayHA } from '../support/glooha.js';
@@ -34,6 +33,8 @@ import {
   type OperatorIdentity,
   writeKubeconfig,
 } from '../support/operator.js';
+import { KGATEWAY_CONTROLLER_VERSION } from '../env/binaries.js';
+import { kgatewayControllerDeployment } from '../support/kgateway.js';
 import { eventually } from '../support/wait.js';
 
 const admin = adminKubeConfig();
@@ -62,28 +63,10 @@ describe('RBAC for PriorityClasses re-checked at runtime: watched without a rest
   /** A namespace with kgateway's controller Deployment and a KgatewayHA naming the PriorityClass. */
   async function install(prefix: string): Promise<string> {
     const ns = await createNamespace(prefix);
-    const labels = controllerSelectorLabels('kgateway');
     await apps.createNamespacedDeployment({
       namespace: ns,
       fieldManager: 'helm',
-      body: {
-        // The chart's labels, its version among them (the operator checks it against 2.3 and newer).
-        metadata: {
-          name: 'kgateway',
-          namespace: ns,
-          labels: { ...labels, 'helm.sh/chart': 'kgateway-v2.4.2', 'app.kubernetes.io/version': 'v2.4.2' },
-        },
-        spec: {
-          replicas: 2,
-          selector: { matchLabels: labels },
-          template: {
-            metadata: { labels },
-            spec: {
-              containers: [{ name: 'controller', image: 'cr.kgateway.dev/kgateway-dev/kgateway:v2.4.2' }],
-            },
-          },
-        },
-      },
+      body: kgatewayControllerDeployment(ns, { version: KGATEWAY_CONTROLLER_VERSION, replicas: 2 }),
     });
     await createKgatewayHA(ns, 'kgateway', { controller: { replicas: 2, priorityClassName: priorityClass } });
     return ns;

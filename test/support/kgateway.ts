@@ -2,7 +2,9 @@
 // kgateway's CRDs with `kubectl apply --server-side`, from the charts test/env/build-kgateway.sh
 // packages from kgateway's Go module.
 import { readFileSync } from 'node:fs';
+import type { V1Deployment } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
+import { controllerSelectorLabels } from '../../src/products/kgateway/facts.js';
 import { KGATEWAY_VERSION, kgatewayFixtures, type KgatewayFixtures } from '../env/binaries.js';
 import { helm } from './gloo-chart.js';
 import { kubectl, kubectlOk } from './kubectl.js';
@@ -214,4 +216,34 @@ export function gatewayWithParameters(namespace: string, name: string): Record<s
       },
     },
   ];
+}
+
+/**
+ * kgateway's controller Deployment as the chart of `version` lays it out, for kwok to run: release
+ * `kgateway`'s selector labels, the chart's version labels (helm.sh/chart, app.kubernetes.io/version,
+ * which the operator checks against 2.3 and newer) and container `controller`. For tests of what the
+ * operator decides from the Deployment, not of kgateway's controller (the products lane runs that).
+ */
+export function kgatewayControllerDeployment(
+  namespace: string,
+  { version, replicas }: { version: string; replicas: number },
+): V1Deployment {
+  const selector = controllerSelectorLabels('kgateway');
+  return {
+    metadata: {
+      name: 'kgateway',
+      namespace,
+      labels: { ...selector, 'helm.sh/chart': `kgateway-${version}`, 'app.kubernetes.io/version': version },
+    },
+    spec: {
+      replicas,
+      selector: { matchLabels: selector },
+      template: {
+        metadata: { labels: selector },
+        spec: {
+          containers: [{ name: 'controller', image: `cr.kgateway.dev/kgateway-dev/kgateway:${version}` }],
+        },
+      },
+    },
+  };
 }
