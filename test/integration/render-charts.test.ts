@@ -3,8 +3,8 @@
 // kgateway's charts with the Gateway API CRDs it needs, read in full within render's stated bound
 // (test/unit/api/kube-yaml-bounds.test.ts: peak memory < 64 MiB above the process's own, a few
 // seconds of CPU). No control plane: helm renders offline, and render runs in a child process so that
-// its peak resident memory can be read (test/support/yaml-cost.ts).
-import { execFile, execFileSync } from 'node:child_process';
+// its peak resident memory can be read (test/support/yaml-cost.ts, through yaml-cost-process.ts).
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,21 +12,12 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { kgatewayFixtures } from '../env/binaries.js';
 import { glooChart, helmBinary } from '../support/gloo-chart.js';
+import { measureYamlCost, type YamlCost } from '../support/yaml-cost-process.js';
 
 const run = promisify(execFile);
 const MiB = 1024 * 1024;
 const dir = mkdtempSync(join(tmpdir(), 'glooha-render-charts-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-interface Cost {
-  bytes: number;
-  cpuMs: number;
-  peakBytes: number;
-  code: number;
-  stdoutBytes: number;
-  stderrBytes: number;
-  outcome: string;
-}
 
 async function template(release: string, chart: string, namespace: string): Promise<string> {
   const { stdout } = await run(
@@ -37,20 +28,15 @@ async function template(release: string, chart: string, namespace: string): Prom
   return stdout;
 }
 
-function renderCost(manifests: string): Cost {
+async function renderCost(manifests: string): Promise<YamlCost> {
   const path = join(dir, `manifests-${Math.random().toString(36).slice(2)}.yaml`);
   writeFileSync(path, manifests);
-  const out = execFileSync(
-    process.execPath,
-    ['--max-semi-space-size=1', '--import', 'tsx', 'test/support/yaml-cost.ts', `file:${path}`],
-    { encoding: 'utf8', timeout: 120_000 },
-  );
-  return JSON.parse(out) as Cost;
+  return measureYamlCost(`file:${path}`);
 }
 
 /** Rendered with --merge-into within the bound: exit 0, no YAML problem, every document printed again. */
-function expectReadInFull(manifests: string): void {
-  const c = renderCost(manifests);
+async function expectReadInFull(manifests: string): Promise<void> {
+  const c = await renderCost(manifests);
   const about = JSON.stringify({ ...c, outcome: c.outcome.slice(0, 500) });
   expect(c.code, about).toBe(0);
   expect(c.outcome, about).not.toMatch(/YAML:|invalid/);
@@ -64,7 +50,7 @@ describe('glooha render --merge-into reads real chart renders within its bound',
   it("Gloo's chart with --include-crds: read in full and written back", async () => {
     const manifests = await template('gloo', glooChart(), 'gloo-system');
     expect(manifests.length).toBeGreaterThan(2 * MiB); // the size the 16,000-node limit refused
-    expectReadInFull(manifests);
+    await expectReadInFull(manifests);
   });
 
   it("kgateway's charts with the Gateway API CRDs: read in full", async () => {
@@ -74,6 +60,6 @@ describe('glooha render --merge-into reads real chart renders within its bound',
       await template('kgateway-crds', k.crdsChart, 'kgateway-system'),
       await template('kgateway', k.chart, 'kgateway-system'),
     ].join('\n---\n');
-    expectReadInFull(manifests);
+    await expectReadInFull(manifests);
   });
 });

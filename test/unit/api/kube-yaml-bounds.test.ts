@@ -1,47 +1,21 @@
 // `glooha render` on hostile input: bounded time, memory and output (the bound --help and docs/api.md
 // state), and kubectl's answers on directives, explicit tags and merge keys. Each hostile input runs
 // through the whole command (read, validate, render, write) in its own process
-// (test/support/yaml-cost.ts) so that its peak resident memory can be read from getrusage.
+// (test/support/yaml-cost.ts, bundled once: test/support/yaml-cost-process.ts) so that its peak resident memory can be read from getrusage.
 // Before the bounds: the ~1 KB merge-key bomb ran for over 30 s (×10 per level), 1M empty documents took
 // 1.2 GB, 4M nested `[` 2.1 GB, a flow list of 2M numbers 1.9 GB; a 3.9 MB string aliased 99 times
 // 1.98 GB, 55 s and 386 MB of stderr; a 3.9 MB double-quoted string alone 125 MB.
-import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 
 import { readKubeYaml, YAML_LIMITS, type YamlLimits } from '../../../src/api/kube-yaml.js';
 import { HOSTILE_KINDS } from '../../support/hostile-yaml.js';
+import { measureYamlCost } from '../../support/yaml-cost-process.js';
 
 const MiB = 1024 * 1024;
 /** The documented bound: peak memory under 64 MiB, CPU time under 10 s, stderr under 16 KiB. */
 const PEAK_BYTES = 64 * MiB;
 const CPU_MS = 10_000;
 const STDERR_BYTES = 16 * 1024;
-
-interface Cost {
-  kind: string;
-  bytes: number;
-  ms: number;
-  cpuMs: number;
-  peakBytes: number;
-  code: number;
-  stdoutBytes: number;
-  stderrBytes: number;
-  outcome: string;
-}
-
-// The young generation held at 1 MiB semi-spaces: the bound is on what the command keeps. With Node 22+'s
-// default young generation (semi-spaces grown up to 16 MiB under a high allocation rate) the peak also
-// holds garbage V8 has not collected yet, and varies run to run: 31–47 MB for most-documents against
-// 15–18 MB held here (Node 26, loaded 2-core machine).
-function cost(kind: string): Cost {
-  const args = ['--max-semi-space-size=1', '--import', 'tsx', 'test/support/yaml-cost.ts', kind];
-  const out = execFileSync(process.execPath, args, {
-    encoding: 'utf8',
-    // CPU time is bounded, not wall time: on a loaded machine a child waits its turn.
-    timeout: 240_000,
-  });
-  return JSON.parse(out) as Cost;
-}
 
 /** What each input must come to: refused by the limit that stops it, or read in full. */
 const EXPECTED: Record<(typeof HOSTILE_KINDS)[number], RegExp> = {
@@ -84,8 +58,8 @@ describe('glooha render: bounded on hostile input', () => {
     it(
       `${kind}: peak memory < 64 MiB, CPU < 10 s, stderr < 16 KiB, with a clear answer`,
       { timeout: 300_000 },
-      () => {
-        const c = cost(kind);
+      async () => {
+        const c = await measureYamlCost(kind);
         const about = JSON.stringify({ ...c, outcome: c.outcome.slice(0, 300) });
         expect(c.peakBytes, about).toBeLessThan(PEAK_BYTES);
         expect(c.cpuMs, about).toBeLessThan(CPU_MS);
