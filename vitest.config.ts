@@ -9,11 +9,13 @@ import { defineConfig } from 'vitest/config';
 //     - integration-helm: helm-coexistence and the docs' Helm commands, Helm installs and upgrades of
 //       Gloo's chart (~200 s, mostly waiting on the API server and kwok);
 //     - integration: every other file that neither measures time nor runs a product's controller;
-//     - integration-timing: the files that measure failover, fencing windows, lease expiry and
-//       steady-state request counts, which parallel CPU load would distort.
+//     - integration-timing, integration-timing-ha: the files that measure failover, fencing windows,
+//       lease expiry and steady-state request counts, which CPU-bound lanes beside them would distort;
+//       operator-ha (its operators as processes) in a lane of its own.
 //  - products: the products' real controllers (build-kgateway.sh --controller, build-gloo.sh):
 //     - products: kgateway's controller under the operator;
-//     - products-timing: the files that time a product's leader handover, alone like integration-timing.
+//     - products-timing-kgateway, products-timing-gloo: the files that time a product's leader handover,
+//       one lane per product, beside the integration-timing lanes.
 // scripts/test-lanes.ts runs them (npm test: all; --only <lane>). Within each project the files run
 // one at a time: they share its control plane.
 const CHARTS = [
@@ -27,9 +29,9 @@ const CHARTS = [
   'kgateway/controller-values',
   'kgateway/migrate',
 ].map((f) => `test/unit/${f}.test.ts`);
-const TIMING = ['operator-ha', 'leader-election', 'fencing', 'api-requests'].map(
-  (f) => `test/integration/${f}.test.ts`,
-);
+// The timing files in two lanes side by side, a control plane each: operator-ha's processes alone, the others.
+const TIMING_HA = ['test/integration/operator-ha.test.ts'];
+const TIMING = ['leader-election', 'fencing', 'api-requests'].map((f) => `test/integration/${f}.test.ts`);
 const HELM = ['test/integration/helm-coexistence.test.ts', 'test/integration/docs-helm-commands.test.ts'];
 const PRODUCTS = [
   'kgateway-ha',
@@ -37,7 +39,11 @@ const PRODUCTS = [
   'kgateway-controller-autoscale',
   'kgateway-upgrade',
 ].map((f) => `test/integration/${f}.test.ts`);
-const PRODUCTS_TIMING = ['kgateway-controller', 'gloo-controller', 'product-handover'].map(
+// A product's handover, and its controller's own timing file, per product: two lanes side by side.
+const PRODUCTS_TIMING_KGATEWAY = ['product-handover-kgateway', 'kgateway-controller'].map(
+  (f) => `test/integration/${f}.test.ts`,
+);
+const PRODUCTS_TIMING_GLOO = ['product-handover-gloo', 'gloo-controller'].map(
   (f) => `test/integration/${f}.test.ts`,
 );
 
@@ -83,12 +89,14 @@ export default defineConfig({
         'integration',
         'integration',
         ['test/integration/**/*.test.ts'],
-        [...TIMING, ...HELM, ...PRODUCTS, ...PRODUCTS_TIMING],
+        [...TIMING, ...TIMING_HA, ...HELM, ...PRODUCTS, ...PRODUCTS_TIMING_KGATEWAY, ...PRODUCTS_TIMING_GLOO],
       ),
       integration('integration-helm', 'integration', HELM),
       integration('integration-timing', 'integration', TIMING),
+      integration('integration-timing-ha', 'integration', TIMING_HA),
       integration('products', 'products', PRODUCTS),
-      integration('products-timing', 'products', PRODUCTS_TIMING),
+      integration('products-timing-kgateway', 'products', PRODUCTS_TIMING_KGATEWAY),
+      integration('products-timing-gloo', 'products', PRODUCTS_TIMING_GLOO),
     ],
   },
 });
