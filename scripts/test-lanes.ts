@@ -81,12 +81,12 @@ const COST: Record<Group, { builds: Build[]; cold: string; warm: string }> = {
   integration: {
     builds: [HELM, KGATEWAY_CHARTS, JUDGES, CONTROL_PLANE],
     cold: "the charts lane's builds, then the control plane ~25-30 min (1,850 s at load 6-26 with Helm); then the tests",
-    warm: 'tests ~30 min at load 6-9 (with the products files then: integration 1,066 s, timing 730 s; helm-coexistence 316 s idle)',
+    warm: 'in npm test, 2026-12-07: helm-coexistence 681 s and the other files 654 s beside the rest of phase 1, then the timing files in two lanes (282 s, 305 s)',
   },
   products: {
     builds: [HELM, KGATEWAY_CHARTS, CONTROL_PLANE, KGATEWAY_CONTROLLERS, GLOO_CONTROLLER],
     cold: "the integration lane's builds, then kgateway's controller (v2.4.2 714 s at load ~9; v2.4.0 took 1,079 s at load 6-26) and Gloo's 763 s; then the tests",
-    warm: 'the tests alone, not yet measured apart (they were part of the integration and timing lanes)',
+    warm: 'in npm test, 2026-12-07: the products files 352 s in phase 1, then the handover timing files per product (kgateway 249 s, Gloo 331 s)',
   },
 };
 

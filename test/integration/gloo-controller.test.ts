@@ -4,7 +4,7 @@
 // pod, the pod's name as hostname. The install is Gloo's chart, installed with Helm 4, managed by a
 // GlooHA (3 replicas; the operator writes the leader-election env, 15s/10s/2s).
 // With the handover off, the standbys wait out the Lease after a graceful deletion of the leader pod.
-// The operator's handover of Lease `gloo` in every kubelet state: product-handover.test.ts.
+// The operator's handover of Lease `gloo` in every kubelet state: test/support/product-handover.ts.
 //
 // Values: the validation webhook and server are off (gateway.validation.enabled=false): gloo would
 // read the webhook's certificate from a Secret volume that only the chart's certgen Job fills, which
@@ -164,7 +164,7 @@ describe(`${VERSION_LABEL}'s gloo controller, with the operator's handover (the 
     expect(ev.user.extra?.['authentication.kubernetes.io/pod-name']).toEqual([podOf(holder)]);
   }, 360_000);
 
-  // Its handover in every kubelet state, with and against the operator: product-handover.test.ts.
+  // Its handover in every kubelet state, with and against the operator: test/support/product-handover.ts.
 });
 
 describe(`${VERSION_LABEL}'s gloo controller, with --product-lease-handover=false`, () => {

@@ -2,7 +2,7 @@
 // the test control plane: one process per controller pod of the chart's Deployment, with the pod's env,
 // a token bound to the pod and the pod's name as hostname; processes follow pods; and kgateway's own
 // leader election, measured: the time from SIGKILL of the leader to a new holder of kgateway-envoy.
-// The operator's handover of kgateway-envoy in every kubelet state: product-handover.test.ts.
+// The operator's handover of kgateway-envoy in every kubelet state: test/support/product-handover.ts.
 import {
   AppsV1Api,
   CoordinationV1Api,
