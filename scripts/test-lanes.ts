@@ -159,14 +159,14 @@ function run(
   stream: boolean,
   lowestPriority = false,
 ): Promise<{ code: number; out: string }> {
-  const child = lowestPriority
-    ? spawn('nice', ['-n', '19', cmd, ...args], {
-        cwd: ROOT,
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: process.env,
-        detached: true,
-      })
-    : spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+  const [file, argv] = lowestPriority ? ['nice', ['-n', '19', cmd, ...args]] : [cmd, args];
+  const child = spawn(file, argv, {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: process.env,
+    // A session of its own (setsid), and so an autogroup of its own.
+    detached: lowestPriority,
+  });
   if (lowestPriority && child.pid !== undefined) {
     lowest.add(child.pid);
     try {
