@@ -667,6 +667,36 @@ describe('plan: applies', () => {
     expect(p.events.some((e) => e.reason === 'DriftCorrected')).toBe(false);
   });
 
+  it('update: with the RBAC in place, the Deployment goes out with the ConfigMaps in one stage; a Role to write first holds it back', () => {
+    const g = finalizedGlooHA(spec);
+    const s = settled(snapshotOf(g));
+    const changed = {
+      ...s,
+      object: {
+        ...s.object!,
+        spec: { ...spec, gloo: { replicas: 4 } },
+        metadata: { ...s.object!.metadata, generation: 2 },
+      } as GlooHA,
+    };
+    const stages = (p: ReturnType<typeof plan>) =>
+      Object.fromEntries(p.applies.map((a) => [`${a.body.kind} ${a.body.metadata?.name}`, a.stage]));
+    // Nothing the Deployment waits for is written: one round trip (both ConfigMaps carry the replicas).
+    expect(stages(plan(changed))).toEqual({
+      'ConfigMap ha-helm-values': 0,
+      'ConfigMap ha-glooha-replicas-floors': 0,
+      'Deployment gloo': 0,
+    });
+    // The Role is gone from the cache (deleted under us): it is written again first, RoleBinding
+    // after it, and gloo's Deployment only after both.
+    const noRole = {
+      ...changed,
+      owned: new Map([...changed.owned].map(([k, objs]) => [k, k === 'Role' ? [] : objs])),
+    };
+    const held = stages(plan(noRole));
+    expect(held).toMatchObject({ 'ConfigMap ha-helm-values': 0, 'Deployment gloo': 2 });
+    expect(Object.entries(held).find(([what]) => what.startsWith('Role '))?.[1]).toBe(0);
+  });
+
   const drifted = (driftPolicy: 'enforce' | 'warn' | 'ignore') => {
     const g = finalizedGlooHA({ ...spec, driftPolicy });
     const s = settled(snapshotOf(g));
