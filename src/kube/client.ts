@@ -238,6 +238,15 @@ function transportError(err: unknown, operation: string): unknown {
   return new KubeTransportError(operation, err.cause);
 }
 
+/**
+ * How long a pooled connection may stay idle before it is closed. undici's default, 4 s when the
+ * server sends no Keep-Alive hint (the API server sends none), closed the connections a reconcile's
+ * parallel writes had opened between two bursts, so the next burst paid a TCP and TLS handshake per
+ * write. The API server closes connections idle for 90 s (k8s.io/apiserver's IdleTimeout, the same as
+ * client-go's IdleConnTimeout); 60 s stays well inside it, so a request never races the server's close.
+ */
+export const IDLE_CONNECTION_TIMEOUT_MS = 60_000;
+
 interface Pooled {
   /** The pooled connections (an undici Agent, or a ProxyAgent). */
   agent: Dispatcher;
@@ -487,7 +496,10 @@ export class KubeClient {
     const agent: Dispatcher =
       settings.type === 'proxy'
         ? new ProxyAgent({ uri: settings.uri, requestTls: settings.requestTls, connect: settings.connect })
-        : new Agent({ connect: { keepAlive: true, keepAliveInitialDelay: 30_000, ...connect } });
+        : new Agent({
+            keepAliveTimeout: IDLE_CONNECTION_TIMEOUT_MS,
+            connect: { keepAlive: true, keepAliveInitialDelay: 30_000, ...connect },
+          });
     // Without reuse every request closes its connection after the response (`Connection: close`).
     const base = this.reuse
       ? agent

@@ -4,6 +4,7 @@ import { getEventListeners } from 'node:events';
 import {
   errorStatus,
   FENCING_DENIAL_MARKER,
+  IDLE_CONNECTION_TIMEOUT_MS,
   KubeClient,
   linkedSignal,
   withSignal,
@@ -234,6 +235,18 @@ describe('KubeClient: the one transport (counted, pooled, fenced)', () => {
       });
     }
     expect(api.connections).toBe(reused + 5);
+  });
+
+  it("keeps an idle connection past undici's default 4 s: a request after a quiet stretch needs no new handshake", async () => {
+    // What is measured is an idle stretch, so the test waits one out: 4.5 s, past undici's default.
+    const client = new KubeClient(api.kubeConfig());
+    await expect(client.request('GET', `${api.collection}/lock`)).rejects.toMatchObject({ code: 404 });
+    const opened = api.connections;
+    await new Promise((r) => setTimeout(r, 4_500));
+    await expect(client.request('GET', `${api.collection}/lock`)).rejects.toMatchObject({ code: 404 });
+    expect(api.connections).toBe(opened);
+    expect(IDLE_CONNECTION_TIMEOUT_MS).toBeLessThan(90_000); // the API server's own idle timeout
+    client.close();
   });
 
   it('counts watch requests as GET with their status, on the pooled connection', async () => {

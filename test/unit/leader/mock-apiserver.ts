@@ -45,6 +45,9 @@ export class MockApiServer {
   async start(): Promise<void> {
     this.server = createServer((req, res) => void this.handle(req, res));
     this.server.on('connection', () => this.connections++);
+    // As the API server (Go's net/http): no `Keep-Alive: timeout=` hint, so the client's own idle
+    // timeout decides how long a connection is kept (Node's server would hint 5 s).
+    this.server.keepAliveTimeout = 0;
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
     this.port = (this.server.address() as AddressInfo).port;
   }
