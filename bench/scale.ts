@@ -5,7 +5,8 @@
 //
 //   npx tsx bench/scale.ts [--installs 10,100,500] [--mode cluster|namespaced|namespaced-wide-reads[,...]] [--concurrency C[,C...]]
 //                          [--steady-seconds 60] [--samples 20] [--cold-samples 10] [--no-floor] [--operator-root [NAME=]DIR[,...]]
-//                          [--node-flags "F[;F...]" ("image": the Dockerfile's ENTRYPOINT flags and ENV)] [--repeat R] [--readme]
+//                          [--node-flags "F[;F...]" ("image": the Dockerfile's ENTRYPOINT flags and ENV; limit=384Mi or
+//                          limit=chart: in a memory cgroup as the chart's container, bench/memory-limit.ts)] [--repeat R] [--readme]
 //   npm run bench:scale -- --installs 0,10 --operator-root bundle=DIR --node-flags ";--max-semi-space-size=1"
 //                          --repeat 3 --no-floor --steady-seconds 20 --samples 5
 //                          (the idle operator under V8 flags: each configuration 3 times, interleaved, medians)
@@ -62,6 +63,7 @@ import { KubeClient } from '../src/kube/client.js';
 import { resourcePath } from '../src/kube/paths.js';
 import { formatMicroTime } from '../src/leader/lease-client.js';
 import { checkDockerfile } from '../scripts/check-dockerfile.js';
+import { isLimitToken, limitBytes, memoryCgroup } from './memory-limit.js';
 import { startControlPlane, type ControlPlane } from '../test/env/controlplane.js';
 import { auditWrites, type AuditEvent } from '../test/support/audit.js';
 import { adminKubeConfig, createNamespace, installCrds, setControlPlane } from '../test/support/cluster.js';
@@ -364,6 +366,9 @@ interface Operator {
   lostTerms: number;
 }
 
+/** Memory cgroups made so far by this bench process (their names). */
+let cgroups = 0;
+
 function spawnOperator(
   id: OperatorIdentity,
   args: string[],
@@ -380,32 +385,38 @@ function spawnOperator(
   const env = Object.fromEntries(
     nodeFlags.filter(isEnvToken).map((t) => [t.slice(0, t.indexOf('=')), t.slice(t.indexOf('=') + 1)]),
   );
-  const child = spawn(
+  const argv = [
     process.execPath,
-    [
-      ...nodeFlags.filter((t) => !isEnvToken(t)),
-      '--expose-gc',
-      '--import',
-      GC_PROBE,
-      join(root, 'dist/src/main.js'),
-      `--kubeconfig=${id.kubeconfigPath}`,
-      '--metrics-bind-address=127.0.0.1:0',
-      `--leader-elect-namespace=${id.namespace}`,
-      ...args,
-    ],
-    {
-      cwd: root,
-      env: {
-        ...process.env,
-        ...env,
-        ...extraEnv,
-        POD_NAME: 'scale-bench',
-        LOG_LEVEL: 'info',
-        GLOOHA_BENCH_GC_FILE: gcFile,
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
+    ...nodeFlags.filter((t) => !isEnvToken(t) && !isLimitToken(t)),
+    '--expose-gc',
+    '--import',
+    GC_PROBE,
+    join(root, 'dist/src/main.js'),
+    `--kubeconfig=${id.kubeconfigPath}`,
+    '--metrics-bind-address=127.0.0.1:0',
+    `--leader-elect-namespace=${id.namespace}`,
+    ...args,
+  ];
+  // limit=SIZE: in a memory cgroup, as a container with that limits.memory (bench/memory-limit.ts).
+  const limit = nodeFlags.find(isLimitToken);
+  const cgroup =
+    limit === undefined
+      ? undefined
+      : memoryCgroup(`glooha-scale-bench-${process.pid}-${++cgroups}`, limitBytes(limit, repoRoot));
+  const { command, args: commandArgs } = cgroup?.wrap(argv) ?? { command: argv[0]!, args: argv.slice(1) };
+  const child = spawn(command, commandArgs, {
+    cwd: root,
+    env: {
+      ...process.env,
+      ...env,
+      ...extraEnv,
+      POD_NAME: 'scale-bench',
+      LOG_LEVEL: 'info',
+      GLOOHA_BENCH_GC_FILE: gcFile,
     },
-  );
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  if (cgroup) child.once('exit', () => cgroup.remove());
   const startedAt = performance.now();
   let resolveUrl: (u: string) => void = () => {};
   const metricsUrl = new Promise<string>((r) => (resolveUrl = r));
@@ -989,7 +1000,8 @@ const USAGE = `usage: npx tsx bench/scale.ts [--installs N[,N...] (default 10,10
   [--list-page-size P[,P...] (the caches' list page size, GLOOHA_LIST_PAGE_SIZE; default: the operator's; a list is a sweep)]
   [--samples K (default 20)] [--cold-samples K (spec changes during the cold start, default 10; 0: none)] [--no-floor] [--operator-root [NAME=]DIR[,...] (default: this checkout; each built with npm run build first; a list is side by side)]
   [--node-flags "FLAGS[;FLAGS...]" (passed to node before the operator's script, NAME=VALUE to its environment;
-    "image": the Dockerfile's ENTRYPOINT flags and ENV; a list is a sweep)]
+    "image": the Dockerfile's ENTRYPOINT flags and ENV; limit=SIZE (384Mi, or "chart": the chart's limits.memory)
+    runs the operator in a memory cgroup of that size, as the kubelet would; a list is a sweep)]
   [--repeat R (default 1: the whole matrix R times, interleaved; then a table of medians)] [--no-build (dist/ is current)] [--out FILE]
   [--readme (write the table into docs/benchmarks.md between its bench/scale markers)]`;
 
@@ -1067,11 +1079,12 @@ async function main(): Promise<number> {
   }
   // Node flag sets to compare side by side in one run ("" is none), e.g. "; --max-semi-space-size=2".
   // "image" stands for how the image runs node (the Dockerfile's, as released): the flags its ENTRYPOINT
-  // passes and the environment its final stage sets (MALLOC_ARENA_MAX, ...).
+  // passes and the environment its final stage sets (MALLOC_ARENA_MAX, ...), with more flags beside it
+  // if given ("image --heap-growing-percent=20", "image limit=chart").
   const flagSets = (values['node-flags'] ?? '')
     .split(';')
     .map((f) => f.split(' ').filter(Boolean))
-    .map((f) => (f.length === 1 && f[0] === 'image' ? imageNodeFlags() : f));
+    .map((f) => f.flatMap((t) => (t === 'image' ? imageNodeFlags() : [t])));
   // --repeat: the whole matrix again, so each configuration's runs are spread over the same stretch of
   // time as the others' (a load spike hits all of them), and medians compare like with like.
   const repeat = int('repeat', values.repeat, 50);
