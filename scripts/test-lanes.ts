@@ -10,7 +10,8 @@
 //                and upgrades of Gloo's chart, mostly waiting), every other file that neither measures
 //                time nor runs a product's controller, and the timing files;
 //   products     the products' real controllers (build-kgateway.sh --controller, build-gloo.sh): the
-//                files that run them under the operator, and the files that time a product's handover.
+//                files that run them under the operator, and the files that time a product's handover;
+//                each of its lanes builds only the controller its files run.
 // Each lane is its own `vitest run` (and so its own control plane, from the project's global setup),
 // in two phases:
 //   1. side by side: unit, charts, integration-helm, integration, products. Together they keep the 2
@@ -20,6 +21,9 @@
 //      (operator-ha alone, the others) and the products' (one per product). They mostly wait for leases
 //      to expire: the integration timing files in one lane kept 24 % of the machine's CPU busy, and
 //      the products' lane, run then with the products files before it, 26 % (2026-12-07).
+//      The phase starts when phase 1's CPU-bound lanes have ended, not the products lane, which mostly
+//      waits: on a cold machine for kgateway's controller, which CI builds in the background at the
+//      lowest priority (cold 2026-12-07: ~20 min of phase 1 went by waiting for it and then Gloo's).
 // --floor-node DIR (CI: the oldest Node package.json accepts) runs the unit and charts lanes once more
 // on DIR/node, in phase 2 at the lowest CPU priority (nice 19, an autogroup of their own): they take the
 // CPU the timing lanes leave idle and yield it whenever a timing lane wants it. Not in phase 1: beside
@@ -34,6 +38,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KGATEWAY_CONTROLLER_VERSION } from '../test/env/binaries.js';
+import { runPhases, type PhasedLane } from './lane-phases.js';
 
 type Group = 'unit' | 'charts' | 'integration' | 'products';
 const GROUPS: readonly Group[] = ['unit', 'charts', 'integration', 'products'];
@@ -92,13 +97,19 @@ const COST: Record<Group, { builds: Build[]; cold: string; warm: string }> = {
   },
 };
 
-interface Lane {
+interface Lane extends PhasedLane {
   name: string;
   group: Group;
   projects: string[];
+  /** What it builds before its tests, in order: its group's builds, or fewer when its files need less. */
+  builds?: Build[];
   /** The directory of the `node` to run vitest with, when not this process's; such a lane runs at the lowest CPU priority. */
   floorNode?: string;
 }
+
+/** A products lane's builds when its files run one product's controller only. */
+const KGATEWAY_LANE = [HELM, KGATEWAY_CHARTS, CONTROL_PLANE, KGATEWAY_CONTROLLERS];
+const GLOO_LANE = [HELM, KGATEWAY_CHARTS, CONTROL_PLANE, GLOO_CONTROLLER];
 
 const PHASE_1: Lane[] = [
   // At equal priority. At nice 10 the integration lanes finished ~60 s sooner, but unit tests that
@@ -107,15 +118,25 @@ const PHASE_1: Lane[] = [
   { name: 'charts', group: 'charts', projects: ['charts'] },
   { name: 'integration: helm-coexistence', group: 'integration', projects: ['integration-helm'] },
   { name: 'integration', group: 'integration', projects: ['integration'] },
-  // Mostly waiting for the products' controllers (26 % CPU alone). On a cold machine its builds may
-  // still be running (CI starts them in the background); the lane waits for them, the others go on.
-  { name: 'products', group: 'products', projects: ['products'] },
+  // Mostly waiting for kgateway's controller (26 % CPU alone). On a cold machine its build may still
+  // be running (CI starts it in the background); the lane waits for it, and nothing waits for the lane.
+  { name: 'products', group: 'products', projects: ['products'], builds: KGATEWAY_LANE, waits: true },
 ];
 const PHASE_2: Lane[] = [
   { name: 'integration: timing', group: 'integration', projects: ['integration-timing'] },
   { name: 'integration: timing, operator-ha', group: 'integration', projects: ['integration-timing-ha'] },
-  { name: 'products: timing, kgateway', group: 'products', projects: ['products-timing-kgateway'] },
-  { name: 'products: timing, Gloo', group: 'products', projects: ['products-timing-gloo'] },
+  {
+    name: 'products: timing, kgateway',
+    group: 'products',
+    projects: ['products-timing-kgateway'],
+    builds: KGATEWAY_LANE,
+  },
+  {
+    name: 'products: timing, Gloo',
+    group: 'products',
+    projects: ['products-timing-gloo'],
+    builds: GLOO_LANE,
+  },
 ];
 /** The lanes --floor-node runs again on that Node, in phase 2 at the lowest priority. */
 const ON_FLOOR_NODE: Lane[] = [
@@ -193,7 +214,7 @@ function run(
 /** The lane's builds, in order (each a no-op when cached; the scripts lock, so lanes side by side build once). */
 async function buildFor(lane: Lane, stream: boolean): Promise<{ ok: boolean; log: string }> {
   let log = '';
-  for (const b of COST[lane.group].builds) {
+  for (const b of lane.builds ?? COST[lane.group].builds) {
     const started = performance.now();
     // At nice 10: on a cold machine the unit lane's tests (30 s timeouts) run beside these Go builds.
     const { code, out } = await run('nice', ['-n', '10', 'bash', ...b.args], stream);
@@ -209,7 +230,7 @@ async function buildFor(lane: Lane, stream: boolean): Promise<{ ok: boolean; log
 
 async function runLane(lane: Lane, extra: string[], stream: boolean): Promise<LaneResult> {
   const cost = COST[lane.group];
-  const builds = cost.builds.map((b) => b.what).join('; ') || 'nothing';
+  const builds = (lane.builds ?? cost.builds).map((b) => b.what).join('; ') || 'nothing';
   process.stdout.write(
     `==== lane "${lane.name}" starts: builds ${builds}. Cost on 2 cores: cold ${cost.cold}; warm ${cost.warm}\n`,
   );
@@ -305,10 +326,8 @@ async function main(): Promise<number> {
     phase2.push(
       ...ON_FLOOR_NODE.filter(keep).map((l) => ({ ...l, name: `${l.name} on Node ${version}`, floorNode })),
     );
-  const results: LaneResult[] = [];
   // A lane alone streams; side by side they are buffered.
-  for (const phase of [phase1, phase2])
-    results.push(...(await Promise.all(phase.map((l) => runLane(l, extra, phase.length === 1)))));
+  const results = await runPhases(phase1, phase2, (l, stream) => runLane(l, extra, stream));
 
   const sum = results.reduce((acc, r) => (r.counts ? acc.map((v, i) => v + r.counts![i]!) : acc), [0, 0, 0]);
   for (const r of results) if (!r.counts) process.stdout.write(`lane "${r.lane.name}" printed no summary\n`);
