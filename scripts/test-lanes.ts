@@ -82,17 +82,17 @@ const COST: Record<Group, { builds: Build[]; cold: string; warm: string }> = {
   },
   charts: {
     builds: [HELM, KGATEWAY_CHARTS, KUBE_SCORE],
-    cold: "Helm 4 and 3 and Gloo's chart ~25 min at load 8-18 (~3-5 min for Helm alone idle), kgateway's charts seconds, kube-score (not timed alone); then the tests",
+    cold: "Helm 4 and 3 and Gloo's chart 351 s in a cold CI run, 2026-12-07 (~25 min at load 8-18), kgateway's charts seconds, kube-score 29 s; then the tests",
     warm: 'tests 96 s at load ~15',
   },
   integration: {
     builds: [HELM, KGATEWAY_CHARTS, JUDGES, CONTROL_PLANE],
-    cold: "the charts lane's builds, then the control plane ~25-30 min (1,850 s at load 6-26 with Helm); then the tests",
+    cold: "the charts lane's builds, then the control plane 653 s in a cold CI run, 2026-12-07 (1,850 s at load 6-26 with Helm); then the tests",
     warm: 'in npm test, 2026-12-07: helm-coexistence 681 s and the other files 654 s beside the rest of phase 1, then the timing files in two lanes (282 s, 305 s)',
   },
   products: {
     builds: [HELM, KGATEWAY_CHARTS, CONTROL_PLANE, KGATEWAY_CONTROLLERS, GLOO_CONTROLLER],
-    cold: "the integration lane's builds, then kgateway's controller (v2.4.2 714 s at load ~9; v2.4.0 took 1,079 s at load 6-26) and Gloo's 763 s; then the tests",
+    cold: "the integration lane's builds, then the controller the lane's files run: kgateway's v2.4.2 (714 s at load ~9; 1,074 s at the lowest priority beside CI's CPU-bound lanes) or Gloo's (238 s in that CI run, 763 s at load 6-26); then the tests",
     warm: 'in npm test, 2026-12-07: the products files 352 s in phase 1, then the handover timing files per product (kgateway 249 s, Gloo 331 s)',
   },
 };
