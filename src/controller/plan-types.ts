@@ -112,7 +112,7 @@ export interface PlannedEvent {
 export interface Plan {
   /** Set the GlooHA's finalizers to this list (add ours, or remove it once finalized). */
   finalizers?: string[];
-  /** In order: owned objects first, then the partial applies to Gloo's objects (see PlannedApply.stage). */
+  /** Owned objects first, then the partial applies to the product's objects; sent by stage (PlannedApply.stage). */
   applies: PlannedApply[];
   /** Owned objects to delete (no longer desired; or, on deletion, those GC cannot reach). */
   prunes: ObjectRef[];

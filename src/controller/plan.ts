@@ -233,7 +233,10 @@ function applyPlan(s: Snapshot, g: HAObject, d: Desired, ns: string, product: Pr
   // server's escalation check reads the Role), then the product's objects once the RBAC they run with
   // is written, so gloo never runs with leader election before it may use its Lease. A plan that
   // writes no Role or RoleBinding has nothing the product's objects wait for: they go out with our
-  // own, and a spec change reaches its Deployment in one round trip instead of two.
+  // own, and a spec change reaches its Deployment in one round trip instead of two. The price: a
+  // refused write of one of our objects no longer holds the product's back. If it is the replicas
+  // floors ConfigMap, the scale policy judges `deployments/scale` writes by the old floors until the
+  // retry succeeds (the status says Stalled meanwhile); the Deployment's own floor rides on its apply.
   for (const body of d.owned) consider(body, liveOf(s, body, false), body.kind === 'RoleBinding' ? 1 : 0);
   const writesRbac = out.applies.some((a) => RBAC_KINDS.has(a.body.kind ?? ''));
   // Owned objects of this object the spec no longer asks for. Never others'.
