@@ -242,10 +242,11 @@ function transportError(err: unknown, operation: string): unknown {
  * How long a pooled connection may stay idle before it is closed. undici's default, 4 s when the
  * server sends no Keep-Alive hint (the API server sends none), closed the connections a reconcile's
  * parallel writes had opened between two bursts, so the next burst paid a TCP and TLS handshake per
- * write. The API server closes connections idle for 90 s (k8s.io/apiserver's IdleTimeout, the same as
- * client-go's IdleConnTimeout); 60 s stays well inside it, so a request never races the server's close.
+ * write. The API server closes connections idle for 90 s (k8s.io/apiserver's secure serving sets
+ * IdleTimeout 90 s, as client-go's IdleConnTimeout), and load balancers in front of it often at 60 s:
+ * 45 s stays inside both, so a request never races the other end's close.
  */
-export const IDLE_CONNECTION_TIMEOUT_MS = 60_000;
+export const IDLE_CONNECTION_TIMEOUT_MS = 45_000;
 
 interface Pooled {
   /** The pooled connections (an undici Agent, or a ProxyAgent). */
@@ -495,7 +496,12 @@ export class KubeClient {
     const connect = 'connect' in settings ? settings.connect : undefined;
     const agent: Dispatcher =
       settings.type === 'proxy'
-        ? new ProxyAgent({ uri: settings.uri, requestTls: settings.requestTls, connect: settings.connect })
+        ? new ProxyAgent({
+            uri: settings.uri,
+            requestTls: settings.requestTls,
+            connect: settings.connect,
+            keepAliveTimeout: IDLE_CONNECTION_TIMEOUT_MS,
+          })
         : new Agent({
             keepAliveTimeout: IDLE_CONNECTION_TIMEOUT_MS,
             connect: { keepAlive: true, keepAliveInitialDelay: 30_000, ...connect },
