@@ -9,13 +9,16 @@
 // passes. Go's runtime does the same from its background scavenger (debug.FreeOSMemory on demand).
 //
 // When: every `intervalMs`, if no reconcile finished since the last check (the cold start or a burst
-// of reconciles is over), at least one did since the last release, and — after the first release —
-// the RSS grew by at least `minGrowthBytes` since that release left it: one collection after the start,
-// at most one per burst of work after that, and none at steady state, however many watch events (500
-// installs' Lease renewals cost ~5 % of a CPU) keep the process busy without reconciling. What V8 has
-// committed beyond its live heap does not predict the gain: with 10 installs a release found 1.3 MB
-// of it and still returned 6.8 MB of RSS. The collection stops the event loop for ~0.1 s (10 installs)
-// to ~0.3 s (500); the Lease renewals it can delay have a 10 s renew deadline.
+// of reconciles is over) and at least one did since the last release (if any); after the first
+// release, only once `minPeriodMs` has passed since it and the RSS grew by at least `minGrowthBytes`
+// since it left it. So: one collection after the start, then at most one per burst of work and per
+// period, and none at steady state, however many watch events (500 installs' Lease renewals cost ~5 %
+// of a CPU) keep the process busy without reconciling. The period matters because the RSS regrows a
+// few MB after a release (V8's young generation fills again) while a stalled object's requeue
+// reconciles every minute: without it those would pause the loop every minute. What V8 has committed
+// beyond its live heap does not predict the gain: with 10 installs a release found 1.3 MB of it and
+// still returned 6.8 MB of RSS. The collection stops the event loop for ~0.1 s (10 installs) to
+// ~0.3 s (500); the Lease renewals it can delay have a 10 s renew deadline.
 import type { Logger } from '../log.js';
 
 export interface GcOptions {
@@ -43,6 +46,8 @@ export interface MemoryReleaseOptions {
   log: Logger;
   intervalMs?: number;
   minGrowthBytes?: number;
+  minPeriodMs?: number;
+  now?: () => number;
   setInterval?: (fn: () => void, ms: number) => { unref?(): unknown };
   clearInterval?: (handle: unknown) => void;
 }
@@ -50,6 +55,8 @@ export interface MemoryReleaseOptions {
 export const MEMORY_RELEASE_INTERVAL_MS = 30_000;
 /** After a release, the RSS growth below which another is not worth its pause. */
 export const MEMORY_RELEASE_MIN_GROWTH_BYTES = 4 * 1024 * 1024;
+/** The least time between two releases: the informers' resync period. */
+export const MEMORY_RELEASE_MIN_PERIOD_MS = 10 * 60_000;
 
 export interface MemoryRelease {
   /** One check, as the timer runs it; returns whether it collected. */
@@ -60,25 +67,26 @@ export interface MemoryRelease {
 export function startMemoryRelease(opts: MemoryReleaseOptions): MemoryRelease {
   const intervalMs = opts.intervalMs ?? MEMORY_RELEASE_INTERVAL_MS;
   const minGrowth = opts.minGrowthBytes ?? MEMORY_RELEASE_MIN_GROWTH_BYTES;
+  const minPeriod = opts.minPeriodMs ?? MEMORY_RELEASE_MIN_PERIOD_MS;
+  const now = opts.now ?? (() => performance.now());
   let workAtLastCheck = opts.work();
-  let workAtLastRelease: number | undefined;
-  let rssAfterLastRelease: number | undefined;
+  let last: { work: number; at: number; rssAfter: number } | undefined;
   const check = (): boolean => {
     const work = opts.work();
     const quiet = work === workAtLastCheck;
     workAtLastCheck = work;
-    if (!quiet || work === workAtLastRelease) return false;
+    if (!quiet || work === last?.work) return false;
     const rssBefore = opts.rss();
-    if (rssAfterLastRelease !== undefined && rssBefore - rssAfterLastRelease < minGrowth) return false;
+    if (last && (now() - last.at < minPeriod || rssBefore - last.rssAfter < minGrowth)) return false;
     const { committed, used } = opts.heap();
     const started = performance.now();
     opts.gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
-    workAtLastRelease = work;
-    rssAfterLastRelease = opts.rss();
+    const rssAfter = opts.rss();
+    last = { work, at: now(), rssAfter };
     opts.log.info('returned unused heap pages to the kernel', {
       tookMs: Math.round(performance.now() - started),
       rssBeforeMiB: mib(rssBefore),
-      rssAfterMiB: mib(rssAfterLastRelease),
+      rssAfterMiB: mib(rssAfter),
       heapCommittedBeforeMiB: mib(committed),
       heapUsedBeforeMiB: mib(used),
     });

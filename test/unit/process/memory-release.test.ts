@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/log.js';
 import {
   MEMORY_RELEASE_MIN_GROWTH_BYTES,
+  MEMORY_RELEASE_MIN_PERIOD_MS,
   startMemoryRelease,
   type GcOptions,
   type HeapFigures,
@@ -15,7 +16,7 @@ const MiB = 1024 * 1024;
 const INTERVAL_MS = 30_000;
 
 function setup(heap: HeapFigures) {
-  const state = { reconciles: 0, heap, rss: 100 * MiB, gcs: [] as GcOptions[] };
+  const state = { reconciles: 0, heap, rss: 100 * MiB, now: 0, gcs: [] as GcOptions[] };
   const lines: Record<string, unknown>[] = [];
   let tick: (() => void) | undefined;
   const release = startMemoryRelease({
@@ -26,6 +27,7 @@ function setup(heap: HeapFigures) {
     heap: () => state.heap,
     work: () => state.reconciles,
     rss: () => state.rss,
+    now: () => state.now,
     log: createLogger('info', {}, (l) => lines.push(JSON.parse(l) as Record<string, unknown>)),
     intervalMs: INTERVAL_MS,
     setInterval: (fn) => {
@@ -37,6 +39,7 @@ function setup(heap: HeapFigures) {
   /** `reconciles` finish during the next interval, then the timer's check. */
   const interval = (reconciles: number) => {
     state.reconciles += reconciles;
+    state.now += INTERVAL_MS;
     tick?.();
   };
   return { state, lines, release, interval, ticking: () => tick !== undefined };
@@ -78,6 +81,7 @@ describe('idle memory release', () => {
     const { state, interval } = setup({ committed: 60 * MiB, used: 20 * MiB });
     interval(0);
     expect(state.gcs).toHaveLength(1);
+    state.now += MEMORY_RELEASE_MIN_PERIOD_MS;
     // A resync of a few installs: work, but the RSS barely moved.
     state.rss += MEMORY_RELEASE_MIN_GROWTH_BYTES - 1;
     interval(10);
@@ -100,9 +104,31 @@ describe('idle memory release', () => {
     interval(0);
     interval(0);
     expect(state.gcs).toHaveLength(1);
-    // A burst of reconciles, then a quiet interval: one more collection.
+    // A burst of reconciles, then a quiet interval, a period after the release: one more collection.
+    state.now += MEMORY_RELEASE_MIN_PERIOD_MS;
     interval(10);
     expect(state.gcs).toHaveLength(1);
+    interval(0);
+    expect(state.gcs).toHaveLength(2);
+  });
+
+  it('at most one release per period: a requeue every minute with the RSS regrowing does not pause the loop every minute', () => {
+    const { state, interval } = setup({ committed: 60 * MiB, used: 20 * MiB });
+    interval(0);
+    expect(state.gcs).toHaveLength(1);
+    // A stalled object's requeue reconciles once a minute; the young generation refills after the
+    // release, so the RSS is past the growth threshold every time.
+    const start = state.now;
+    while (state.now - start < MEMORY_RELEASE_MIN_PERIOD_MS - 2 * INTERVAL_MS) {
+      state.rss += MEMORY_RELEASE_MIN_GROWTH_BYTES;
+      interval(1);
+      interval(0);
+    }
+    expect(state.gcs).toHaveLength(1);
+    state.rss += MEMORY_RELEASE_MIN_GROWTH_BYTES;
+    interval(1);
+    interval(0);
+    interval(1);
     interval(0);
     expect(state.gcs).toHaveLength(2);
   });
