@@ -51,7 +51,16 @@ export function memoryCgroup(name: string, bytes: number): MemoryCgroup {
   const v2 = existsSync(join(CGROUP_ROOT, 'cgroup.controllers'));
   const dir = v2 ? join(CGROUP_ROOT, name) : join(CGROUP_ROOT, 'memory', name);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, v2 ? 'memory.max' : 'memory.limit_in_bytes'), String(bytes));
+  try {
+    writeFileSync(join(dir, v2 ? 'memory.max' : 'memory.limit_in_bytes'), String(bytes));
+  } catch (err) {
+    rmdirSync(dir);
+    throw new Error(
+      `cannot limit ${dir} to ${bytes} bytes (${err instanceof Error ? err.message : String(err)}): ` +
+        "limit= needs root and the memory controller (on cgroup v2, enabled in the parent's cgroup.subtree_control)",
+      { cause: err },
+    );
+  }
   const procs = join(dir, 'cgroup.procs');
   return {
     wrap: (argv) => ({

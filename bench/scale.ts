@@ -416,7 +416,14 @@ function spawnOperator(
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  if (cgroup) child.once('exit', () => cgroup.remove());
+  if (cgroup)
+    child.once('exit', () => {
+      try {
+        cgroup.remove();
+      } catch (err) {
+        log(`memory cgroup not removed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    });
   const startedAt = performance.now();
   let resolveUrl: (u: string) => void = () => {};
   const metricsUrl = new Promise<string>((r) => (resolveUrl = r));
