@@ -650,10 +650,10 @@ describe('plan: applies', () => {
     expect(plan({ ...s, leaderless: spell(30) }).requeueAfterMs).toBeUndefined();
   });
 
-  it('update: a spec change re-applies what it changes (hash mismatch), not drift', () => {
-    const g = finalizedGlooHA(spec);
-    const s = settled(snapshotOf(g));
-    const changed = {
+  /** A settled install whose GlooHA then asks for 4 gloo replicas (generation 2). */
+  const replicasChanged = (): Snapshot => {
+    const s = settled(snapshotOf(finalizedGlooHA(spec)));
+    return {
       ...s,
       object: {
         ...s.object!,
@@ -661,6 +661,10 @@ describe('plan: applies', () => {
         metadata: { ...s.object!.metadata, generation: 2 },
       } as GlooHA,
     };
+  };
+
+  it('update: a spec change re-applies what it changes (hash mismatch), not drift', () => {
+    const changed = replicasChanged();
     const p = plan(changed);
     const gloo = p.applies.find((a) => a.body.metadata?.name === 'gloo' && a.body.kind === 'Deployment');
     expect(gloo?.reason).toBe('update');
@@ -668,16 +672,7 @@ describe('plan: applies', () => {
   });
 
   it('update: with the RBAC in place, the Deployment goes out with the ConfigMaps in one stage; a Role to write first holds it back', () => {
-    const g = finalizedGlooHA(spec);
-    const s = settled(snapshotOf(g));
-    const changed = {
-      ...s,
-      object: {
-        ...s.object!,
-        spec: { ...spec, gloo: { replicas: 4 } },
-        metadata: { ...s.object!.metadata, generation: 2 },
-      } as GlooHA,
-    };
+    const changed = replicasChanged();
     const stages = (p: ReturnType<typeof plan>) =>
       Object.fromEntries(p.applies.map((a) => [`${a.body.kind} ${a.body.metadata?.name}`, a.stage]));
     // Nothing the Deployment waits for is written: one round trip (both ConfigMaps carry the replicas).
