@@ -461,6 +461,7 @@ async function main(): Promise<void> {
       work: () => running.reconcilesFinished(),
       rss: () => process.memoryUsage.rss(),
       log,
+      minPeriodMs: config.resyncPeriodMs,
     });
 }
 

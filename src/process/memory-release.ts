@@ -55,7 +55,7 @@ export interface MemoryReleaseOptions {
 export const MEMORY_RELEASE_INTERVAL_MS = 30_000;
 /** After a release, the RSS growth below which another is not worth its pause. */
 export const MEMORY_RELEASE_MIN_GROWTH_BYTES = 4 * 1024 * 1024;
-/** The least time between two releases: the informers' resync period. */
+/** The least time between two releases when none is given; main passes the resync period (--resync-period). */
 export const MEMORY_RELEASE_MIN_PERIOD_MS = 10 * 60_000;
 
 export interface MemoryRelease {
