@@ -91,7 +91,8 @@ const COST: Record<Group, { builds: Build[]; cold: string; warm: string }> = {
     warm: 'in npm test, 2026-12-07: helm-coexistence 681 s and the other files 654 s beside the rest of phase 1, then the timing files in two lanes (282 s, 305 s)',
   },
   products: {
-    builds: [HELM, KGATEWAY_CHARTS, CONTROL_PLANE, KGATEWAY_CONTROLLERS, GLOO_CONTROLLER],
+    // kgateway's controller, which the products files run; Gloo's timing lane builds Gloo's instead.
+    builds: [HELM, KGATEWAY_CHARTS, CONTROL_PLANE, KGATEWAY_CONTROLLERS],
     cold: "the integration lane's builds, then the controller the lane's files run: kgateway's v2.4.2 (714 s at load ~9; 1,074 s at the lowest priority beside CI's CPU-bound lanes) or Gloo's (238 s in that CI run, 763 s at load 6-26); then the tests",
     warm: 'in npm test, 2026-12-07: the products files 352 s in phase 1, then the handover timing files per product (kgateway 249 s, Gloo 331 s)',
   },
@@ -101,17 +102,13 @@ interface Lane extends PhasedLane {
   name: string;
   group: Group;
   projects: string[];
-  /** What it builds before its tests, in order: its group's builds, or fewer when its files need less. */
+  /** What it builds before its tests, in order, when not its group's (COST) builds. */
   builds?: Build[];
   /** A second-phase lane: it runs beside the timing lanes, and builds at the lowest CPU priority. */
   besideTiming?: boolean;
   /** The directory of the `node` to run vitest with, when not this process's; such a lane runs at the lowest CPU priority. */
   floorNode?: string;
 }
-
-/** A products lane's builds when its files run one product's controller only. */
-const KGATEWAY_LANE = [HELM, KGATEWAY_CHARTS, CONTROL_PLANE, KGATEWAY_CONTROLLERS];
-const GLOO_LANE = [HELM, KGATEWAY_CHARTS, CONTROL_PLANE, GLOO_CONTROLLER];
 
 const PHASE_1: Lane[] = [
   // At equal priority. At nice 10 the integration lanes finished ~60 s sooner, but unit tests that
@@ -122,22 +119,17 @@ const PHASE_1: Lane[] = [
   { name: 'integration', group: 'integration', projects: ['integration'] },
   // Mostly waiting for kgateway's controller (26 % CPU alone). On a cold machine its build may still
   // be running (CI starts it in the background); the lane waits for it, and nothing waits for the lane.
-  { name: 'products', group: 'products', projects: ['products'], builds: KGATEWAY_LANE, waits: true },
+  { name: 'products', group: 'products', projects: ['products'], waits: true },
 ];
 const PHASE_2: Lane[] = [
   { name: 'integration: timing', group: 'integration', projects: ['integration-timing'] },
   { name: 'integration: timing, operator-ha', group: 'integration', projects: ['integration-timing-ha'] },
-  {
-    name: 'products: timing, kgateway',
-    group: 'products',
-    projects: ['products-timing-kgateway'],
-    builds: KGATEWAY_LANE,
-  },
+  { name: 'products: timing, kgateway', group: 'products', projects: ['products-timing-kgateway'] },
   {
     name: 'products: timing, Gloo',
     group: 'products',
     projects: ['products-timing-gloo'],
-    builds: GLOO_LANE,
+    builds: [HELM, KGATEWAY_CHARTS, CONTROL_PLANE, GLOO_CONTROLLER],
   },
 ];
 /** The lanes --floor-node runs again on that Node, in phase 2 at the lowest priority. */
