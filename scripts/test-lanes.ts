@@ -32,13 +32,15 @@
 // helm or the CLI failed or came close there (measured 2026-12-07).
 // Each lane's output is printed whole when it ends (interleaved output of two vitest runs is unreadable)
 // unless it runs alone, when it streams. Every lane runs even after a failure, so one run reports
-// everything; the exit code is non-zero if any lane failed, and the last line sums the lanes' counts.
+// everything; the exit code is non-zero if any lane failed, and the closing lines (scripts/lane-report.ts)
+// name each failure and its lane and sum the lanes' counts.
 import { execFileSync, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KGATEWAY_CONTROLLER_VERSION } from '../test/env/binaries.js';
 import { runPhases, type PhasedLane } from './lane-phases.js';
+import { closingReport, runPassed, type LaneOutcome } from './lane-report.js';
 
 type Group = 'unit' | 'charts' | 'integration' | 'products';
 const GROUPS: readonly Group[] = ['unit', 'charts', 'integration', 'products'];
@@ -138,18 +140,9 @@ const ON_FLOOR_NODE: Lane[] = [
   { name: 'charts', group: 'charts', projects: ['charts'] },
 ];
 
-interface LaneResult {
-  lane: Lane;
-  code: number;
-  seconds: number;
-  counts: [number, number, number] | undefined;
-}
-
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** vitest's own CLI entry, run with this Node. */
 const VITEST = new URL('../node_modules/vitest/vitest.mjs', import.meta.url).pathname;
-
-const SUMMARY = /^vitest: (\d+) passed, (\d+) failed, (\d+) skipped$/m;
 
 /** Processes started at the lowest priority, each the leader of its own session: stopped with us. */
 const lowest = new Set<number>();
@@ -217,16 +210,15 @@ async function buildFor(lane: Lane, stream: boolean): Promise<{ ok: boolean; log
       ? await run('bash', b.args, stream, true)
       : await run('nice', ['-n', '10', 'bash', ...b.args], stream);
     const seconds = Math.round((performance.now() - started) / 1000);
-    log +=
-      out +
-      `---- lane "${lane.name}": ${b.what} ${code === 0 ? 'ready' : `FAILED (exit ${code})`} in ${seconds}s\n`;
-    if (stream) process.stdout.write(`---- lane "${lane.name}": ${b.what} ready in ${seconds}s\n`);
+    const line = `---- lane "${lane.name}": ${b.what} ${code === 0 ? 'ready' : `FAILED (exit ${code})`} in ${seconds}s\n`;
+    log += out + line;
+    if (stream) process.stdout.write(line);
     if (code !== 0) return { ok: false, log };
   }
   return { ok: true, log };
 }
 
-async function runLane(lane: Lane, extra: string[], stream: boolean): Promise<LaneResult> {
+async function runLane(lane: Lane, extra: string[], stream: boolean): Promise<LaneOutcome> {
   const cost = COST[lane.group];
   const builds = (lane.builds ?? cost.builds).map((b) => b.what).join('; ') || 'nothing';
   process.stdout.write(
@@ -244,12 +236,10 @@ async function runLane(lane: Lane, extra: string[], stream: boolean): Promise<La
   const seconds = Math.round((performance.now() - started) / 1000);
   if (!stream)
     process.stdout.write(`\n==== lane "${lane.name}" (vitest ${args.join(' ')})\n${built.log}${out}`);
-  const m = SUMMARY.exec(out);
-  const counts = m ? ([Number(m[1]), Number(m[2]), Number(m[3])] as [number, number, number]) : undefined;
   process.stdout.write(
     `==== lane "${lane.name}": ${code === 0 ? 'passed' : `FAILED (exit ${code})`} in ${seconds}s\n`,
   );
-  return { lane, code, seconds, counts };
+  return { name: lane.name, code, seconds, out: built.log + out };
 }
 
 interface Options {
@@ -327,13 +317,8 @@ async function main(): Promise<number> {
   // A lane alone streams; side by side they are buffered.
   const results = await runPhases(phase1, phase2, (l, stream) => runLane(l, extra, stream));
 
-  const sum = results.reduce((acc, r) => (r.counts ? acc.map((v, i) => v + r.counts![i]!) : acc), [0, 0, 0]);
-  for (const r of results) if (!r.counts) process.stdout.write(`lane "${r.lane.name}" printed no summary\n`);
-  process.stdout.write(
-    `\nlanes: ${results.map((r) => `${r.lane.name} ${r.seconds}s`).join(', ')}\n` +
-      `vitest: ${sum[0]} passed, ${sum[1]} failed, ${sum[2]} skipped (all lanes)\n`,
-  );
-  return results.some((r) => r.code !== 0 || !r.counts) ? 1 : 0;
+  process.stdout.write(closingReport(results));
+  return runPassed(results) ? 0 : 1;
 }
 
 main().then(
