@@ -64,6 +64,7 @@ import { resourcePath } from '../src/kube/paths.js';
 import { formatMicroTime } from '../src/leader/lease-client.js';
 import { checkDockerfile } from '../scripts/check-dockerfile.js';
 import { isLimitToken, limitBytes, memoryCgroup } from './memory-limit.js';
+import { updatePaths, type UpdatePath, type UpdateSample } from './update-path.js';
 import { startControlPlane, type ControlPlane } from '../test/env/controlplane.js';
 import { auditWrites, type AuditEvent } from '../test/support/audit.js';
 import { adminKubeConfig, createNamespace, installCrds, setControlPlane } from '../test/support/cluster.js';
@@ -178,6 +179,17 @@ async function pool<T>(items: readonly T[], n: number, fn: (item: T, i: number) 
       }
     }),
   );
+}
+
+/** p50 and max of each part of the updates' paths, and how many samples the audit log split. */
+function updatePathFigures(paths: UpdatePath[]): Record<string, number | [number, number]> {
+  const parts = ['totalMs', 'userPatchMs', 'operatorMs', 'writeMs', 'seenMs'] as const;
+  const figures: Record<string, number | [number, number]> = { split: paths.length };
+  for (const p of parts) {
+    const v = paths.map((x) => x[p]);
+    figures[p] = v.length === 0 ? [0, 0] : [Math.round(median(v)), Math.round(Math.max(...v))];
+  }
+  return figures;
 }
 
 function percentile(values: number[], p: number): number {
@@ -725,14 +737,19 @@ async function runOne(o: RunOptions) {
     const samples = Math.min(o.samples, o.installs);
     const update: number[] = [];
     const drift: number[] = [];
+    const updateSamples: UpdateSample[] = [];
+    const samplesSince = new Date();
     for (let j = 0; j < samples; j++) {
       const ns = namespaces[Math.floor((j * o.installs) / samples)]!;
+      const sentAt = Date.now();
       const t0 = performance.now();
       await admin.request('PATCH', resourcePath(GLOOHAS, ns, 'gloo'), {
         body: { spec: { gloo: { replicas: 4 } } },
         contentType: PatchStrategy.MergePatch,
       });
-      update.push((await deployments.until(`${ns}/gloo`, appliedWith(4), 60_000)) - t0);
+      const ms = (await deployments.until(`${ns}/gloo`, appliedWith(4), 60_000)) - t0;
+      update.push(ms);
+      updateSamples.push({ ns, sentAt, seenAt: sentAt + ms });
       const t1 = performance.now();
       await admin.request('PATCH', resourcePath(DEPLOYMENTS, ns, 'gloo', 'scale'), {
         body: { spec: { replicas: 1 } },
@@ -744,6 +761,14 @@ async function runOne(o: RunOptions) {
     log(
       `update → applied p50 ${median(update).toFixed(0)} ms; drift → restored p50 ${median(drift).toFixed(0)} ms`,
     );
+    await sleep(300);
+    const paths = updatePaths(updateSamples, auditWrites({ since: samplesSince }), {
+      operator: id.username,
+      plural: PLURAL,
+      name: 'gloo',
+    });
+    const pathFigures = updatePathFigures(paths);
+    log(`update path (p50/max ms): ${JSON.stringify(pathFigures)}`);
 
     // --- steady state ---------------------------------------------------------------------------------
     await quiet(metricsUrl, 4000, 300_000);
@@ -841,6 +866,9 @@ async function runOne(o: RunOptions) {
         driftP99Ms: Math.round(percentile(drift, 99)),
         update: update.map(Math.round),
         drift: drift.map(Math.round),
+        /** Each update split at the audit log's timestamps (bench/update-path.ts), p50 and max of each part. */
+        path: pathFigures,
+        paths,
       },
       steady: {
         seconds: o.steadySeconds,
