@@ -50,6 +50,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { PatchStrategy, type KubernetesObject, type V1Deployment } from '@kubernetes/client-node';
@@ -183,7 +184,7 @@ async function pool<T>(items: readonly T[], n: number, fn: (item: T, i: number) 
 
 /** p50 and max of each part of the updates' paths, and how many samples the audit log split. */
 function updatePathFigures(paths: UpdatePath[]): Record<string, number | [number, number]> {
-  const parts = ['totalMs', 'userPatchMs', 'operatorMs', 'writeMs', 'seenMs'] as const;
+  const parts = ['totalMs', 'sentMs', 'userPatchMs', 'operatorMs', 'writeMs', 'seenMs'] as const;
   const figures: Record<string, number | [number, number]> = { split: paths.length };
   for (const p of parts) {
     const v = paths.map((x) => x[p]);
@@ -739,6 +740,10 @@ async function runOne(o: RunOptions) {
     const drift: number[] = [];
     const updateSamples: UpdateSample[] = [];
     const samplesSince = new Date();
+    // The bench's own event loop (it also renews 500 simulated Gloo leaders' Leases): a stall here
+    // delays the PATCH it sends and the watch event it reads, not the operator.
+    const benchLoop = monitorEventLoopDelay({ resolution: 10 });
+    benchLoop.enable();
     for (let j = 0; j < samples; j++) {
       const ns = namespaces[Math.floor((j * o.installs) / samples)]!;
       const sentAt = Date.now();
@@ -761,6 +766,13 @@ async function runOne(o: RunOptions) {
     log(
       `update → applied p50 ${median(update).toFixed(0)} ms; drift → restored p50 ${median(drift).toFixed(0)} ms`,
     );
+    benchLoop.disable();
+    const benchLoopMs = {
+      p50: Math.round(benchLoop.percentile(50) / 1e6),
+      p99: Math.round(benchLoop.percentile(99) / 1e6),
+      max: Math.round(benchLoop.max / 1e6),
+    };
+    log(`the bench's event-loop delay during the samples (ms): ${JSON.stringify(benchLoopMs)}`);
     await sleep(300);
     const paths = updatePaths(updateSamples, auditWrites({ since: samplesSince }), {
       operator: id.username,
@@ -804,6 +816,11 @@ async function runOne(o: RunOptions) {
     );
     await stopOperator(op);
     const leaseRequestsAtLeaderElection = await dispatchedBy(admin, id.flowSchema);
+    const floorUpdate = o.installs > 0 ? await updateFloor(admin, deployments, namespaces, samples) : [];
+    if (floorUpdate.length > 0)
+      log(
+        `update → applied by a bare client (the operator stopped): p50 ${median(floorUpdate).toFixed(0)} ms, p99 ${percentile(floorUpdate, 99).toFixed(0)} ms`,
+      );
 
     // --- floor ----------------------------------------------------------------------------------------
     let floorMs: number | undefined;
@@ -869,6 +886,11 @@ async function runOne(o: RunOptions) {
         /** Each update split at the audit log's timestamps (bench/update-path.ts), p50 and max of each part. */
         path: pathFigures,
         paths,
+        benchEventLoopDelayMs: benchLoopMs,
+        /** The same samples by a bare client once the operator stopped (updateFloor). */
+        floorP50Ms: floorUpdate.length > 0 ? Math.round(median(floorUpdate)) : undefined,
+        floorP99Ms: floorUpdate.length > 0 ? Math.round(percentile(floorUpdate, 99)) : undefined,
+        floor: floorUpdate.map(Math.round),
       },
       steady: {
         seconds: o.steadySeconds,
@@ -934,6 +956,62 @@ async function dispatchedBy(admin: KubeClient, flowSchema: string | undefined): 
  * same ServiceAccount on a fresh set of installs, `concurrency` installs at a time, each install's
  * writes in the operator's order. Returns the time the whole replay took.
  */
+/**
+ * The update → applied a bare client allows under the same load: after the operator stopped, a watch
+ * of the GlooHAs in this process that, on a change of `spec.gloo.replicas`, server-side applies that
+ * count to the install's Deployment (one write, as the operator's). The same samples as the
+ * operator's, to 5 replicas. Not a bound on the operator (the client shares the bench's event loop
+ * and writes one field, not the whole Deployment), but what this machine's API server and the bench's
+ * watch add on their own: the part of the operator's figure it cannot remove.
+ */
+async function updateFloor(
+  admin: KubeClient,
+  deployments: Deployments,
+  namespaces: string[],
+  samples: number,
+): Promise<number[]> {
+  const replicas = 5;
+  const armed = new Set<string>();
+  const watch = await admin.watch(
+    resourcePath(GLOOHAS),
+    { allowWatchBookmarks: false, timeoutSeconds: 600 },
+    (type: string, g: GlooHA & KubernetesObject) => {
+      const ns = g.metadata?.namespace ?? '';
+      if (type !== 'MODIFIED' || !armed.has(ns) || g.spec?.gloo?.replicas !== replicas) return;
+      armed.delete(ns);
+      void admin
+        .request('PATCH', resourcePath(DEPLOYMENTS, ns, 'gloo'), {
+          body: {
+            apiVersion: 'apps/v1',
+            kind: 'Deployment',
+            metadata: { name: 'gloo', namespace: ns },
+            spec: { replicas },
+          },
+          contentType: PatchStrategy.ServerSideApply,
+          query: { fieldManager: 'bench-floor', force: true },
+        })
+        .catch((err: unknown) => log(`update floor: ${ns}: ${String(err)}`));
+    },
+    () => {},
+  );
+  const out: number[] = [];
+  try {
+    for (let j = 0; j < samples; j++) {
+      const ns = namespaces[Math.floor((j * namespaces.length) / samples)]!;
+      armed.add(ns);
+      const t0 = performance.now();
+      await admin.request('PATCH', resourcePath(GLOOHAS, ns, 'gloo'), {
+        body: { spec: { gloo: { replicas } } },
+        contentType: PatchStrategy.MergePatch,
+      });
+      out.push((await deployments.until(`${ns}/gloo`, (d) => d.spec?.replicas === replicas, 60_000)) - t0);
+    }
+  } finally {
+    watch.abort();
+  }
+  return out;
+}
+
 async function floor(
   admin: KubeClient,
   id: OperatorIdentity,
@@ -1225,6 +1303,10 @@ function medians(results: Result[]): { table: string; rows: Record<string, unkno
     };
     const m = (f: (r: Result) => number, digits = 0) => Number(mid(rs.map(f)).toFixed(digits));
     const gc = (r: Result) => r.memoryAtEnd.afterGc;
+    const part = (r: Result, name: string): [number, number] => {
+      const v = r.latency.path[name];
+      return Array.isArray(v) ? v : [0, 0];
+    };
     return {
       operator: rs[0]!.rootName,
       nodeFlags: rs[0]!.nodeFlags.join(' ') || '(none)',
@@ -1254,17 +1336,21 @@ function medians(results: Result[]): { table: string; rows: Record<string, unkno
       startedLeadingMs: m((r) => r.cold.startedLeadingMs),
       allAppliedMs: m((r) => r.cold.allAppliedMs),
       updateP50Ms: m((r) => r.latency.updateP50Ms),
+      updateP99Ms: m((r) => r.latency.updateP99Ms),
+      floorUpdateP50Ms: m((r) => r.latency.floorP50Ms ?? 0),
+      floorUpdateP99Ms: m((r) => r.latency.floorP99Ms ?? 0),
+      operatorShareMs: [m((r) => part(r, 'operatorMs')[0]), m((r) => part(r, 'operatorMs')[1])],
       loadavgAtStart: rs.map((r) => Number(r.machine.loadavgAtStart[0]!.toFixed(1))),
     };
   });
   const header =
-    '| operator | node flags | list page size | installs | runs | idle RSS after GC (min–max) | heap used | RSS anon / file | V8 committed (young) | anon: brk / arenas / other | peak RSS at sync | peak RSS | CPU: cold start / to the end | steady CPU | leading (from start) | all applied (from start) | update p50 | load at starts |';
+    '| operator | node flags | list page size | installs | runs | idle RSS after GC (min–max) | heap used | RSS anon / file | V8 committed (young) | anon: brk / arenas / other | peak RSS at sync | peak RSS | CPU: cold start / to the end | steady CPU | leading (from start) | all applied (from start) | update p50 / p99 | a bare client: p50 / p99 | operator share: p50 / max | load at starts |';
   const lines = rows.map(
     (r) =>
-      `| ${r.operator} | ${r.nodeFlags} | ${r.listPageSize} | ${r.installs} | ${r.runs} | ${r.idleRssMB} MB (${r.idleRssRangeMB.join('–')}) | ${r.idleHeapUsedMB} MB | ${r.idleRssAnonMB} / ${r.idleRssFileMB} MB | ${r.idleHeapCommittedMB} (${r.idleNewSpaceCommittedMB}) MB | ${r.idleAnonBrkArenasOtherMB.join(' / ')} MB | ${r.syncedPeakRssMB} MB | ${r.peakRssMB} MB | ${r.coldCpuSeconds} / ${r.cpuSecondsToEnd} s | ${r.steadyCpuPercent}% | ${(r.startedLeadingMs / 1000).toFixed(1)} s | ${(r.allAppliedMs / 1000).toFixed(1)} s | ${r.updateP50Ms} ms | ${r.loadavgAtStart.join(', ')} |`,
+      `| ${r.operator} | ${r.nodeFlags} | ${r.listPageSize} | ${r.installs} | ${r.runs} | ${r.idleRssMB} MB (${r.idleRssRangeMB.join('–')}) | ${r.idleHeapUsedMB} MB | ${r.idleRssAnonMB} / ${r.idleRssFileMB} MB | ${r.idleHeapCommittedMB} (${r.idleNewSpaceCommittedMB}) MB | ${r.idleAnonBrkArenasOtherMB.join(' / ')} MB | ${r.syncedPeakRssMB} MB | ${r.peakRssMB} MB | ${r.coldCpuSeconds} / ${r.cpuSecondsToEnd} s | ${r.steadyCpuPercent}% | ${(r.startedLeadingMs / 1000).toFixed(1)} s | ${(r.allAppliedMs / 1000).toFixed(1)} s | ${r.updateP50Ms} / ${r.updateP99Ms} ms | ${r.floorUpdateP50Ms} / ${r.floorUpdateP99Ms} ms | ${r.operatorShareMs.join(' / ')} ms | ${r.loadavgAtStart.join(', ')} |`,
   );
   return {
-    table: `Medians of ${Math.max(...rows.map((r) => r.runs))} interleaved runs:\n\n${header}\n|${'---|'.repeat(18)}\n${lines.join('\n')}`,
+    table: `Medians of ${Math.max(...rows.map((r) => r.runs))} interleaved runs:\n\n${header}\n|${'---|'.repeat(20)}\n${lines.join('\n')}`,
     rows,
   };
 }

@@ -1,5 +1,5 @@
 // Where an update's time goes, sample by sample, from the API server's audit log (the same clock as
-// the bench's: one machine): the user's PATCH of the GlooHA, the operator's write of the Deployment
+// the bench's: one machine): the user's PATCH of the GlooHA, sent and served, the operator's write of the Deployment
 // it changes, and the bench's watch seeing it. An update → applied figure alone cannot tell the
 // operator's share (watch delivery, queue, reconcile, plan) from the API server's (the SSA write under
 // load) or the way back (the bench's own watch).
@@ -16,7 +16,9 @@ export interface UpdateSample {
 export interface UpdatePath {
   ns: string;
   totalMs: number;
-  /** The bench's PATCH of the GlooHA: sent → the API server's response complete. */
+  /** The bench's PATCH of the GlooHA: sent → the API server received it (the bench's event loop, the connection). */
+  sentMs: number;
+  /** That PATCH in the API server: received → response complete. */
   userPatchMs: number;
   /** That response → the API server received the operator's Deployment write: watch delivery, queue, reconcile, plan. */
   operatorMs: number;
@@ -62,7 +64,8 @@ export function updatePaths(
     out.push({
       ns: s.ns,
       totalMs: s.seenAt - s.sentAt,
-      userPatchMs: at(user.stageTimestamp) - s.sentAt,
+      sentMs: at(user.requestReceivedTimestamp) - s.sentAt,
+      userPatchMs: at(user.stageTimestamp) - at(user.requestReceivedTimestamp),
       operatorMs: at(write.requestReceivedTimestamp) - at(user.stageTimestamp),
       writeMs: at(write.stageTimestamp) - at(write.requestReceivedTimestamp),
       seenMs: s.seenAt - at(write.stageTimestamp),

@@ -29,7 +29,7 @@ describe('updatePaths', () => {
       ev(who.operator, 'deployments', 'a', 90, 95),
     ];
     expect(updatePaths([{ ns: 'a', sentAt: t0, seenAt: t0 + 100 }], events, who)).toEqual([
-      { ns: 'a', totalMs: 100, userPatchMs: 10, operatorMs: 40, writeMs: 30, seenMs: 20 },
+      { ns: 'a', totalMs: 100, sentMs: 2, userPatchMs: 8, operatorMs: 40, writeMs: 30, seenMs: 20 },
     ]);
   });
 
