@@ -736,6 +736,11 @@ async function runOne(o: RunOptions) {
 
     // --- latency --------------------------------------------------------------------------------------
     const samples = Math.min(o.samples, o.installs);
+    // Spread over the installs; the bare client's samples (updateFloor) are the same namespaces.
+    const sampled = Array.from(
+      { length: samples },
+      (_, j) => namespaces[Math.floor((j * o.installs) / samples)]!,
+    );
     const update: number[] = [];
     const drift: number[] = [];
     const updateSamples: UpdateSample[] = [];
@@ -744,8 +749,7 @@ async function runOne(o: RunOptions) {
     // delays the PATCH it sends and the watch event it reads, not the operator.
     const benchLoop = monitorEventLoopDelay({ resolution: 10 });
     benchLoop.enable();
-    for (let j = 0; j < samples; j++) {
-      const ns = namespaces[Math.floor((j * o.installs) / samples)]!;
+    for (const ns of sampled) {
       const sentAt = Date.now();
       const t0 = performance.now();
       await admin.request('PATCH', resourcePath(GLOOHAS, ns, 'gloo'), {
@@ -816,7 +820,7 @@ async function runOne(o: RunOptions) {
     );
     await stopOperator(op);
     const leaseRequestsAtLeaderElection = await dispatchedBy(admin, id.flowSchema);
-    const floorUpdate = o.installs > 0 ? await updateFloor(admin, deployments, namespaces, samples) : [];
+    const floorUpdate = await updateFloor(admin, deployments, sampled);
     if (floorUpdate.length > 0)
       log(
         `update → applied by a bare client (the operator stopped): p50 ${median(floorUpdate).toFixed(0)} ms, p99 ${percentile(floorUpdate, 99).toFixed(0)} ms`,
@@ -952,11 +956,6 @@ async function dispatchedBy(admin: KubeClient, flowSchema: string | undefined): 
 }
 
 /**
- * The floor: the operator's cold-start writes (from the audit log), replayed by a bare client as the
- * same ServiceAccount on a fresh set of installs, `concurrency` installs at a time, each install's
- * writes in the operator's order. Returns the time the whole replay took.
- */
-/**
  * The update → applied a bare client allows under the same load: after the operator stopped, a watch
  * of the GlooHAs in this process that, on a change of `spec.gloo.replicas`, server-side applies that
  * count to the install's Deployment (one write, as the operator's). The same samples as the
@@ -967,8 +966,7 @@ async function dispatchedBy(admin: KubeClient, flowSchema: string | undefined): 
 async function updateFloor(
   admin: KubeClient,
   deployments: Deployments,
-  namespaces: string[],
-  samples: number,
+  sampled: string[],
 ): Promise<number[]> {
   const replicas = 5;
   const armed = new Set<string>();
@@ -998,8 +996,7 @@ async function updateFloor(
   );
   const out: number[] = [];
   try {
-    for (let j = 0; j < samples; j++) {
-      const ns = namespaces[Math.floor((j * namespaces.length) / samples)]!;
+    for (const ns of sampled) {
       armed.add(ns);
       const t0 = performance.now();
       await admin.request('PATCH', resourcePath(GLOOHAS, ns, 'gloo'), {
@@ -1015,6 +1012,11 @@ async function updateFloor(
   return out;
 }
 
+/**
+ * The floor: the operator's cold-start writes (from the audit log), replayed by a bare client as the
+ * same ServiceAccount on a fresh set of installs, `concurrency` installs at a time, each install's
+ * writes in the operator's order. Returns the time the whole replay took.
+ */
 async function floor(
   admin: KubeClient,
   id: OperatorIdentity,
